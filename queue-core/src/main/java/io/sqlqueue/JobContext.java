@@ -1,0 +1,27 @@
+package io.sqlqueue;
+
+/**
+ * What a handler may know about the attempt it runs in. Declare a parameter of this type
+ * on a {@link JobHandler} method to receive it.
+ */
+public interface JobContext {
+
+	long jobId();
+
+	String handler();
+
+	String queue();
+
+	/** This attempt's number, from 1. */
+	int attempt();
+
+	int maxAttempts();
+
+	/**
+	 * Extends this attempt's lease now, for handlers that know they will run long. Leases
+	 * are extended by the Manager's heartbeat anyway; throws {@link LeaseLostException}
+	 * when the job was already handed to another worker.
+	 */
+	void extendLease();
+
+}

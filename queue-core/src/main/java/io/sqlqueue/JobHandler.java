@@ -1,0 +1,46 @@
+package io.sqlqueue;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Marks a bean method as the handler for jobs with this handler name. Its parameters are
+ * the payload (decoded from JSON into the parameter's type) and, optionally, a
+ * {@link JobContext}; either may be left out. A returned value is stored as the job's
+ * result (JSON). Throwing fails the attempt: it is retried with backoff until
+ * {@link #maxAttempts()}, unless the exception is a {@link NonRetryableException} or
+ * listed in {@link #noRetryFor()}.
+ *
+ * <pre>{@code
+ * @JobHandler(value = "mail.welcome", queue = "mail", maxAttempts = 5)
+ * void sendWelcome(WelcomeMail mail, JobContext context) { ... }
+ * }</pre>
+ */
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface JobHandler {
+
+	/** The handler name jobs are enqueued with: 1 to 128 of {@code A-Z a-z 0-9 _ . -}. */
+	String value();
+
+	/** The queue its jobs go to unless the enqueue names another. */
+	String queue() default "default";
+
+	/** Attempts before the job fails for good; 0 means the configured default. */
+	int maxAttempts() default 0;
+
+	/**
+	 * How long one attempt may run before it is interrupted and counted as failed, such as
+	 * {@code "30s"}, {@code "500ms"}, {@code "5m"} or ISO-8601 {@code "PT5M"}; empty means
+	 * the configured default.
+	 */
+	String timeout() default "";
+
+	/** Exceptions (and their subclasses) that fail the job at once instead of being retried. */
+	Class<? extends Throwable>[] noRetryFor() default {};
+
+}

@@ -1,0 +1,143 @@
+package io.sqlqueue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.transaction.support.TransactionSynchronization;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+
+import io.sqlqueue.handler.HandlerDefinition;
+import io.sqlqueue.handler.HandlerRegistry;
+import io.sqlqueue.handler.PayloadCodec;
+import io.sqlqueue.handler.RetryPolicy;
+import io.sqlqueue.store.JobStore;
+import io.sqlqueue.store.NewJob;
+
+/**
+ * What an application uses to put work in the queue and to look at it. An enqueue joins
+ * the caller's Spring transaction when there is one, so the job exists only if the
+ * caller's work commits (the transactional outbox); without one it commits at once.
+ * <p>
+ * A job whose handler this application has takes that handler's queue and maximum of
+ * attempts unless the {@link Job} says otherwise; for any other handler, name the queue
+ * that the handling application serves.
+ */
+public class JobQueue {
+
+	/** The queue of jobs that name none and whose handler is unknown here. */
+	public static final String DEFAULT_QUEUE = "default";
+
+	private final JobStore store;
+
+	private final PayloadCodec codec;
+
+	private final HandlerRegistry handlers;
+
+	private final RetryPolicy retryPolicy;
+
+	private final List<Consumer<Set<String>>> enqueueListeners = new CopyOnWriteArrayList<>();
+
+	public JobQueue(JobStore store, PayloadCodec codec, HandlerRegistry handlers, RetryPolicy retryPolicy) {
+		this.store = store;
+		this.codec = codec;
+		this.handlers = handlers;
+		this.retryPolicy = retryPolicy;
+	}
+
+	/** Enqueues a job for {@code handler} with this payload, due now; returns its id. */
+	public long enqueue(String handler, @Nullable Object payload) {
+		return enqueue(Job.of(handler, payload));
+	}
+
+	/**
+	 * Enqueues a job; returns its id.
+	 * @throws InvalidJobException for an invalid name or an oversized or unencodable payload (nothing is written)
+	 * @throws DuplicateJobException when an unfinished job has the same unique key
+	 */
+	public long enqueue(Job job) {
+		return enqueueAll(List.of(job)).get(0);
+	}
+
+	/**
+	 * Enqueues jobs in one round trip, all or nothing; returns their ids in order. A
+	 * duplicate unique key throws {@link DuplicateJobException}: inside a transaction, let
+	 * it roll back.
+	 */
+	public List<Long> enqueueAll(List<Job> jobs) {
+		List<NewJob> rows = new ArrayList<>(jobs.size());
+		Set<String> queues = new LinkedHashSet<>();
+		for (Job job : jobs) {
+			NewJob row = toRow(job);
+			rows.add(row);
+			queues.add(row.queue());
+		}
+		List<Long> ids = this.store.insert(rows);
+		afterCommit(() -> this.enqueueListeners.forEach((listener) -> listener.accept(queues)));
+		return ids;
+	}
+
+	private NewJob toRow(Job job) {
+		String handler = Names.requireHandler(job.handler());
+		Optional<HandlerDefinition> definition = this.handlers.find(handler);
+		String queue = Names.requireQueue((job.queue() != null) ? job.queue()
+				: definition.map(HandlerDefinition::queue).orElse(DEFAULT_QUEUE));
+		Integer maxAttempts = (job.maxAttempts() != null) ? job.maxAttempts()
+				: definition.map(HandlerDefinition::maxAttempts).orElse(null);
+		Duration delay = (job.delay() != null) ? job.delay() : Duration.ZERO;
+		return new NewJob(queue, handler, this.codec.encodePayload(job.payload(), handler), job.priority(),
+				job.runAt(), delay.toMillis(), (maxAttempts != null) ? maxAttempts : this.retryPolicy.maxAttempts(),
+				job.uniqueKey(), job.groupKey());
+	}
+
+	/** The job with this id, as stored now. */
+	public Optional<JobRecord> find(long id) {
+		return this.store.find(id);
+	}
+
+	/** Cancels a {@code QUEUED} job; returns false when it is not (or no longer) queued. */
+	public boolean cancel(long id) {
+		return this.store.cancel(id);
+	}
+
+	/** Queues a {@code FAILED} job again with a fresh set of attempts; returns false when it is not failed. */
+	public boolean retry(long id) {
+		boolean retried = this.store.retryFailed(id);
+		if (retried) {
+			this.store.find(id).ifPresent((job) -> afterCommit(
+					() -> this.enqueueListeners.forEach((listener) -> listener.accept(Set.of(job.queue())))));
+		}
+		return retried;
+	}
+
+	/** Called with the queues that got new jobs, after the enqueue commits (used to wake workers up). */
+	public void addEnqueueListener(Consumer<Set<String>> listener) {
+		this.enqueueListeners.add(listener);
+	}
+
+	public void removeEnqueueListener(Consumer<Set<String>> listener) {
+		this.enqueueListeners.remove(listener);
+	}
+
+	private static void afterCommit(Runnable action) {
+		if (TransactionSynchronizationManager.isSynchronizationActive()) {
+			TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+				@Override
+				public void afterCommit() {
+					action.run();
+				}
+			});
+		}
+		else {
+			action.run();
+		}
+	}
+
+}

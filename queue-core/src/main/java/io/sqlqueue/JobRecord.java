@@ -1,0 +1,22 @@
+package io.sqlqueue;
+
+import java.time.Instant;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A job as stored: one row of {@code queue_job}. Payload and result are JSON text.
+ */
+public record JobRecord(long id, String queue, String handler, String payload, JobStatus status, int priority,
+		Instant runAt, int attempts, int maxAttempts, @Nullable String leaseOwner, @Nullable Long leaseToken,
+		@Nullable Instant leaseExpiresAt, long version, @Nullable String uniqueKey, @Nullable String groupKey,
+		@Nullable String lastError, @Nullable String result, Instant createdAt, Instant updatedAt,
+		@Nullable Instant startedAt, @Nullable Instant finishedAt) {
+
+	@Override
+	public String toString() {
+		return "JobRecord[id=" + this.id + ", queue=" + this.queue + ", handler=" + this.handler + ", status="
+				+ this.status + ", attempts=" + this.attempts + "/" + this.maxAttempts + "]";
+	}
+
+}

@@ -1,0 +1,86 @@
+package io.sqlqueue.handler;
+
+import java.lang.reflect.Type;
+import java.nio.charset.StandardCharsets;
+
+import org.jspecify.annotations.Nullable;
+
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JavaType;
+import tools.jackson.databind.json.JsonMapper;
+
+import io.sqlqueue.InvalidJobException;
+
+/**
+ * Payloads and results as JSON, through Jackson 3. JSON only: no Java serialization and no
+ * type names taken from the payload (polymorphic typing from data is a remote-code-execution
+ * hole), so a payload decodes only into the type the handler declares.
+ */
+public class PayloadCodec {
+
+	/** The default largest encoded payload: 1 MiB. */
+	public static final int DEFAULT_MAX_PAYLOAD_BYTES = 1024 * 1024;
+
+	private final JsonMapper mapper;
+
+	private final int maxPayloadBytes;
+
+	public PayloadCodec(JsonMapper mapper, int maxPayloadBytes) {
+		if (maxPayloadBytes < 1) {
+			throw new IllegalArgumentException("maxPayloadBytes must be positive");
+		}
+		this.mapper = mapper;
+		this.maxPayloadBytes = maxPayloadBytes;
+	}
+
+	public PayloadCodec() {
+		this(JsonMapper.builder().build(), DEFAULT_MAX_PAYLOAD_BYTES);
+	}
+
+	/** Encodes a payload to enqueue, within the size limit, or throws {@link InvalidJobException}. */
+	public String encodePayload(@Nullable Object payload, String handler) {
+		String json;
+		try {
+			json = this.mapper.writeValueAsString(payload);
+		}
+		catch (JacksonException ex) {
+			throw new InvalidJobException("The payload of a '" + handler + "' job cannot be encoded as JSON: "
+					+ ex.getOriginalMessage(), ex);
+		}
+		// UTF-8 has at most 3 bytes per UTF-16 char: only long strings need counting.
+		if (json.length() * 3L > this.maxPayloadBytes) {
+			int bytes = json.getBytes(StandardCharsets.UTF_8).length;
+			if (bytes > this.maxPayloadBytes) {
+				throw new InvalidJobException("The payload of a '" + handler + "' job is " + bytes
+						+ " bytes of JSON, over the limit of " + this.maxPayloadBytes
+						+ " (sqlqueue.payload-max-size); store large data elsewhere and enqueue a reference");
+			}
+		}
+		return json;
+	}
+
+	/** Encodes a handler's result; {@code null} stays {@code null}. */
+	public @Nullable String encodeResult(@Nullable Object result) {
+		return (result != null) ? this.mapper.writeValueAsString(result) : null;
+	}
+
+	public JavaType type(Type type) {
+		return this.mapper.getTypeFactory().constructType(type);
+	}
+
+	/** Decodes a stored payload, or throws {@link PayloadDecodingException} saying why it cannot. */
+	public @Nullable Object decode(String payload, JavaType type, String handler) {
+		try {
+			return this.mapper.readValue(payload, type);
+		}
+		catch (JacksonException ex) {
+			throw new PayloadDecodingException("The payload cannot be decoded as " + type.toCanonical()
+					+ " for handler '" + handler + "': " + ex.getOriginalMessage(), ex);
+		}
+	}
+
+	public int maxPayloadBytes() {
+		return this.maxPayloadBytes;
+	}
+
+}

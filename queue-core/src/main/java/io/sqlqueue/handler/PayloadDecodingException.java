@@ -1,0 +1,15 @@
+package io.sqlqueue.handler;
+
+import io.sqlqueue.NonRetryableException;
+
+/**
+ * A job's payload cannot be decoded into what its handler takes. Fails the job at once:
+ * no attempt will ever decode it.
+ */
+public class PayloadDecodingException extends NonRetryableException {
+
+	public PayloadDecodingException(String message, Throwable cause) {
+		super(message, cause);
+	}
+
+}

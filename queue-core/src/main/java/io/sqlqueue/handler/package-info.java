@@ -1,0 +1,7 @@
+/**
+ * Handlers: their definitions and registry, method invocation, payload codec and retry policy.
+ */
+@NullMarked
+package io.sqlqueue.handler;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,112 @@
+package io.sqlqueue.manager;
+
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
+
+import org.jspecify.annotations.Nullable;
+
+import io.sqlqueue.JobRecord;
+import io.sqlqueue.handler.HandlerDefinition;
+import io.sqlqueue.store.Lease;
+
+/**
+ * One claimed job on its way through a worker. It starts once (or is released unstarted
+ * at shutdown), and its outcome is written once: by the worker, or by the timeout
+ * watchdog, whichever settles it first.
+ */
+final class Attempt {
+
+	enum State {
+
+		CLAIMED, RUNNING, RELEASED
+
+	}
+
+	final JobRecord job;
+
+	final Lease lease;
+
+	final HandlerDefinition handler;
+
+	final Lane lane;
+
+	private final AtomicReference<State> state = new AtomicReference<>(State.CLAIMED);
+
+	private final AtomicBoolean settled = new AtomicBoolean();
+
+	private final AtomicBoolean leaseLost = new AtomicBoolean();
+
+	private volatile @Nullable Thread worker;
+
+	private volatile @Nullable ScheduledFuture<?> timeout;
+
+	Attempt(JobRecord job, HandlerDefinition handler, Lane lane) {
+		this.job = job;
+		this.lease = new Lease(job.id(), requireToken(job));
+		this.handler = handler;
+		this.lane = lane;
+	}
+
+	private static long requireToken(JobRecord job) {
+		Long token = job.leaseToken();
+		if (token == null) {
+			throw new IllegalStateException("Claimed job " + job.id() + " has no lease token");
+		}
+		return token;
+	}
+
+	/** On the worker thread: false when the attempt was released before it could start. */
+	boolean start() {
+		this.worker = Thread.currentThread();
+		return this.state.compareAndSet(State.CLAIMED, State.RUNNING);
+	}
+
+	/** At shutdown: true when the attempt had not started and now never will. */
+	boolean release() {
+		return this.state.compareAndSet(State.CLAIMED, State.RELEASED);
+	}
+
+	boolean isRunning() {
+		return this.state.get() == State.RUNNING;
+	}
+
+	/** True for the one caller that gets to write the outcome. */
+	boolean settle() {
+		return this.settled.compareAndSet(false, true);
+	}
+
+	boolean isSettled() {
+		return this.settled.get();
+	}
+
+	/** True the first time the lease is found lost, so that each loss is counted once. */
+	boolean markLeaseLost() {
+		return this.leaseLost.compareAndSet(false, true);
+	}
+
+	void timeout(ScheduledFuture<?> timeout) {
+		this.timeout = timeout;
+	}
+
+	void cancelTimeout() {
+		ScheduledFuture<?> pending = this.timeout;
+		if (pending != null) {
+			pending.cancel(false);
+		}
+	}
+
+	void interrupt() {
+		Thread thread = this.worker;
+		if (thread != null) {
+			thread.interrupt();
+		}
+	}
+
+	@Override
+	public String toString() {
+		return "job " + this.job.id() + " (" + this.job.handler() + ", attempt " + this.job.attempts() + "/"
+				+ this.job.maxAttempts() + ")";
+	}
+
+}

@@ -1,0 +1,188 @@
+package io.sqlqueue.manager;
+
+import java.lang.management.ManagementFactory;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+
+import io.sqlqueue.Names;
+import io.sqlqueue.handler.RetryPolicy;
+
+/**
+ * How a {@link Manager} runs.
+ *
+ * @param workerId identifies this instance in {@code lease_owner}
+ * @param pollInterval the longest wait between claims when the queues are empty
+ * @param batchSize the most jobs one claim takes
+ * @param leaseDuration how long a claim holds without a heartbeat
+ * @param heartbeatInterval how often running jobs' leases are extended
+ * @param shutdownTimeout how long stopping waits for running handlers
+ * @param handlerTimeout how long an attempt may run unless its handler says otherwise
+ * @param defaultConcurrency workers per queue unless {@code concurrency} says otherwise
+ * @param concurrency workers per queue, by queue name
+ * @param queues queues to serve besides those the handlers name
+ * @param retryPolicy attempts and backoff unless a handler says otherwise
+ */
+public record ManagerSettings(String workerId, Duration pollInterval, int batchSize, Duration leaseDuration,
+		Duration heartbeatInterval, Duration shutdownTimeout, Duration handlerTimeout, int defaultConcurrency,
+		Map<String, Integer> concurrency, Set<String> queues, RetryPolicy retryPolicy) {
+
+	public ManagerSettings {
+		if (workerId.isEmpty() || workerId.length() > 128) {
+			throw new IllegalArgumentException("workerId must have 1 to 128 characters");
+		}
+		requirePositive("pollInterval", pollInterval);
+		requirePositive("leaseDuration", leaseDuration);
+		requirePositive("heartbeatInterval", heartbeatInterval);
+		requirePositive("handlerTimeout", handlerTimeout);
+		if (shutdownTimeout.isNegative()) {
+			throw new IllegalArgumentException("shutdownTimeout must not be negative");
+		}
+		if (heartbeatInterval.compareTo(leaseDuration) >= 0) {
+			throw new IllegalArgumentException("heartbeatInterval (" + heartbeatInterval
+					+ ") must be shorter than leaseDuration (" + leaseDuration + "), or leases expire between beats");
+		}
+		if (batchSize < 1 || defaultConcurrency < 1) {
+			throw new IllegalArgumentException("batchSize and defaultConcurrency must be at least 1");
+		}
+		concurrency.forEach((queue, workers) -> {
+			Names.requireQueue(queue);
+			if (workers < 1) {
+				throw new IllegalArgumentException("concurrency of queue '" + queue + "' must be at least 1");
+			}
+		});
+		queues.forEach(Names::requireQueue);
+		concurrency = Map.copyOf(concurrency);
+		queues = Set.copyOf(queues);
+	}
+
+	/** The defaults: poll every second, batches of 10, 60 s leases beaten every 20 s, 8 workers per queue. */
+	public static ManagerSettings defaults() {
+		return builder().build();
+	}
+
+	public static Builder builder() {
+		return new Builder();
+	}
+
+	public int concurrencyOf(String queue) {
+		return this.concurrency.getOrDefault(queue, this.defaultConcurrency);
+	}
+
+	/** {@code host-pid-random}: unique per process, readable in the table. */
+	public static String defaultWorkerId() {
+		String host;
+		try {
+			host = InetAddress.getLocalHost().getHostName();
+		}
+		catch (UnknownHostException ex) {
+			host = "unknown";
+		}
+		String id = host + "-" + ManagementFactory.getRuntimeMXBean().getPid() + "-"
+				+ UUID.randomUUID().toString().substring(0, 8);
+		return (id.length() <= 128) ? id : id.substring(id.length() - 128);
+	}
+
+	private static void requirePositive(String name, Duration value) {
+		if (value.isNegative() || value.isZero()) {
+			throw new IllegalArgumentException(name + " must be positive, got " + value);
+		}
+	}
+
+	/** Builds settings from the defaults. */
+	public static final class Builder {
+
+		private String workerId = defaultWorkerId();
+
+		private Duration pollInterval = Duration.ofSeconds(1);
+
+		private int batchSize = 10;
+
+		private Duration leaseDuration = Duration.ofSeconds(60);
+
+		private Duration heartbeatInterval = Duration.ofSeconds(20);
+
+		private Duration shutdownTimeout = Duration.ofSeconds(30);
+
+		private Duration handlerTimeout = Duration.ofMinutes(15);
+
+		private int defaultConcurrency = 8;
+
+		private Map<String, Integer> concurrency = Map.of();
+
+		private Set<String> queues = Set.of();
+
+		private RetryPolicy retryPolicy = RetryPolicy.DEFAULT;
+
+		private Builder() {
+		}
+
+		public Builder workerId(String workerId) {
+			this.workerId = workerId;
+			return this;
+		}
+
+		public Builder pollInterval(Duration pollInterval) {
+			this.pollInterval = pollInterval;
+			return this;
+		}
+
+		public Builder batchSize(int batchSize) {
+			this.batchSize = batchSize;
+			return this;
+		}
+
+		/** Also sets the heartbeat to a third of the lease. */
+		public Builder leaseDuration(Duration leaseDuration) {
+			this.leaseDuration = leaseDuration;
+			this.heartbeatInterval = leaseDuration.dividedBy(3);
+			return this;
+		}
+
+		public Builder heartbeatInterval(Duration heartbeatInterval) {
+			this.heartbeatInterval = heartbeatInterval;
+			return this;
+		}
+
+		public Builder shutdownTimeout(Duration shutdownTimeout) {
+			this.shutdownTimeout = shutdownTimeout;
+			return this;
+		}
+
+		public Builder handlerTimeout(Duration handlerTimeout) {
+			this.handlerTimeout = handlerTimeout;
+			return this;
+		}
+
+		public Builder defaultConcurrency(int defaultConcurrency) {
+			this.defaultConcurrency = defaultConcurrency;
+			return this;
+		}
+
+		public Builder concurrency(Map<String, Integer> concurrency) {
+			this.concurrency = concurrency;
+			return this;
+		}
+
+		public Builder queues(Set<String> queues) {
+			this.queues = queues;
+			return this;
+		}
+
+		public Builder retryPolicy(RetryPolicy retryPolicy) {
+			this.retryPolicy = retryPolicy;
+			return this;
+		}
+
+		public ManagerSettings build() {
+			return new ManagerSettings(this.workerId, this.pollInterval, this.batchSize, this.leaseDuration,
+					this.heartbeatInterval, this.shutdownTimeout, this.handlerTimeout, this.defaultConcurrency,
+					this.concurrency, this.queues, this.retryPolicy);
+		}
+
+	}
+
+}

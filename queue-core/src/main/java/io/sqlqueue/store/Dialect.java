@@ -1,0 +1,75 @@
+package io.sqlqueue.store;
+
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What differs between database families: a few SQL fragments (the clock, time
+ * arithmetic, JSON parameters), how timestamps cross JDBC, and how jobs are claimed.
+ * The statements themselves are written once, in {@link JobSql}, from these pieces.
+ * Time always comes from the database's clock (DESIGN.md, promise 5).
+ */
+public abstract class Dialect {
+
+	/** Lower-case name; also the folder of its migrations, {@code db/sqlqueue/{name}}. */
+	public abstract String name();
+
+	/** An expression for the database's current time. */
+	public abstract String now();
+
+	/** An expression for the database's current time plus a bound number of milliseconds (one {@code ?}). */
+	public abstract String nowPlusMillis();
+
+	/** A bound parameter ({@code ?}) written into a timestamp column. */
+	public abstract String timestampParameter();
+
+	/** A bound parameter ({@code ?}) written into a JSON column. */
+	public String jsonParameter() {
+		return "?";
+	}
+
+	/** Appended to the single-row insert so that a unique-key conflict inserts nothing instead of failing. */
+	public String insertIgnoringDuplicates() {
+		return "";
+	}
+
+	/** The claim this database does best. */
+	public abstract ClaimMethod claimMethod();
+
+	/**
+	 * The claim as one statement (for {@link ClaimMethod#UPDATE_RETURNING}). Parameters in
+	 * order: lease owner, lease token, lease millis, queue, the handlers, limit.
+	 * @param table the qualified table name
+	 * @param readyJobs the condition on alias {@code j} that a job is ready for this claim
+	 */
+	public String claimReturning(String table, String readyJobs, String claimedColumns) {
+		throw new UnsupportedOperationException(name() + " has no one-statement claim");
+	}
+
+	public void setTimestamp(PreparedStatement statement, int index, @Nullable Instant value) throws SQLException {
+		if (value == null) {
+			statement.setNull(index, Types.TIMESTAMP_WITH_TIMEZONE);
+		}
+		else {
+			statement.setObject(index, OffsetDateTime.ofInstant(value, ZoneOffset.UTC));
+		}
+	}
+
+	public @Nullable Instant getTimestamp(ResultSet resultSet, String column) throws SQLException {
+		OffsetDateTime value = resultSet.getObject(column, OffsetDateTime.class);
+		return (value != null) ? value.toInstant() : null;
+	}
+
+	@Override
+	public String toString() {
+		return name();
+	}
+
+}

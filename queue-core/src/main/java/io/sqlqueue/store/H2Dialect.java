@@ -1,0 +1,34 @@
+package io.sqlqueue.store;
+
+/**
+ * H2 2.x, the embedded default: claims with {@code SELECT … FOR UPDATE SKIP LOCKED} and an
+ * {@code UPDATE} in one short transaction. Payloads are stored as text.
+ */
+public final class H2Dialect extends Dialect {
+
+	@Override
+	public String name() {
+		return "h2";
+	}
+
+	@Override
+	public String now() {
+		return "CURRENT_TIMESTAMP";
+	}
+
+	@Override
+	public String nowPlusMillis() {
+		return "DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP)";
+	}
+
+	@Override
+	public String timestampParameter() {
+		return "CAST(? AS TIMESTAMP WITH TIME ZONE)";
+	}
+
+	@Override
+	public ClaimMethod claimMethod() {
+		return ClaimMethod.LOCK_THEN_UPDATE;
+	}
+
+}

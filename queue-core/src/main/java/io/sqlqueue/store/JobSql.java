@@ -1,0 +1,162 @@
+package io.sqlqueue.store;
+
+import java.util.Collections;
+
+import org.jspecify.annotations.Nullable;
+
+import io.sqlqueue.Names;
+
+/**
+ * Every statement the queue runs, written once and filled with the dialect's pieces:
+ * {@code now} (the database's clock), {@code nowPlus} (clock plus bound milliseconds),
+ * {@code json} and {@code timestamp} (bound parameters of those types).
+ * <p>
+ * Every write after a claim is fenced: {@code WHERE id = ? AND lease_token = ? AND
+ * status = 'RUNNING'}.
+ */
+final class JobSql {
+
+	private final Dialect dialect;
+
+	private final String table;
+
+	final String insert;
+
+	final String complete;
+
+	final String reschedule;
+
+	final String fail;
+
+	final String release;
+
+	final String extendLease;
+
+	final String expiredLeases;
+
+	final String reap;
+
+	final String find;
+
+	final String cancel;
+
+	final String retryFailed;
+
+	final String dueBacklog;
+
+	final String claimIfUnchanged;
+
+	JobSql(Dialect dialect, @Nullable String schema) {
+		this.dialect = dialect;
+		String checkedSchema = Names.requireSchema(schema);
+		this.table = (checkedSchema != null) ? checkedSchema + ".queue_job" : "queue_job";
+		String now = dialect.now();
+		String nowPlus = dialect.nowPlusMillis();
+		String json = dialect.jsonParameter();
+		this.insert = """
+				INSERT INTO %s (queue, handler, payload, status, priority, run_at, max_attempts, unique_key, group_key,
+				                created_at, updated_at)
+				VALUES (?, ?, %s, 'QUEUED', ?, COALESCE(%s, %s), ?, ?, ?, %s, %s)%s"""
+			.formatted(this.table, json, dialect.timestampParameter(), nowPlus, now, now,
+					dialect.insertIgnoringDuplicates());
+		this.complete = """
+				UPDATE %s SET status = 'SUCCEEDED', result = %s, finished_at = %s, updated_at = %s,
+				    lease_token = NULL, lease_expires_at = NULL, version = version + 1
+				WHERE id = ? AND lease_token = ? AND status = 'RUNNING'""".formatted(this.table, json, now, now);
+		this.reschedule = """
+				UPDATE %s SET status = 'QUEUED', run_at = %s, last_error = ?, updated_at = %s,
+				    lease_token = NULL, lease_expires_at = NULL, version = version + 1
+				WHERE id = ? AND lease_token = ? AND status = 'RUNNING'""".formatted(this.table, nowPlus, now);
+		this.fail = """
+				UPDATE %s SET status = 'FAILED', last_error = ?, finished_at = %s, updated_at = %s,
+				    lease_token = NULL, lease_expires_at = NULL, version = version + 1
+				WHERE id = ? AND lease_token = ? AND status = 'RUNNING'""".formatted(this.table, now, now);
+		this.release = """
+				UPDATE %s SET status = 'QUEUED', attempts = attempts - 1, started_at = NULL, updated_at = %s,
+				    lease_token = NULL, lease_expires_at = NULL, version = version + 1
+				WHERE id = ? AND lease_token = ? AND status = 'RUNNING'""".formatted(this.table, now);
+		this.extendLease = """
+				UPDATE %s SET lease_expires_at = %s
+				WHERE id = ? AND lease_token = ? AND status = 'RUNNING'""".formatted(this.table, nowPlus);
+		this.expiredLeases = """
+				SELECT id, queue, handler, lease_owner, attempts, max_attempts FROM %s
+				WHERE status = 'RUNNING' AND lease_expires_at < %s
+				ORDER BY lease_expires_at
+				LIMIT ?""".formatted(this.table, now);
+		this.reap = """
+				UPDATE %s SET
+				    status = CASE WHEN attempts >= max_attempts THEN 'FAILED' ELSE 'QUEUED' END,
+				    finished_at = CASE WHEN attempts >= max_attempts THEN %s END,
+				    run_at = %s, last_error = ?, updated_at = %s,
+				    lease_token = NULL, lease_expires_at = NULL, version = version + 1
+				WHERE id = ? AND status = 'RUNNING' AND lease_expires_at < %s""".formatted(this.table, now, now, now,
+				now);
+		this.find = "SELECT * FROM %s WHERE id = ?".formatted(this.table);
+		this.cancel = """
+				UPDATE %s SET status = 'CANCELLED', finished_at = %s, updated_at = %s, version = version + 1
+				WHERE id = ? AND status = 'QUEUED'""".formatted(this.table, now, now);
+		this.retryFailed = """
+				UPDATE %s SET status = 'QUEUED', attempts = 0, run_at = %s, finished_at = NULL, updated_at = %s,
+				    version = version + 1
+				WHERE id = ? AND status = 'FAILED'""".formatted(this.table, now, now);
+		this.dueBacklog = """
+				SELECT queue, handler, COUNT(*) AS due_jobs, MIN(run_at) AS oldest_run_at, %s AS db_now FROM %s
+				WHERE status = 'QUEUED' AND run_at <= %s
+				GROUP BY queue, handler""".formatted(now, this.table, now);
+		this.claimIfUnchanged = """
+				UPDATE %s SET %s
+				WHERE id = ? AND status = 'QUEUED' AND version = ?""".formatted(this.table, claimedColumns());
+	}
+
+	/** The claim in one statement; parameters: owner, token, lease millis, queue, handlers…, limit. */
+	String claimReturning(int handlers) {
+		return this.dialect.claimReturning(this.table, readyJobs(handlers), claimedColumns());
+	}
+
+	/** Candidates, locked; parameters: queue, handlers…, limit. */
+	String lockReadyJobs(int handlers) {
+		return readyJobsQuery(handlers) + "\nFOR UPDATE SKIP LOCKED";
+	}
+
+	/** Candidates, unlocked, for compare-and-set; parameters: queue, handlers…, limit. */
+	String readyJobsQuery(int handlers) {
+		return """
+				SELECT j.* FROM %s j
+				WHERE %s
+				ORDER BY j.priority DESC, j.run_at, j.id
+				LIMIT ?""".formatted(this.table, readyJobs(handlers));
+	}
+
+	/** Claims locked candidates; parameters: owner, token, lease millis, ids…. */
+	String claimIds(int ids) {
+		return "UPDATE %s SET %s\nWHERE id IN (%s)".formatted(this.table, claimedColumns(), placeholders(ids));
+	}
+
+	/**
+	 * Due, of this queue and these handlers, and first in its group: a job with a group key
+	 * waits while another of its group runs or an older one of its group waits.
+	 */
+	private String readyJobs(int handlers) {
+		return """
+				j.status = 'QUEUED' AND j.queue = ? AND j.handler IN (%s) AND j.run_at <= %s
+				      AND (j.group_key IS NULL OR NOT EXISTS (
+				          SELECT 1 FROM %s g
+				          WHERE g.group_key = j.group_key AND g.id <> j.id
+				            AND (g.status = 'RUNNING' OR (g.status = 'QUEUED' AND g.id < j.id))))"""
+			.formatted(placeholders(handlers), this.dialect.now(), this.table);
+	}
+
+	/** Parameters: owner, token, lease millis. */
+	private String claimedColumns() {
+		String now = this.dialect.now();
+		return """
+				status = 'RUNNING', attempts = attempts + 1, lease_owner = ?, lease_token = ?,
+				    lease_expires_at = %s, started_at = %s, updated_at = %s, version = version + 1"""
+			.formatted(this.dialect.nowPlusMillis(), now, now);
+	}
+
+	private static String placeholders(int count) {
+		return String.join(", ", Collections.nCopies(count, "?"));
+	}
+
+}

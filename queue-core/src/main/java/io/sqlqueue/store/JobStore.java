@@ -1,0 +1,351 @@
+package io.sqlqueue.store;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+
+import javax.sql.DataSource;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.ParameterizedPreparedStatementSetter;
+import org.springframework.jdbc.core.RowMapper;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import io.sqlqueue.DuplicateJobException;
+import io.sqlqueue.JobRecord;
+import io.sqlqueue.JobStatus;
+
+/**
+ * The queue's verbs as SQL: the only class that talks to the database. Each method runs
+ * in the caller's transaction when there is one (so an enqueue commits with the caller),
+ * else in its own short one. A claim never leaves a transaction open.
+ */
+public class JobStore {
+
+	static final String LEASE_EXPIRED = "Lease expired before the attempt finished "
+			+ "(the worker crashed, hung, or lost its database connection)";
+
+	private final Dialect dialect;
+
+	private final ClaimMethod claimMethod;
+
+	private final JobSql sql;
+
+	private final JdbcTemplate jdbc;
+
+	private final DataSource dataSource;
+
+	private final TransactionTemplate transaction;
+
+	private final TransactionTemplate claimTransaction;
+
+	private final RowMapper<JobRecord> rowMapper = this::mapJob;
+
+	public JobStore(DataSource dataSource, Dialect dialect, @Nullable String schema) {
+		this(dataSource, dialect, schema, dialect.claimMethod());
+	}
+
+	public JobStore(DataSource dataSource, Dialect dialect, @Nullable String schema, ClaimMethod claimMethod) {
+		if (claimMethod == ClaimMethod.UPDATE_RETURNING && dialect.claimMethod() != ClaimMethod.UPDATE_RETURNING) {
+			throw new IllegalArgumentException(dialect + " cannot claim with " + claimMethod);
+		}
+		this.dialect = dialect;
+		this.claimMethod = claimMethod;
+		this.sql = new JobSql(dialect, schema);
+		this.dataSource = dataSource;
+		this.jdbc = new JdbcTemplate(dataSource);
+		DataSourceTransactionManager transactionManager = new DataSourceTransactionManager(dataSource);
+		this.transaction = new TransactionTemplate(transactionManager);
+		// Under REPEATABLE READ, MySQL's locking reads take gap locks that make concurrent claims deadlock.
+		this.claimTransaction = new TransactionTemplate(transactionManager);
+		this.claimTransaction.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+	}
+
+	public Dialect dialect() {
+		return this.dialect;
+	}
+
+	public ClaimMethod claimMethod() {
+		return this.claimMethod;
+	}
+
+	/**
+	 * Inserts the jobs and returns their ids, in order. All or nothing: a duplicate unique
+	 * key throws {@link DuplicateJobException}, and the transaction that surrounds the call
+	 * should then roll back (without one, nothing is written).
+	 */
+	public List<Long> insert(List<NewJob> jobs) {
+		if (jobs.isEmpty()) {
+			return List.of();
+		}
+		if (TransactionSynchronizationManager.hasResource(this.dataSource)) {
+			// Joined as it is: a transaction template would mark the caller's transaction rollback-only.
+			return insertInCurrentTransaction(jobs);
+		}
+		return this.transaction.execute((status) -> insertInCurrentTransaction(jobs));
+	}
+
+	private List<Long> insertInCurrentTransaction(List<NewJob> jobs) {
+		try {
+			return this.jdbc.execute((Connection connection) -> insertBatch(connection, jobs));
+		}
+		catch (DuplicateKeyException ex) {
+			throw new DuplicateJobException(duplicateKeyOf(jobs));
+		}
+	}
+
+	private List<Long> insertBatch(Connection connection, List<NewJob> jobs) throws SQLException {
+		try (PreparedStatement statement = connection.prepareStatement(this.sql.insert, new String[] { "id" })) {
+			for (NewJob job : jobs) {
+				statement.setString(1, job.queue());
+				statement.setString(2, job.handler());
+				statement.setString(3, job.payload());
+				statement.setInt(4, job.priority());
+				this.dialect.setTimestamp(statement, 5, job.runAt());
+				statement.setLong(6, job.delayMillis());
+				statement.setInt(7, job.maxAttempts());
+				statement.setString(8, job.uniqueKey());
+				statement.setString(9, job.groupKey());
+				statement.addBatch();
+			}
+			int[] counts = statement.executeBatch();
+			for (int i = 0; i < counts.length; i++) {
+				if (counts[i] == 0) {
+					throw new DuplicateJobException(String.valueOf(jobs.get(i).uniqueKey()));
+				}
+			}
+			List<Long> ids = new ArrayList<>(jobs.size());
+			try (ResultSet keys = statement.getGeneratedKeys()) {
+				while (keys.next()) {
+					ids.add(keys.getLong(1));
+				}
+			}
+			if (ids.size() != jobs.size()) {
+				throw new IllegalStateException("Inserted " + jobs.size() + " jobs but got " + ids.size() + " ids");
+			}
+			return ids;
+		}
+	}
+
+	private static String duplicateKeyOf(List<NewJob> jobs) {
+		return jobs.stream().map(NewJob::uniqueKey).filter((key) -> key != null).findFirst().orElse("?");
+	}
+
+	/** Claims due jobs for the request's owner; the result is in the order they should run. */
+	public List<JobRecord> claim(ClaimRequest request) {
+		long token = ThreadLocalRandom.current().nextLong();
+		return switch (this.claimMethod) {
+			case UPDATE_RETURNING -> claimReturning(request, token);
+			case LOCK_THEN_UPDATE -> this.claimTransaction.execute((status) -> lockThenUpdate(request, token));
+			case COMPARE_AND_SET -> compareAndSet(request, token);
+		};
+	}
+
+	private List<JobRecord> claimReturning(ClaimRequest request, long token) {
+		List<Object> args = new ArrayList<>(List.of(request.owner(), token, request.leaseMillis(), request.queue()));
+		args.addAll(request.handlers());
+		args.add(request.limit());
+		List<JobRecord> claimed = new ArrayList<>(
+				this.jdbc.query(this.sql.claimReturning(request.handlers().size()), this.rowMapper, args.toArray()));
+		claimed.sort(JobStore::runOrder);
+		return claimed;
+	}
+
+	private List<JobRecord> lockThenUpdate(ClaimRequest request, long token) {
+		List<JobRecord> candidates = this.jdbc.query(this.sql.lockReadyJobs(request.handlers().size()),
+				this.rowMapper, readyJobsArgs(request));
+		if (candidates.isEmpty()) {
+			return candidates;
+		}
+		List<Object> args = new ArrayList<>(List.of(request.owner(), token, request.leaseMillis()));
+		candidates.forEach((job) -> args.add(job.id()));
+		this.jdbc.update(this.sql.claimIds(candidates.size()), args.toArray());
+		return candidates.stream().map((job) -> claimed(job, request.owner(), token)).toList();
+	}
+
+	private List<JobRecord> compareAndSet(ClaimRequest request, long token) {
+		List<JobRecord> candidates = this.jdbc.query(this.sql.readyJobsQuery(request.handlers().size()),
+				this.rowMapper, readyJobsArgs(request));
+		List<JobRecord> claimed = new ArrayList<>(candidates.size());
+		for (JobRecord job : candidates) {
+			int updated = this.jdbc.update(this.sql.claimIfUnchanged, request.owner(), token, request.leaseMillis(),
+					job.id(), job.version());
+			if (updated == 1) {
+				claimed.add(claimed(job, request.owner(), token));
+			}
+		}
+		return claimed;
+	}
+
+	private static Object[] readyJobsArgs(ClaimRequest request) {
+		List<Object> args = new ArrayList<>();
+		args.add(request.queue());
+		args.addAll(request.handlers());
+		args.add(request.limit());
+		return args.toArray();
+	}
+
+	/** The row as the claim left it, without reading it again. */
+	private static JobRecord claimed(JobRecord job, String owner, long token) {
+		return new JobRecord(job.id(), job.queue(), job.handler(), job.payload(), JobStatus.RUNNING, job.priority(),
+				job.runAt(), job.attempts() + 1, job.maxAttempts(), owner, token, null, job.version() + 1,
+				job.uniqueKey(), job.groupKey(), job.lastError(), job.result(), job.createdAt(), job.updatedAt(),
+				job.startedAt(), job.finishedAt());
+	}
+
+	private static int runOrder(JobRecord a, JobRecord b) {
+		int byPriority = Integer.compare(b.priority(), a.priority());
+		if (byPriority != 0) {
+			return byPriority;
+		}
+		int byDue = a.runAt().compareTo(b.runAt());
+		return (byDue != 0) ? byDue : Long.compare(a.id(), b.id());
+	}
+
+	/** Marks the jobs {@code SUCCEEDED} in one round trip; returns, per completion, whether its lease still held. */
+	public boolean[] complete(List<Completion> completions) {
+		int[] counts = batch(this.sql.complete, completions, (ps, completion) -> {
+			ps.setString(1, completion.result());
+			ps.setLong(2, completion.lease().jobId());
+			ps.setLong(3, completion.lease().token());
+		});
+		return held(counts);
+	}
+
+	/** Puts the job back to wait {@code delay} (on the database's clock) before its next attempt. */
+	public boolean reschedule(Lease lease, String error, Duration delay) {
+		return this.jdbc.update(this.sql.reschedule, delay.toMillis(), error, lease.jobId(), lease.token()) == 1;
+	}
+
+	/** Marks the job {@code FAILED} for good, with its last error. */
+	public boolean fail(Lease lease, String error) {
+		return this.jdbc.update(this.sql.fail, error, lease.jobId(), lease.token()) == 1;
+	}
+
+	/** Gives back a claimed job that never started; the claim does not count as an attempt. */
+	public boolean release(Lease lease) {
+		return this.jdbc.update(this.sql.release, lease.jobId(), lease.token()) == 1;
+	}
+
+	/** Moves the leases' expiry to now plus {@code duration}; returns the leases that were lost. */
+	public List<Lease> extendLeases(Collection<Lease> leases, Duration duration) {
+		if (leases.isEmpty()) {
+			return List.of();
+		}
+		List<Lease> ordered = List.copyOf(leases);
+		int[] counts = batch(this.sql.extendLease, ordered, (ps, lease) -> {
+			ps.setLong(1, duration.toMillis());
+			ps.setLong(2, lease.jobId());
+			ps.setLong(3, lease.token());
+		});
+		boolean[] held = held(counts);
+		List<Lease> lost = new ArrayList<>();
+		for (int i = 0; i < held.length; i++) {
+			if (!held[i]) {
+				lost.add(ordered.get(i));
+			}
+		}
+		return lost;
+	}
+
+	/**
+	 * Re-queues up to {@code limit} jobs whose lease expired, or fails those whose attempts
+	 * are used up. Safe to run from any number of instances at once.
+	 */
+	public List<ReapedJob> reapExpired(int limit) {
+		List<ReapedJob> expired = this.jdbc.query(this.sql.expiredLeases,
+				(rs, row) -> new ReapedJob(rs.getLong("id"), rs.getString("queue"), rs.getString("handler"),
+						String.valueOf(rs.getString("lease_owner")), rs.getInt("attempts") >= rs.getInt("max_attempts")),
+				limit);
+		List<ReapedJob> reaped = new ArrayList<>(expired.size());
+		for (ReapedJob job : expired) {
+			if (this.jdbc.update(this.sql.reap, LEASE_EXPIRED, job.id()) == 1) {
+				reaped.add(job);
+			}
+		}
+		return reaped;
+	}
+
+	public Optional<JobRecord> find(long id) {
+		return this.jdbc.query(this.sql.find, this.rowMapper, id).stream().findFirst();
+	}
+
+	/** Cancels a {@code QUEUED} job; false when there is no such job or it is not queued. */
+	public boolean cancel(long id) {
+		return this.jdbc.update(this.sql.cancel, id) == 1;
+	}
+
+	/** Queues a {@code FAILED} job again with a fresh set of attempts; false when it is not failed. */
+	public boolean retryFailed(long id) {
+		try {
+			return this.jdbc.update(this.sql.retryFailed, id) == 1;
+		}
+		catch (DuplicateKeyException ex) {
+			String key = find(id).map(JobRecord::uniqueKey).orElse("?");
+			throw new DuplicateJobException(String.valueOf(key));
+		}
+	}
+
+	/** Due jobs per queue and handler, with the age of the oldest. */
+	public List<Backlog> dueBacklog() {
+		return this.jdbc.query(this.sql.dueBacklog, (rs, row) -> {
+			Instant oldest = this.dialect.getTimestamp(rs, "oldest_run_at");
+			Instant now = this.dialect.getTimestamp(rs, "db_now");
+			Duration age = (oldest != null && now != null && now.isAfter(oldest)) ? Duration.between(oldest, now)
+					: Duration.ZERO;
+			return new Backlog(rs.getString("queue"), rs.getString("handler"), rs.getLong("due_jobs"), age);
+		});
+	}
+
+	/** One statement per item, sent in one round trip; the update count per item. */
+	private <T> int[] batch(String statement, List<T> items, ParameterizedPreparedStatementSetter<T> setter) {
+		if (items.isEmpty()) {
+			return new int[0];
+		}
+		return this.jdbc.batchUpdate(statement, items, items.size(), setter)[0];
+	}
+
+	private static boolean[] held(int[] counts) {
+		boolean[] held = new boolean[counts.length];
+		for (int i = 0; i < counts.length; i++) {
+			held[i] = counts[i] == 1 || counts[i] == Statement.SUCCESS_NO_INFO;
+		}
+		return held;
+	}
+
+	private JobRecord mapJob(ResultSet rs, int row) throws SQLException {
+		long leaseToken = rs.getLong("lease_token");
+		Long token = rs.wasNull() ? null : leaseToken;
+		return new JobRecord(rs.getLong("id"), rs.getString("queue"), rs.getString("handler"),
+				rs.getString("payload"), JobStatus.valueOf(rs.getString("status")), rs.getInt("priority"),
+				timestamp(rs, "run_at"), rs.getInt("attempts"), rs.getInt("max_attempts"), rs.getString("lease_owner"),
+				token, this.dialect.getTimestamp(rs, "lease_expires_at"), rs.getLong("version"),
+				rs.getString("unique_key"), rs.getString("group_key"), rs.getString("last_error"),
+				rs.getString("result"), timestamp(rs, "created_at"), timestamp(rs, "updated_at"),
+				this.dialect.getTimestamp(rs, "started_at"), this.dialect.getTimestamp(rs, "finished_at"));
+	}
+
+	private Instant timestamp(ResultSet rs, String column) throws SQLException {
+		Instant value = this.dialect.getTimestamp(rs, column);
+		if (value == null) {
+			throw new IllegalStateException("Column " + column + " is null");
+		}
+		return value;
+	}
+
+}

@@ -1,0 +1,61 @@
+package io.sqlqueue.store;
+
+/**
+ * PostgreSQL 12+: {@code jsonb} payloads, a one-statement claim whose candidates sit in a
+ * {@code MATERIALIZED} CTE. A plain {@code WHERE id IN (SELECT … LIMIT ? FOR UPDATE SKIP LOCKED)}
+ * may be re-evaluated by the planner and claim more rows than the limit; the materialized
+ * CTE is evaluated exactly once.
+ */
+public final class PostgresDialect extends Dialect {
+
+	@Override
+	public String name() {
+		return "postgresql";
+	}
+
+	@Override
+	public String now() {
+		return "now()";
+	}
+
+	@Override
+	public String nowPlusMillis() {
+		return "(now() + CAST(? AS double precision) * interval '1 millisecond')";
+	}
+
+	@Override
+	public String timestampParameter() {
+		return "CAST(? AS timestamptz)";
+	}
+
+	@Override
+	public String jsonParameter() {
+		return "CAST(? AS jsonb)";
+	}
+
+	@Override
+	public String insertIgnoringDuplicates() {
+		// A unique violation would abort the caller's whole transaction on PostgreSQL.
+		return " ON CONFLICT DO NOTHING";
+	}
+
+	@Override
+	public ClaimMethod claimMethod() {
+		return ClaimMethod.UPDATE_RETURNING;
+	}
+
+	@Override
+	public String claimReturning(String table, String readyJobs, String claimedColumns) {
+		return """
+				WITH picked AS MATERIALIZED (
+				    SELECT j.id FROM %1$s j
+				    WHERE %2$s
+				    ORDER BY j.priority DESC, j.run_at, j.id
+				    LIMIT ?
+				    FOR UPDATE SKIP LOCKED)
+				UPDATE %1$s j SET %3$s
+				FROM picked WHERE j.id = picked.id
+				RETURNING j.*""".formatted(table, readyJobs, claimedColumns);
+	}
+
+}
