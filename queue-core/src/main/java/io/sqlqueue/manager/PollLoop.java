@@ -45,12 +45,22 @@ final class PollLoop {
 		}
 	}
 
+	/** Stops the loop; a step under way is waited for, so none runs once this returns. */
 	void stop() {
 		synchronized (this.lock) {
 			this.active = false;
 			if (this.next != null) {
 				this.next.cancel(false);
 				this.next = null;
+			}
+			while (this.stepping) {
+				try {
+					this.lock.wait();
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					return;
+				}
 			}
 		}
 	}
@@ -84,6 +94,7 @@ final class PollLoop {
 		finally {
 			synchronized (this.lock) {
 				this.stepping = false;
+				this.lock.notifyAll();
 				if (this.active) {
 					Instant at = this.wokenDuringStep ? Instant.now() : Instant.now().plus(delay);
 					this.next = this.scheduler.schedule(this::run, at);

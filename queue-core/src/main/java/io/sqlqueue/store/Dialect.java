@@ -30,6 +30,14 @@ public abstract class Dialect {
 	/** A bound parameter ({@code ?}) written into a timestamp column. */
 	public abstract String timestampParameter();
 
+	/**
+	 * A schema name as SQL text, quoted as Flyway quotes it when it creates the schema, so
+	 * that both name the same schema whatever the database does with unquoted case.
+	 */
+	public String quote(String identifier) {
+		return "\"" + identifier + "\"";
+	}
+
 	/** A bound parameter ({@code ?}) written into a JSON column. */
 	public String jsonParameter() {
 		return "?";
@@ -44,8 +52,10 @@ public abstract class Dialect {
 	public abstract ClaimMethod claimMethod();
 
 	/**
-	 * The claim as one statement (for {@link ClaimMethod#UPDATE_RETURNING}). Parameters in
-	 * order: lease owner, lease token, lease millis, queue, the handlers, limit.
+	 * The claim as one statement (for {@link ClaimMethod#UPDATE_RETURNING}): first the
+	 * candidates ({@code readyJobs}, then {@code LIMIT ?}), then the update
+	 * ({@code claimedColumns}). Parameters in that order: queue, the handlers, limit, lease
+	 * owner, lease token, lease millis.
 	 * @param table the qualified table name
 	 * @param readyJobs the condition on alias {@code j} that a job is ready for this claim
 	 */

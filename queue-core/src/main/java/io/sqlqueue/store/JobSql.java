@@ -49,7 +49,7 @@ final class JobSql {
 	JobSql(Dialect dialect, @Nullable String schema) {
 		this.dialect = dialect;
 		String checkedSchema = Names.requireSchema(schema);
-		this.table = (checkedSchema != null) ? checkedSchema + ".queue_job" : "queue_job";
+		this.table = (checkedSchema != null) ? dialect.quote(checkedSchema) + ".queue_job" : "queue_job";
 		String now = dialect.now();
 		String nowPlus = dialect.nowPlusMillis();
 		String json = dialect.jsonParameter();
@@ -108,7 +108,7 @@ final class JobSql {
 				WHERE id = ? AND status = 'QUEUED' AND version = ?""".formatted(this.table, claimedColumns());
 	}
 
-	/** The claim in one statement; parameters: owner, token, lease millis, queue, handlers…, limit. */
+	/** The claim in one statement; parameters: queue, handlers…, limit, owner, token, lease millis. */
 	String claimReturning(int handlers) {
 		return this.dialect.claimReturning(this.table, readyJobs(handlers), claimedColumns());
 	}

@@ -157,9 +157,8 @@ public class JobStore {
 	}
 
 	private List<JobRecord> claimReturning(ClaimRequest request, long token) {
-		List<Object> args = new ArrayList<>(List.of(request.owner(), token, request.leaseMillis(), request.queue()));
-		args.addAll(request.handlers());
-		args.add(request.limit());
+		List<Object> args = new ArrayList<>(List.of(readyJobsArgs(request)));
+		args.addAll(List.of(request.owner(), token, request.leaseMillis()));
 		List<JobRecord> claimed = new ArrayList<>(
 				this.jdbc.query(this.sql.claimReturning(request.handlers().size()), this.rowMapper, args.toArray()));
 		claimed.sort(JobStore::runOrder);

@@ -1,0 +1,685 @@
+package io.sqlqueue;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import com.zaxxer.hikari.HikariDataSource;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import io.sqlqueue.handler.HandlerDefinition;
+import io.sqlqueue.handler.MethodJobInvoker;
+import io.sqlqueue.handler.PayloadCodec;
+import io.sqlqueue.manager.Manager;
+import io.sqlqueue.manager.Reaper;
+import io.sqlqueue.store.Backlog;
+import io.sqlqueue.store.ClaimMethod;
+import io.sqlqueue.store.ClaimRequest;
+import io.sqlqueue.store.Completion;
+import io.sqlqueue.store.JobStore;
+import io.sqlqueue.store.Lease;
+import io.sqlqueue.store.ReapedJob;
+import io.sqlqueue.test.QueueFixture;
+import io.sqlqueue.test.SwitchableDataSource;
+import io.sqlqueue.test.TestDatabase;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The behaviour every database and claim method must show, with real connections and real
+ * threads. A subclass names the database; it adds tests only for what is its own.
+ */
+public abstract class QueueConformanceTests {
+
+	protected static final Duration WAIT = Duration.ofSeconds(30);
+
+	private static final tools.jackson.databind.json.JsonMapper JSON = tools.jackson.databind.json.JsonMapper.builder()
+		.build();
+
+	protected TestDatabase.Isolated database;
+
+	protected QueueFixture fixture;
+
+	protected abstract TestDatabase database();
+
+	protected ClaimMethod claimMethod() {
+		return database().isolated().dialect().claimMethod();
+	}
+
+	/** Jobs the concurrency test drains. */
+	protected int concurrencyJobs() {
+		return 2_000;
+	}
+
+	@BeforeEach
+	void setUp() {
+		this.database = database().isolated();
+		this.fixture = new QueueFixture(this.database, claimMethod(), new PayloadCodec(
+				tools.jackson.databind.json.JsonMapper.builder().build(), 4096));
+	}
+
+	@AfterEach
+	void tearDown() throws Exception {
+		this.fixture.close();
+		this.database.close();
+	}
+
+	private void handler(String name, io.sqlqueue.handler.JobInvoker invoker) {
+		this.fixture.register(HandlerDefinition.of(name, "default", invoker));
+	}
+
+	private void awaitStatus(long id, JobStatus status) {
+		await().atMost(WAIT).pollInterval(Duration.ofMillis(20)).until(() -> this.fixture.status(id) == status);
+	}
+
+	private List<JobRecord> claim(String queue, int limit, String... handlers) {
+		return this.fixture.store()
+			.claim(new ClaimRequest("test-worker", queue, List.of(handlers), limit, 30_000));
+	}
+
+	// --- enqueue and run
+
+	@Test
+	void enqueuedJobRunsAndStoresItsResult() {
+		handler("echo", (payload, context) -> Map.of("echo", payload, "attempt", context.attempt()));
+		this.fixture.startManager((s) -> s);
+		long id = this.fixture.queue().enqueue("echo", Map.of("name", "Ada"));
+		awaitStatus(id, JobStatus.SUCCEEDED);
+		JobRecord job = this.fixture.job(id);
+		assertThat(job.attempts()).isEqualTo(1);
+		Map<?, ?> result = JSON.readValue(job.result(), Map.class);
+		assertThat(result.get("attempt")).isEqualTo(1);
+		assertThat(JSON.readValue((String) result.get("echo"), Map.class)).isEqualTo(Map.of("name", "Ada"));
+		assertThat(job.startedAt()).isNotNull();
+		assertThat(job.finishedAt()).isNotNull();
+		assertThat(job.leaseToken()).isNull();
+	}
+
+	@Test
+	void typedPayloadIsDecodedForTheHandlerMethod() throws Exception {
+		Greeter greeter = new Greeter();
+		this.fixture.register(HandlerDefinition.of("greet", "default", new MethodJobInvoker(greeter,
+				Greeter.class.getDeclaredMethod("greet", Greeting.class, JobContext.class), "greet",
+				this.fixture.codec())));
+		this.fixture.startManager((s) -> s);
+		long id = this.fixture.queue().enqueue("greet", new Greeting("Grace", 2));
+		awaitStatus(id, JobStatus.SUCCEEDED);
+		assertThat(this.fixture.job(id).result()).isEqualTo("\"Hello Grace x2 (job " + id + ")\"");
+	}
+
+	@Test
+	void enqueueAllInsertsInOneBatchAndReturnsIdsInOrder() {
+		List<Long> ids = this.fixture.queue()
+			.enqueueAll(List.of(Job.of("a", 1), Job.of("b", 2).priority(5), Job.of("c", 3).queue("other")));
+		assertThat(ids).hasSize(3).doesNotHaveDuplicates();
+		assertThat(this.fixture.job(ids.get(0)).handler()).isEqualTo("a");
+		assertThat(this.fixture.job(ids.get(1)).priority()).isEqualTo(5);
+		assertThat(this.fixture.job(ids.get(2)).queue()).isEqualTo("other");
+		assertThat(this.fixture.job(ids.get(0)).maxAttempts()).isEqualTo(QueueFixture.FAST_RETRIES.maxAttempts());
+	}
+
+	@Test
+	void delayedJobIsNotClaimedBeforeItIsDue() {
+		long later = this.fixture.queue().enqueue(Job.of("work", null).delay(Duration.ofHours(1)));
+		long future = this.fixture.queue().enqueue(Job.of("work", null).runAt(Instant.now().plusSeconds(3600)));
+		long past = this.fixture.queue().enqueue(Job.of("work", null).runAt(Instant.now().minusSeconds(60)));
+		assertThat(claim("default", 10, "work")).extracting(JobRecord::id).containsExactly(past);
+		assertThat(this.fixture.status(later)).isEqualTo(JobStatus.QUEUED);
+		assertThat(this.fixture.status(future)).isEqualTo(JobStatus.QUEUED);
+	}
+
+	@Test
+	void delayedJobRunsAfterItsDelayOnTheDatabaseClock() {
+		handler("work", (payload, context) -> null);
+		this.fixture.startManager((s) -> s);
+		long id = this.fixture.queue().enqueue(Job.of("work", null).delay(Duration.ofMillis(700)));
+		awaitStatus(id, JobStatus.SUCCEEDED);
+		JobRecord job = this.fixture.job(id);
+		assertThat(Duration.between(job.createdAt(), job.startedAt())).isGreaterThanOrEqualTo(Duration.ofMillis(700));
+	}
+
+	@Test
+	void higherPriorityRunsFirstAndEqualPriorityRunsInEnqueueOrder() {
+		long low1 = this.fixture.queue().enqueue(Job.of("work", 1));
+		long high = this.fixture.queue().enqueue(Job.of("work", 2).priority(10));
+		long low2 = this.fixture.queue().enqueue(Job.of("work", 3));
+		long mid = this.fixture.queue().enqueue(Job.of("work", 4).priority(5));
+		List<Long> order = new ArrayList<>();
+		for (int i = 0; i < 4; i++) {
+			order.add(claim("default", 1, "work").get(0).id());
+		}
+		assertThat(order).containsExactly(high, mid, low1, low2);
+		assertThat(claim("default", 1, "work")).isEmpty();
+	}
+
+	@Test
+	void batchClaimReturnsJobsInRunOrderAndNeverMoreThanTheLimit() {
+		List<Long> ids = new ArrayList<>();
+		for (int i = 0; i < 30; i++) {
+			ids.add(this.fixture.queue().enqueue(Job.of("work", i)));
+		}
+		List<JobRecord> first = claim("default", 10, "work");
+		assertThat(first).extracting(JobRecord::id).containsExactlyElementsOf(ids.subList(0, 10));
+		assertThat(first).allSatisfy((job) -> {
+			assertThat(job.status()).isEqualTo(JobStatus.RUNNING);
+			assertThat(job.attempts()).isEqualTo(1);
+			assertThat(job.leaseToken()).isNotNull();
+		});
+		assertThat(this.fixture.count("status = 'RUNNING'")).isEqualTo(10);
+	}
+
+	@Test
+	void managerClaimsOnlyItsQueuesAndHandlers() {
+		long otherQueue = this.fixture.queue().enqueue(Job.of("work", null).queue("elsewhere"));
+		long otherHandler = this.fixture.queue().enqueue("unknown.handler", null);
+		assertThat(claim("default", 10, "work")).isEmpty();
+		assertThat(this.fixture.status(otherQueue)).isEqualTo(JobStatus.QUEUED);
+		assertThat(this.fixture.status(otherHandler)).isEqualTo(JobStatus.QUEUED);
+	}
+
+	// --- unique keys and transactions
+
+	@Test
+	void uniqueKeyRejectsADuplicateOfAnUnfinishedJobOnly() {
+		long first = this.fixture.queue().enqueue(Job.of("work", 1).uniqueKey("report:2026-11-22"));
+		assertThatThrownBy(() -> this.fixture.queue().enqueue(Job.of("work", 2).uniqueKey("report:2026-11-22")))
+			.isInstanceOf(DuplicateJobException.class)
+			.hasMessageContaining("report:2026-11-22");
+		assertThat(this.fixture.count("unique_key = 'report:2026-11-22'")).isEqualTo(1);
+		JobRecord claimed = claim("default", 1, "work").get(0);
+		assertThatThrownBy(() -> this.fixture.queue().enqueue(Job.of("work", 3).uniqueKey("report:2026-11-22")))
+			.isInstanceOf(DuplicateJobException.class);
+		this.fixture.store().complete(List.of(new Completion(new Lease(first, claimed.leaseToken()), null)));
+		long second = this.fixture.queue().enqueue(Job.of("work", 4).uniqueKey("report:2026-11-22"));
+		assertThat(second).isNotEqualTo(first);
+	}
+
+	@Test
+	void enqueueAllWithADuplicateWritesNothing() {
+		this.fixture.queue().enqueue(Job.of("work", 1).uniqueKey("k"));
+		assertThatThrownBy(() -> this.fixture.queue()
+			.enqueueAll(List.of(Job.of("work", 2), Job.of("work", 3).uniqueKey("k"), Job.of("work", 4))))
+			.isInstanceOf(DuplicateJobException.class);
+		assertThat(this.fixture.count("1 = 1")).isEqualTo(1);
+	}
+
+	@Test
+	void enqueueRolledBackWithTheCallersTransactionLeavesNoJob() {
+		TransactionTemplate transaction = new TransactionTemplate(
+				new DataSourceTransactionManager(this.database.dataSource()));
+		assertThatThrownBy(() -> transaction.executeWithoutResult((status) -> {
+			this.fixture.queue().enqueue("work", "rolled back");
+			throw new IllegalStateException("caller fails");
+		})).hasMessage("caller fails");
+		assertThat(this.fixture.count("1 = 1")).isZero();
+		Long id = transaction.execute((status) -> this.fixture.queue().enqueue("work", "committed"));
+		assertThat(this.fixture.job(id).payload()).contains("committed");
+	}
+
+	@Test
+	void duplicateInsideACallersTransactionLeavesTheTransactionUsable() {
+		this.fixture.queue().enqueue(Job.of("work", 1).uniqueKey("once"));
+		TransactionTemplate transaction = new TransactionTemplate(
+				new DataSourceTransactionManager(this.database.dataSource()));
+		transaction.executeWithoutResult((status) -> {
+			assertThatThrownBy(() -> this.fixture.queue().enqueue(Job.of("work", 2).uniqueKey("once")))
+				.isInstanceOf(DuplicateJobException.class);
+			this.fixture.queue().enqueue("work", "after the duplicate");
+		});
+		assertThat(this.fixture.count("1 = 1")).isEqualTo(2);
+	}
+
+	@Test
+	void wakeUpAfterCommitOnlyForCommittedEnqueues() {
+		List<Set<String>> woken = Collections.synchronizedList(new ArrayList<>());
+		this.fixture.queue().addEnqueueListener(woken::add);
+		TransactionTemplate transaction = new TransactionTemplate(
+				new DataSourceTransactionManager(this.database.dataSource()));
+		transaction.executeWithoutResult((status) -> {
+			this.fixture.queue().enqueue(Job.of("work", null).queue("mail"));
+			assertThat(woken).isEmpty();
+		});
+		assertThat(woken).containsExactly(Set.of("mail"));
+		transaction.executeWithoutResult((status) -> {
+			this.fixture.queue().enqueue(Job.of("work", null).queue("reports"));
+			status.setRollbackOnly();
+		});
+		assertThat(woken).containsExactly(Set.of("mail"));
+	}
+
+	// --- failures, retries, dead letters
+
+	@Test
+	void failingJobIsRetriedWithBackoffThenFailsWithItsLastError() {
+		AtomicInteger calls = new AtomicInteger();
+		handler("flaky", (payload, context) -> {
+			throw new IllegalStateException("boom " + calls.incrementAndGet());
+		});
+		this.fixture.startManager((s) -> s);
+		long id = this.fixture.queue().enqueue("flaky", null);
+		awaitStatus(id, JobStatus.FAILED);
+		JobRecord job = this.fixture.job(id);
+		assertThat(job.attempts()).isEqualTo(3);
+		assertThat(calls).hasValue(3);
+		assertThat(job.lastError()).startsWith("java.lang.IllegalStateException: boom 3");
+		assertThat(job.finishedAt()).isNotNull();
+	}
+
+	@Test
+	void retryWaitsForItsBackoffOnTheDatabaseClock() {
+		List<Instant> starts = Collections.synchronizedList(new ArrayList<>());
+		AtomicInteger calls = new AtomicInteger();
+		handler("once-flaky", (payload, context) -> {
+			starts.add(this.fixture.job(context.jobId()).startedAt());
+			if (calls.incrementAndGet() == 1) {
+				throw new IllegalStateException("first attempt fails");
+			}
+			return null;
+		});
+		this.fixture.startManager((s) -> s.retryPolicy(new io.sqlqueue.handler.RetryPolicy(3,
+				Duration.ofMillis(500), 2.0, Duration.ofSeconds(1), 0.0)));
+		long id = this.fixture.queue().enqueue("once-flaky", null);
+		awaitStatus(id, JobStatus.SUCCEEDED);
+		assertThat(this.fixture.job(id).attempts()).isEqualTo(2);
+		assertThat(Duration.between(starts.get(0), starts.get(1))).isGreaterThanOrEqualTo(Duration.ofMillis(500));
+	}
+
+	@Test
+	void nonRetryableExceptionFailsAtOnce() {
+		handler("invalid", (payload, context) -> {
+			throw new NonRetryableException("no such customer");
+		});
+		this.fixture.register(new HandlerDefinition("listed", "default", null, null,
+				Set.of(UnsupportedOperationException.class), (payload, context) -> {
+					throw new UnsupportedOperationException("listed on the handler");
+				}, "listed"));
+		this.fixture.startManager((s) -> s);
+		long first = this.fixture.queue().enqueue("invalid", null);
+		long second = this.fixture.queue().enqueue("listed", null);
+		awaitStatus(first, JobStatus.FAILED);
+		awaitStatus(second, JobStatus.FAILED);
+		assertThat(this.fixture.job(first).attempts()).isEqualTo(1);
+		assertThat(this.fixture.job(first).lastError()).contains("no such customer");
+		assertThat(this.fixture.job(second).attempts()).isEqualTo(1);
+	}
+
+	@Test
+	void failedJobCanBeRetriedByAnOperatorAndQueuedJobCancelled() {
+		AtomicBoolean broken = new AtomicBoolean(true);
+		handler("fixable", (payload, context) -> {
+			if (broken.get()) {
+				throw new NonRetryableException("broken");
+			}
+			return "fixed";
+		});
+		this.fixture.startManager((s) -> s);
+		long id = this.fixture.queue().enqueue("fixable", null);
+		awaitStatus(id, JobStatus.FAILED);
+		assertThat(this.fixture.queue().cancel(id)).isFalse();
+		broken.set(false);
+		assertThat(this.fixture.queue().retry(id)).isTrue();
+		awaitStatus(id, JobStatus.SUCCEEDED);
+		assertThat(this.fixture.job(id).attempts()).isEqualTo(1);
+		assertThat(this.fixture.queue().retry(id)).isFalse();
+
+		long delayed = this.fixture.queue().enqueue(Job.of("fixable", null).delay(Duration.ofHours(1)));
+		assertThat(this.fixture.queue().cancel(delayed)).isTrue();
+		assertThat(this.fixture.status(delayed)).isEqualTo(JobStatus.CANCELLED);
+		assertThat(this.fixture.queue().cancel(delayed)).isFalse();
+		assertThat(this.fixture.queue().cancel(-1)).isFalse();
+	}
+
+	@Test
+	void handlerThatOutlivesItsTimeoutIsInterruptedAndItsAttemptFails() {
+		AtomicBoolean interrupted = new AtomicBoolean();
+		this.fixture.register(new HandlerDefinition("hangs", "default", 1, Duration.ofMillis(300), Set.of(),
+				(payload, context) -> {
+					try {
+						Thread.sleep(60_000);
+					}
+					catch (InterruptedException ex) {
+						interrupted.set(true);
+						throw ex;
+					}
+					return null;
+				}, "hangs"));
+		Manager manager = this.fixture.startManager((s) -> s);
+		long id = this.fixture.queue().enqueue("hangs", null);
+		awaitStatus(id, JobStatus.FAILED);
+		assertThat(this.fixture.job(id).lastError()).contains("timeout of PT0.3S");
+		await().atMost(WAIT).untilTrue(interrupted);
+		assertThat(manager.leaseLosses()).isZero();
+	}
+
+	// --- bad input
+
+	@Test
+	void jobOfAHandlerNoInstanceHasStaysQueuedUntouchedAndShowsAsStale() {
+		handler("known", (payload, context) -> null);
+		this.fixture.startManager((s) -> s);
+		long unknown = this.fixture.queue().enqueue("nobody.handles.this", Map.of("x", 1));
+		long known = this.fixture.queue().enqueue("known", null);
+		awaitStatus(known, JobStatus.SUCCEEDED);
+		await().pollDelay(Duration.ofMillis(200)).atMost(WAIT).until(() -> true);
+		JobRecord job = this.fixture.job(unknown);
+		assertThat(job.status()).isEqualTo(JobStatus.QUEUED);
+		assertThat(job.attempts()).isZero();
+		assertThat(job.version()).isZero();
+		List<Backlog> backlog = this.fixture.store().dueBacklog();
+		assertThat(backlog).singleElement().satisfies((stale) -> {
+			assertThat(stale.handler()).isEqualTo("nobody.handles.this");
+			assertThat(stale.dueJobs()).isEqualTo(1);
+			assertThat(stale.oldestAge()).isGreaterThan(Duration.ZERO);
+		});
+	}
+
+	@Test
+	void undecodablePayloadFailsAtOnceWithAClearError() throws Exception {
+		Greeter greeter = new Greeter();
+		this.fixture.register(HandlerDefinition.of("greet", "default", new MethodJobInvoker(greeter,
+				Greeter.class.getDeclaredMethod("greet", Greeting.class, JobContext.class), "greet",
+				this.fixture.codec())));
+		this.fixture.startManager((s) -> s);
+		long id = this.fixture.queue().enqueue("greet", List.of("not", "a", "greeting"));
+		awaitStatus(id, JobStatus.FAILED);
+		JobRecord job = this.fixture.job(id);
+		assertThat(job.attempts()).isEqualTo(1);
+		assertThat(job.lastError()).contains("PayloadDecodingException")
+			.contains("cannot be decoded as io.sqlqueue.QueueConformanceTests$Greeting");
+		assertThat(greeter.calls).hasValue(0);
+	}
+
+	@Test
+	void oversizedPayloadIsRejectedAtEnqueueAndNothingIsWritten() {
+		assertThatThrownBy(() -> this.fixture.queue().enqueue("work", "x".repeat(5000)))
+			.isInstanceOf(InvalidJobException.class)
+			.hasMessageContaining("over the limit of 4096");
+		assertThatThrownBy(() -> this.fixture.queue()
+			.enqueueAll(List.of(Job.of("work", "small"), Job.of("work", "y".repeat(5000)))))
+			.isInstanceOf(InvalidJobException.class);
+		assertThat(this.fixture.count("1 = 1")).isZero();
+	}
+
+	@Test
+	void invalidNamesAreRejectedAtEnqueueAndNothingIsWritten() {
+		String injection = "x'; DROP TABLE queue_job; --";
+		assertThatThrownBy(() -> this.fixture.queue().enqueue(Job.of("work", null).queue(injection)))
+			.isInstanceOf(InvalidJobException.class)
+			.hasMessageContaining("Invalid queue name");
+		assertThatThrownBy(() -> this.fixture.queue().enqueue(injection, null))
+			.isInstanceOf(InvalidJobException.class)
+			.hasMessageContaining("Invalid handler name");
+		assertThatThrownBy(() -> this.fixture.queue().enqueue("", null)).isInstanceOf(InvalidJobException.class);
+		assertThatThrownBy(() -> this.fixture.queue().enqueue(Job.of("work", null).queue("q".repeat(65))))
+			.isInstanceOf(InvalidJobException.class);
+		assertThatThrownBy(() -> this.fixture.queue().enqueue(Job.of("work", null).maxAttempts(0)))
+			.isInstanceOf(InvalidJobException.class);
+		assertThat(this.fixture.count("1 = 1")).isZero();
+	}
+
+	@Test
+	void claimBindsNamesAsParameters() {
+		String injection = "x' OR '1'='1";
+		this.fixture.queue().enqueue("work", null);
+		assertThat(claim(injection, 10, injection)).isEmpty();
+		assertThat(this.fixture.count("status = 'QUEUED'")).isEqualTo(1);
+	}
+
+	// --- leases, fencing, reaping
+
+	@Test
+	void lateWriteOfAWorkerWhoseJobWasReapedChangesNothing() {
+		long id = this.fixture.queue().enqueue("work", null);
+		JobStore store = this.fixture.store();
+		JobRecord first = store.claim(new ClaimRequest("first", "default", List.of("work"), 1, 1)).get(0);
+		await().atMost(WAIT).until(() -> !store.reapExpired(10).isEmpty());
+		JobRecord second = claim("default", 1, "work").get(0);
+		assertThat(second.attempts()).isEqualTo(2);
+		assertThat(second.leaseToken()).isNotEqualTo(first.leaseToken());
+		Lease stale = new Lease(id, first.leaseToken());
+		assertThat(store.complete(List.of(new Completion(stale, "\"late\"")))).containsExactly(false);
+		assertThat(store.fail(stale, "late")).isFalse();
+		assertThat(store.reschedule(stale, "late", Duration.ZERO)).isFalse();
+		assertThat(store.extendLeases(List.of(stale), Duration.ofMinutes(1))).containsExactly(stale);
+		assertThat(store.complete(List.of(new Completion(new Lease(id, second.leaseToken()), "\"mine\""))))
+			.containsExactly(true);
+		assertThat(this.fixture.job(id).result()).isEqualTo("\"mine\"");
+	}
+
+	@Test
+	void reaperRequeuesExpiredLeasesAndFailsJobsOutOfAttempts() {
+		long retry = this.fixture.queue().enqueue(Job.of("work", null).maxAttempts(2));
+		long last = this.fixture.queue().enqueue(Job.of("work", null).maxAttempts(1));
+		long alive = this.fixture.queue().enqueue(Job.of("work", null));
+		JobStore store = this.fixture.store();
+		store.claim(new ClaimRequest("crashed", "default", List.of("work"), 2, 1));
+		store.claim(new ClaimRequest("alive", "default", List.of("work"), 1, 600_000));
+		Reaper reaper = this.fixture.reaper(store);
+		List<ReapedJob> reaped = new ArrayList<>();
+		await().atMost(WAIT).until(() -> {
+			reaped.addAll(reaper.runOnce());
+			return reaped.size() == 2;
+		});
+		assertThat(this.fixture.status(retry)).isEqualTo(JobStatus.QUEUED);
+		assertThat(this.fixture.job(retry).lastError()).contains("Lease expired");
+		assertThat(this.fixture.status(last)).isEqualTo(JobStatus.FAILED);
+		assertThat(this.fixture.status(alive)).isEqualTo(JobStatus.RUNNING);
+		assertThat(reaped).extracting(ReapedJob::previousOwner).containsOnly("crashed");
+		assertThat(reaper.runOnce()).isEmpty();
+	}
+
+	@Test
+	void jobWhoseInstanceLostTheDatabaseIsReapedAndRerunElsewhereAndTheLateCompletionIsFenced() throws Exception {
+		CountDownLatch firstAttemptRunning = new CountDownLatch(1);
+		CountDownLatch finishFirstAttempt = new CountDownLatch(1);
+		List<String> runs = Collections.synchronizedList(new ArrayList<>());
+		handler("slow", (payload, context) -> {
+			runs.add("attempt " + context.attempt());
+			if (context.attempt() == 1) {
+				firstAttemptRunning.countDown();
+				finishFirstAttempt.await(30, TimeUnit.SECONDS);
+				return "first";
+			}
+			return "second";
+		});
+		try (HikariDataSource firstPool = this.database.newDataSource(8)) {
+			SwitchableDataSource firstConnection = new SwitchableDataSource(firstPool);
+			Manager first = this.fixture.startInstance((s) -> s.leaseDuration(Duration.ofMillis(900)),
+					firstConnection);
+			long id = this.fixture.queue().enqueue("slow", null);
+			assertThat(firstAttemptRunning.await(30, TimeUnit.SECONDS)).isTrue();
+			first.wakeUp(Set.of());
+			firstConnection.cut();
+			Reaper reaper = this.fixture.reaper(this.fixture.store());
+			await().atMost(WAIT).until(() -> !reaper.runOnce().isEmpty());
+			Manager second = this.fixture.startManager((s) -> s);
+			awaitStatus(id, JobStatus.SUCCEEDED);
+			assertThat(this.fixture.job(id).result()).isEqualTo("\"second\"");
+			firstConnection.restore();
+			finishFirstAttempt.countDown();
+			await().atMost(WAIT).until(() -> first.leaseLosses() >= 1);
+			assertThat(first.leaseLosses()).isEqualTo(1);
+			assertThat(second.leaseLosses()).isZero();
+			JobRecord job = this.fixture.job(id);
+			assertThat(job.status()).isEqualTo(JobStatus.SUCCEEDED);
+			assertThat(job.result()).isEqualTo("\"second\"");
+			assertThat(job.attempts()).isEqualTo(2);
+			assertThat(runs).containsExactly("attempt 1", "attempt 2");
+			first.stop();
+		}
+	}
+
+	@Test
+	void managerSurvivesLosingTheDatabaseAndCarriesOn() {
+		handler("work", (payload, context) -> null);
+		try (HikariDataSource pool = this.database.newDataSource(8)) {
+			SwitchableDataSource connection = new SwitchableDataSource(pool);
+			this.fixture.startInstance((s) -> s, connection);
+			long before = this.fixture.queue().enqueue("work", null);
+			awaitStatus(before, JobStatus.SUCCEEDED);
+			connection.cut();
+			long during = this.fixture.queue().enqueue("work", null);
+			await().pollDelay(Duration.ofMillis(300)).atMost(WAIT).until(() -> connection.refusals() > 0);
+			assertThat(this.fixture.status(during)).isEqualTo(JobStatus.QUEUED);
+			connection.restore();
+			awaitStatus(during, JobStatus.SUCCEEDED);
+		}
+	}
+
+	@Test
+	void jobContextExtendsTheLease() {
+		handler("long", (payload, context) -> {
+			JobRecord before = this.fixture.job(context.jobId());
+			Thread.sleep(50);
+			context.extendLease();
+			JobRecord after = this.fixture.job(context.jobId());
+			return after.leaseExpiresAt().isAfter(before.leaseExpiresAt());
+		});
+		this.fixture.startManager((s) -> s);
+		long id = this.fixture.queue().enqueue("long", null);
+		awaitStatus(id, JobStatus.SUCCEEDED);
+		assertThat(this.fixture.job(id).result()).isEqualTo("true");
+	}
+
+	// --- groups
+
+	@Test
+	void jobsOfOneGroupRunOneAtATimeInOrder() {
+		Map<String, List<Integer>> order = new ConcurrentHashMap<>();
+		Map<String, AtomicInteger> running = new ConcurrentHashMap<>();
+		AtomicBoolean overlapped = new AtomicBoolean();
+		handler("grouped", (payload, context) -> {
+			String[] parts = payload.replace("\"", "").split(":");
+			AtomicInteger now = running.computeIfAbsent(parts[0], (group) -> new AtomicInteger());
+			if (now.incrementAndGet() > 1) {
+				overlapped.set(true);
+			}
+			Thread.sleep(10);
+			order.computeIfAbsent(parts[0], (group) -> Collections.synchronizedList(new ArrayList<>()))
+				.add(Integer.parseInt(parts[1]));
+			now.decrementAndGet();
+			return null;
+		});
+		List<Job> jobs = new ArrayList<>();
+		for (int i = 0; i < 8; i++) {
+			jobs.add(Job.of("grouped", "g:" + i).groupKey("g"));
+			jobs.add(Job.of("grouped", "h:" + i).groupKey("h"));
+			jobs.add(Job.of("grouped", "free" + i + ":" + i));
+		}
+		this.fixture.queue().enqueueAll(jobs);
+		this.fixture.startManager((s) -> s.defaultConcurrency(6));
+		await().atMost(WAIT).until(() -> this.fixture.count("status = 'SUCCEEDED'") == jobs.size());
+		assertThat(overlapped).isFalse();
+		assertThat(order.get("g")).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
+		assertThat(order.get("h")).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
+	}
+
+	// --- concurrency and shutdown
+
+	@Test
+	void twoInstancesDrainEveryJobExactlyOnce() {
+		int total = concurrencyJobs();
+		this.fixture.jdbc().execute("CREATE TABLE ran (job_id BIGINT PRIMARY KEY, worker VARCHAR(128) NOT NULL)");
+		Map<Long, AtomicInteger> runs = new ConcurrentHashMap<>();
+		handler("record", (payload, context) -> {
+			runs.computeIfAbsent(context.jobId(), (id) -> new AtomicInteger()).incrementAndGet();
+			this.fixture.jdbc().update("INSERT INTO ran (job_id, worker) VALUES (?, ?)", context.jobId(),
+					Thread.currentThread().getName());
+			return null;
+		});
+		List<Job> jobs = new ArrayList<>();
+		for (int i = 0; i < total; i++) {
+			jobs.add(Job.of("record", i));
+		}
+		for (int from = 0; from < total; from += 1000) {
+			this.fixture.queue().enqueueAll(jobs.subList(from, Math.min(total, from + 1000)));
+		}
+		try (HikariDataSource one = this.database.newDataSource(12);
+				HikariDataSource two = this.database.newDataSource(12)) {
+			Manager first = this.fixture.startInstance((s) -> s.workerId("instance-1").defaultConcurrency(8), one);
+			Manager second = this.fixture.startInstance((s) -> s.workerId("instance-2").defaultConcurrency(8), two);
+			await().atMost(Duration.ofMinutes(3))
+				.pollInterval(Duration.ofMillis(200))
+				.until(() -> this.fixture.count("status = 'SUCCEEDED'") == total);
+			first.stop();
+			second.stop();
+			assertThat(runs).hasSize(total);
+			assertThat(runs.values()).allSatisfy((count) -> assertThat(count).hasValue(1));
+			assertThat(this.fixture.jdbc().queryForObject("SELECT COUNT(*) FROM ran", Integer.class)).isEqualTo(total);
+			assertThat(this.fixture.count("status <> 'SUCCEEDED' OR attempts <> 1")).isZero();
+			assertThat(this.fixture.count("lease_owner = 'instance-1'")).isPositive();
+			assertThat(this.fixture.count("lease_owner = 'instance-2'")).isPositive();
+			assertThat(first.leaseLosses() + second.leaseLosses()).isZero();
+		}
+	}
+
+	@Test
+	void stopFinishesRunningJobsAndGivesBackUnstartedOnes() throws Exception {
+		CountDownLatch started = new CountDownLatch(1);
+		handler("slow", (payload, context) -> {
+			started.countDown();
+			Thread.sleep(300);
+			return "done";
+		});
+		// One worker thread for a lane of four: three claimed jobs wait for the thread.
+		Manager manager = this.fixture.startManager(this.fixture.store(),
+				QueueFixture.fastSettings().defaultConcurrency(4).build(), 1);
+		List<Long> ids = this.fixture.queue()
+			.enqueueAll(List.of(Job.of("slow", 1), Job.of("slow", 2), Job.of("slow", 3), Job.of("slow", 4)));
+		assertThat(started.await(30, TimeUnit.SECONDS)).isTrue();
+		await().atMost(WAIT).until(() -> this.fixture.count("status = 'RUNNING'") == 4);
+		manager.stop();
+		assertThat(this.fixture.count("status = 'RUNNING'")).isZero();
+		assertThat(this.fixture.status(ids.get(0))).isEqualTo(JobStatus.SUCCEEDED);
+		for (long id : ids.subList(1, 4)) {
+			JobRecord job = this.fixture.job(id);
+			assertThat(job.status()).isEqualTo(JobStatus.QUEUED);
+			assertThat(job.attempts()).isZero();
+			assertThat(job.leaseToken()).isNull();
+		}
+		assertThat(manager.isRunning()).isFalse();
+		manager.stop();
+	}
+
+	@Test
+	void stoppedManagerClaimsNothing() {
+		handler("work", (payload, context) -> null);
+		Manager manager = this.fixture.startManager((s) -> s);
+		manager.stop();
+		long id = this.fixture.queue().enqueue("work", null);
+		manager.wakeUp(Set.of("default"));
+		await().pollDelay(Duration.ofMillis(300)).atMost(WAIT).until(() -> true);
+		assertThat(this.fixture.status(id)).isEqualTo(JobStatus.QUEUED);
+	}
+
+	public record Greeting(String name, int times) {
+	}
+
+	static final class Greeter {
+
+		final AtomicInteger calls = new AtomicInteger();
+
+		String greet(Greeting greeting, JobContext context) {
+			this.calls.incrementAndGet();
+			return "Hello " + greeting.name() + " x" + greeting.times() + " (job " + context.jobId() + ")";
+		}
+
+	}
+
+}

@@ -1,0 +1,174 @@
+package io.sqlqueue.test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.UnaryOperator;
+
+import javax.sql.DataSource;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
+
+import io.sqlqueue.JobQueue;
+import io.sqlqueue.JobRecord;
+import io.sqlqueue.JobStatus;
+import io.sqlqueue.handler.HandlerDefinition;
+import io.sqlqueue.handler.HandlerRegistry;
+import io.sqlqueue.handler.PayloadCodec;
+import io.sqlqueue.handler.RetryPolicy;
+import io.sqlqueue.manager.Manager;
+import io.sqlqueue.manager.ManagerSettings;
+import io.sqlqueue.manager.Reaper;
+import io.sqlqueue.schema.QueueSchemaMigrator;
+import io.sqlqueue.store.ClaimMethod;
+import io.sqlqueue.store.JobStore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The queue wired by hand on one test database, the way the starter wires it: a store, a
+ * {@link JobQueue}, and any number of {@link Manager}s, each an "instance" with its own
+ * pool of connections, scheduler and workers.
+ */
+public final class QueueFixture implements AutoCloseable {
+
+	/** Fast retries and polls, so tests wait for milliseconds, not seconds. */
+	public static final RetryPolicy FAST_RETRIES = new RetryPolicy(3, Duration.ofMillis(20), 2.0,
+			Duration.ofMillis(200), 0.0);
+
+	private final TestDatabase.Isolated database;
+
+	private final ClaimMethod claimMethod;
+
+	private final JobStore store;
+
+	private final PayloadCodec codec;
+
+	private final HandlerRegistry handlers = new HandlerRegistry();
+
+	private final JobQueue queue;
+
+	private final List<AutoCloseable> closeables = new ArrayList<>();
+
+	public QueueFixture(TestDatabase.Isolated database, ClaimMethod claimMethod, PayloadCodec codec) {
+		this.database = database;
+		this.claimMethod = claimMethod;
+		this.codec = codec;
+		new QueueSchemaMigrator(database.dataSource(), database.dialect(), database.schema()).migrate();
+		this.store = newStore(database.dataSource());
+		this.queue = new JobQueue(this.store, codec, this.handlers, FAST_RETRIES);
+	}
+
+	public JobStore newStore(DataSource dataSource) {
+		return new JobStore(dataSource, this.database.dialect(), this.database.schema(), this.claimMethod);
+	}
+
+	public JobStore store() {
+		return this.store;
+	}
+
+	public JobQueue queue() {
+		return this.queue;
+	}
+
+	public PayloadCodec codec() {
+		return this.codec;
+	}
+
+	public HandlerRegistry handlers() {
+		return this.handlers;
+	}
+
+	public JdbcTemplate jdbc() {
+		return new JdbcTemplate(this.database.dataSource());
+	}
+
+	public TestDatabase.Isolated database() {
+		return this.database;
+	}
+
+	public void register(HandlerDefinition handler) {
+		this.handlers.register(handler);
+	}
+
+	/** Settings that poll often and retry fast. */
+	public static ManagerSettings.Builder fastSettings() {
+		return ManagerSettings.builder()
+			.pollInterval(Duration.ofMillis(50))
+			.leaseDuration(Duration.ofSeconds(30))
+			.shutdownTimeout(Duration.ofSeconds(10))
+			.defaultConcurrency(4)
+			.retryPolicy(FAST_RETRIES);
+	}
+
+	/** Starts a Manager on the fixture's pool, listening to its enqueues. */
+	public Manager startManager(UnaryOperator<ManagerSettings.Builder> settings) {
+		return startManager(this.store, settings.apply(fastSettings()).build(), 64);
+	}
+
+	/** Starts a Manager as a separate instance: its own pool of connections, scheduler and workers. */
+	public Manager startInstance(UnaryOperator<ManagerSettings.Builder> settings, DataSource dataSource) {
+		return startManager(newStore(dataSource), settings.apply(fastSettings()).build(), 64);
+	}
+
+	public Manager startManager(JobStore store, ManagerSettings settings, int workerThreads) {
+		Manager manager = new Manager(store, this.handlers, this.codec, settings, scheduler(),
+				workerExecutor(workerThreads));
+		this.closeables.add(0, manager::stop);
+		manager.start();
+		this.queue.addEnqueueListener(manager::wakeUp);
+		return manager;
+	}
+
+	public Reaper reaper(JobStore store) {
+		return new Reaper(store, scheduler(), Duration.ofHours(1));
+	}
+
+	public ThreadPoolTaskScheduler scheduler() {
+		ThreadPoolTaskScheduler scheduler = new ThreadPoolTaskScheduler();
+		scheduler.setPoolSize(2);
+		scheduler.setThreadNamePrefix("test-scheduler-");
+		scheduler.initialize();
+		this.closeables.add(scheduler::shutdown);
+		return scheduler;
+	}
+
+	public ThreadPoolTaskExecutor workerExecutor(int threads) {
+		ThreadPoolTaskExecutor executor = new ThreadPoolTaskExecutor();
+		executor.setCorePoolSize(threads);
+		executor.setMaxPoolSize(threads);
+		executor.setThreadNamePrefix("test-worker-");
+		executor.initialize();
+		this.closeables.add(executor::shutdown);
+		return executor;
+	}
+
+	public JobRecord job(long id) {
+		return this.store.find(id).orElseThrow(() -> new AssertionError("No job " + id));
+	}
+
+	public JobStatus status(long id) {
+		return job(id).status();
+	}
+
+	public int count(String where) {
+		Integer count = jdbc().queryForObject("SELECT COUNT(*) FROM " + table() + " WHERE " + where, Integer.class);
+		assertThat(count).isNotNull();
+		return count;
+	}
+
+	public String table() {
+		return (this.database.schema() != null) ? this.database.schema() + ".queue_job" : "queue_job";
+	}
+
+	@Override
+	public void close() throws Exception {
+		for (AutoCloseable closeable : this.closeables) {
+			closeable.close();
+		}
+		this.closeables.clear();
+	}
+
+}
