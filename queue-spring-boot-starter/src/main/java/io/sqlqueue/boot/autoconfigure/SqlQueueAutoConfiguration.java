@@ -1,0 +1,247 @@
+package io.sqlqueue.boot.autoconfigure;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.Executor;
+
+import javax.sql.DataSource;
+
+import tools.jackson.databind.json.JsonMapper;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.annotation.Qualifier;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
+import org.springframework.boot.autoconfigure.task.TaskSchedulingAutoConfiguration;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.PropertyMapper;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.sql.init.dependency.DatabaseInitializationDependencyConfigurer;
+import org.springframework.boot.sql.init.dependency.DependsOnDatabaseInitialization;
+import org.springframework.boot.thread.Threading;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.core.env.Environment;
+import org.springframework.core.task.SimpleAsyncTaskExecutor;
+import org.springframework.scheduling.TaskScheduler;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
+
+import io.sqlqueue.JobQueue;
+import io.sqlqueue.boot.handler.JobHandlerBeanPostProcessor;
+import io.sqlqueue.boot.schema.QueueSchemaInitializer;
+import io.sqlqueue.handler.HandlerRegistry;
+import io.sqlqueue.handler.PayloadCodec;
+import io.sqlqueue.handler.RetryPolicy;
+import io.sqlqueue.manager.Manager;
+import io.sqlqueue.manager.ManagerSettings;
+import io.sqlqueue.manager.Reaper;
+import io.sqlqueue.store.ClaimMethod;
+import io.sqlqueue.store.Dialect;
+import io.sqlqueue.store.Dialects;
+import io.sqlqueue.store.JobStore;
+
+/**
+ * Auto-configuration for sqlqueue: the {@link JobQueue} on the application's
+ * {@link DataSource}, the queue's own schema migration, the {@link Manager} and
+ * {@link Reaper} that run jobs on this instance, and the registration of
+ * {@link io.sqlqueue.JobHandler @JobHandler} methods. Every bean backs off when the
+ * application defines its own.
+ * <p>
+ * The Manager's scheduler and workers are the queue's own beans
+ * ({@value #TASK_SCHEDULER_BEAN_NAME}, {@value #WORKER_EXECUTOR_BEAN_NAME}), never the
+ * application's, and they are not default autowiring candidates, so the application's
+ * own task executor and scheduler are still auto-configured and injected as before.
+ */
+@AutoConfiguration(
+		after = { DataSourceAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
+				TaskExecutionAutoConfiguration.class, TaskSchedulingAutoConfiguration.class },
+		afterName = { "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration",
+				"org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration" })
+@ConditionalOnSingleCandidate(DataSource.class)
+@ConditionalOnProperty(prefix = "sqlqueue", name = "enabled", matchIfMissing = true)
+@EnableConfigurationProperties(SqlQueueProperties.class)
+@Import(DatabaseInitializationDependencyConfigurer.class)
+public final class SqlQueueAutoConfiguration {
+
+	/** The name of the scheduler of the Manager's loop, heartbeats, timeouts and the reaper. */
+	public static final String TASK_SCHEDULER_BEAN_NAME = "sqlqueueTaskScheduler";
+
+	/** The name of the executor whose threads run handlers. */
+	public static final String WORKER_EXECUTOR_BEAN_NAME = "sqlqueueWorkerExecutor";
+
+	@Bean
+	@ConditionalOnMissingBean
+	static JobHandlerBeanPostProcessor sqlqueueJobHandlerBeanPostProcessor(ObjectProvider<HandlerRegistry> registry,
+			ObjectProvider<PayloadCodec> codec) {
+		return new JobHandlerBeanPostProcessor(registry, codec);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	Dialect sqlqueueDialect(DataSource dataSource, SqlQueueProperties properties) {
+		String name = properties.getDialect();
+		return (name != null) ? Dialects.named(name) : Dialects.detect(dataSource);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	JobStore sqlqueueJobStore(DataSource dataSource, Dialect dialect, SqlQueueProperties properties) {
+		ClaimMethod claimMethod = (properties.getClaimMethod() != null) ? properties.getClaimMethod()
+				: dialect.claimMethod();
+		return new JobStore(dataSource, dialect, properties.getSchema(), claimMethod);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	PayloadCodec sqlqueuePayloadCodec(ObjectProvider<JsonMapper> jsonMapper, SqlQueueProperties properties) {
+		long maxBytes = properties.getPayloadMaxSize().toBytes();
+		return new PayloadCodec(jsonMapper.getIfUnique(() -> JsonMapper.builder().build()),
+				(int) Math.min(Integer.MAX_VALUE, maxBytes));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RetryPolicy sqlqueueRetryPolicy(SqlQueueProperties properties) {
+		SqlQueueProperties.Retry retry = properties.getRetry();
+		return new RetryPolicy(retry.getMaxAttempts(), retry.getInitialBackoff(), retry.getMultiplier(),
+				retry.getMaxBackoff(), retry.getJitter());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	HandlerRegistry sqlqueueHandlerRegistry() {
+		return new HandlerRegistry();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@DependsOnDatabaseInitialization
+	JobQueue jobQueue(JobStore store, PayloadCodec codec, HandlerRegistry handlers, RetryPolicy retryPolicy) {
+		return new JobQueue(store, codec, handlers, retryPolicy);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnProperty(prefix = "sqlqueue", name = "migrate", matchIfMissing = true)
+	QueueSchemaInitializer sqlqueueSchemaInitializer(DataSource dataSource, Dialect dialect,
+			SqlQueueProperties properties) {
+		return new QueueSchemaInitializer(dataSource, dialect, properties.getSchema());
+	}
+
+	/** The settings of the Manager from the properties. */
+	static ManagerSettings managerSettings(SqlQueueProperties properties, RetryPolicy retryPolicy) {
+		ManagerSettings.Builder settings = ManagerSettings.builder();
+		PropertyMapper map = PropertyMapper.get();
+		map.from(properties::getWorkerId).to(settings::workerId);
+		map.from(properties::getPollInterval).to(settings::pollInterval);
+		map.from(properties::getBatchSize).to(settings::batchSize);
+		map.from(properties::getLeaseDuration).to(settings::leaseDuration);
+		map.from(properties::getHeartbeatInterval).to(settings::heartbeatInterval);
+		map.from(properties::getShutdownTimeout).to(settings::shutdownTimeout);
+		map.from(properties::getHandlerTimeout).to(settings::handlerTimeout);
+		map.from(properties::getConcurrency).to(settings::defaultConcurrency);
+		Map<String, Integer> concurrency = new LinkedHashMap<>();
+		properties.getQueues().forEach((queue, settingsOfQueue) -> {
+			if (settingsOfQueue.getConcurrency() != null) {
+				concurrency.put(queue, settingsOfQueue.getConcurrency());
+			}
+		});
+		return settings.concurrency(concurrency)
+			.queues(properties.getQueues().keySet())
+			.retryPolicy(retryPolicy)
+			.build();
+	}
+
+	/** The workers the Manager's lanes need at most: the handlers' queues and the configured ones. */
+	static int totalWorkers(HandlerRegistry handlers, ManagerSettings settings) {
+		Set<String> queues = new TreeSet<>(handlers.queues());
+		queues.addAll(settings.queues());
+		return Math.max(1, queues.stream().mapToInt(settings::concurrencyOf).sum());
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnProperty(prefix = "sqlqueue.manager", name = "enabled", matchIfMissing = true)
+	static class ManagerConfiguration {
+
+		@Bean(name = TASK_SCHEDULER_BEAN_NAME, defaultCandidate = false)
+		@ConditionalOnMissingBean(name = TASK_SCHEDULER_BEAN_NAME)
+		TaskScheduler sqlqueueTaskScheduler(Environment environment) {
+			if (Threading.VIRTUAL.isActive(environment)) {
+				LateShutdownTaskScheduler scheduler = new LateShutdownTaskScheduler();
+				scheduler.setVirtualThreads(true);
+				scheduler.setThreadNamePrefix("sqlqueue-scheduler-");
+				return scheduler;
+			}
+			ThreadPoolTaskScheduler scheduler = new ThreadPoolTaskScheduler();
+			scheduler.setPoolSize(2);
+			scheduler.setThreadNamePrefix("sqlqueue-scheduler-");
+			scheduler.setAcceptTasksAfterContextClose(true);
+			return scheduler;
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		@DependsOnDatabaseInitialization
+		Manager sqlqueueManager(JobStore store, HandlerRegistry handlers, PayloadCodec codec, RetryPolicy retryPolicy,
+				JobQueue jobQueue, SqlQueueProperties properties,
+				@Qualifier(TASK_SCHEDULER_BEAN_NAME) TaskScheduler scheduler,
+				@Qualifier(WORKER_EXECUTOR_BEAN_NAME) Executor workers) {
+			Manager manager = new Manager(store, handlers, codec, managerSettings(properties, retryPolicy), scheduler,
+					workers);
+			jobQueue.addEnqueueListener(manager::wakeUp);
+			return manager;
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		@DependsOnDatabaseInitialization
+		Reaper sqlqueueReaper(JobStore store, SqlQueueProperties properties,
+				@Qualifier(TASK_SCHEDULER_BEAN_NAME) TaskScheduler scheduler) {
+			return new Reaper(store, scheduler, properties.getReaperInterval());
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnProperty(prefix = "sqlqueue.manager", name = "enabled", matchIfMissing = true)
+	@ConditionalOnMissingBean(name = WORKER_EXECUTOR_BEAN_NAME)
+	static class WorkerExecutorConfiguration {
+
+		@Bean(name = WORKER_EXECUTOR_BEAN_NAME, defaultCandidate = false)
+		Executor sqlqueueWorkerExecutor(Environment environment, SqlQueueProperties properties,
+				HandlerRegistry handlers, RetryPolicy retryPolicy) {
+			if (Threading.VIRTUAL.isActive(environment)) {
+				SimpleAsyncTaskExecutor executor = new SimpleAsyncTaskExecutor("sqlqueue-worker-");
+				executor.setVirtualThreads(true);
+				return executor;
+			}
+			int workers = totalWorkers(handlers, managerSettings(properties, retryPolicy));
+			ThreadPoolTaskExecutor executor = new ThreadPoolTaskExecutor();
+			executor.setCorePoolSize(workers);
+			executor.setMaxPoolSize(workers);
+			executor.setThreadNamePrefix("sqlqueue-worker-");
+			executor.setAcceptTasksAfterContextClose(true);
+			return executor;
+		}
+
+		@Bean
+		WorkerPoolSizer sqlqueueWorkerPoolSizer(@Qualifier(WORKER_EXECUTOR_BEAN_NAME) Executor executor,
+				HandlerRegistry handlers, ObjectProvider<Manager> manager, SqlQueueProperties properties,
+				RetryPolicy retryPolicy) {
+			return new WorkerPoolSizer(executor, handlers, () -> {
+				Manager running = manager.getIfUnique();
+				return (running != null) ? running.settings() : managerSettings(properties, retryPolicy);
+			});
+		}
+
+	}
+
+}

@@ -1,0 +1,120 @@
+package io.sqlqueue.boot.handler;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.aop.framework.AopInfrastructureBean;
+import org.springframework.aop.framework.AopProxyUtils;
+import org.springframework.aop.support.AopUtils;
+import org.springframework.beans.factory.BeanFactory;
+import org.springframework.beans.factory.BeanFactoryAware;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
+import org.springframework.core.MethodIntrospector;
+import org.springframework.core.Ordered;
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.core.annotation.AnnotationUtils;
+
+import io.sqlqueue.JobHandler;
+import io.sqlqueue.handler.Durations;
+import io.sqlqueue.handler.HandlerDefinition;
+import io.sqlqueue.handler.HandlerRegistry;
+import io.sqlqueue.handler.MethodJobInvoker;
+import io.sqlqueue.handler.PayloadCodec;
+
+/**
+ * Registers the {@link JobHandler @JobHandler} methods of each singleton bean in the
+ * {@link HandlerRegistry}, as Spring's {@code ScheduledAnnotationBeanPostProcessor} does
+ * for {@code @Scheduled}. Methods are found on the bean's target class and invoked on the
+ * bean itself, so proxies (such as {@code @Transactional}) apply. A duplicate handler name
+ * or a method that cannot be a handler fails the bean's creation, naming it.
+ * <p>
+ * The registry and the codec are looked up only when the first handler is found, so this
+ * post-processor initializes no other bean early.
+ */
+public class JobHandlerBeanPostProcessor implements BeanPostProcessor, BeanFactoryAware, Ordered {
+
+	private final ObjectProvider<HandlerRegistry> registry;
+
+	private final ObjectProvider<PayloadCodec> codec;
+
+	private final Set<Class<?>> classesWithoutHandlers = ConcurrentHashMap.newKeySet();
+
+	private @Nullable ConfigurableListableBeanFactory beanFactory;
+
+	public JobHandlerBeanPostProcessor(ObjectProvider<HandlerRegistry> registry, ObjectProvider<PayloadCodec> codec) {
+		this.registry = registry;
+		this.codec = codec;
+	}
+
+	@Override
+	public void setBeanFactory(BeanFactory beanFactory) {
+		if (beanFactory instanceof ConfigurableListableBeanFactory listable) {
+			this.beanFactory = listable;
+		}
+	}
+
+	@Override
+	public int getOrder() {
+		return Ordered.LOWEST_PRECEDENCE;
+	}
+
+	@Override
+	public Object postProcessAfterInitialization(Object bean, String beanName) {
+		if (bean instanceof AopInfrastructureBean) {
+			return bean;
+		}
+		Class<?> targetClass = AopProxyUtils.ultimateTargetClass(bean);
+		if (this.classesWithoutHandlers.contains(targetClass)
+				|| !AnnotationUtils.isCandidateClass(targetClass, JobHandler.class)) {
+			return bean;
+		}
+		Map<Method, JobHandler> methods = MethodIntrospector.selectMethods(targetClass,
+				(MethodIntrospector.MetadataLookup<JobHandler>) (method) -> AnnotatedElementUtils
+					.findMergedAnnotation(method, JobHandler.class));
+		if (methods.isEmpty()) {
+			this.classesWithoutHandlers.add(targetClass);
+			return bean;
+		}
+		requireSingleton(beanName, methods.keySet().iterator().next());
+		methods.forEach((method, annotation) -> register(bean, beanName, method, annotation));
+		return bean;
+	}
+
+	private void requireSingleton(String beanName, Method method) {
+		if (this.beanFactory != null && this.beanFactory.containsBeanDefinition(beanName)
+				&& !this.beanFactory.getMergedBeanDefinition(beanName).isSingleton()) {
+			throw new IllegalStateException("@JobHandler method " + method.toGenericString() + " is on bean '"
+					+ beanName + "', which is not a singleton: handlers must be on singleton beans");
+		}
+	}
+
+	private void register(Object bean, String beanName, Method method, JobHandler annotation) {
+		Method invocable = AopUtils.selectInvocableMethod(method, bean.getClass());
+		String description = beanName + "#" + method.getName();
+		HandlerDefinition definition;
+		try {
+			definition = new HandlerDefinition(annotation.value(), annotation.queue(),
+					(annotation.maxAttempts() != 0) ? annotation.maxAttempts() : null, timeout(annotation),
+					Set.copyOf(Arrays.asList(annotation.noRetryFor())),
+					new MethodJobInvoker(bean, invocable, annotation.value(), this.codec.getObject()), description);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalStateException(
+					"@JobHandler method " + method.toGenericString() + " is invalid: " + ex.getMessage(), ex);
+		}
+		this.registry.getObject().register(definition);
+	}
+
+	private static @Nullable Duration timeout(JobHandler annotation) {
+		return annotation.timeout().isBlank() ? null : Durations.parse(annotation.timeout());
+	}
+
+}

@@ -1,0 +1,350 @@
+package io.sqlqueue.boot.autoconfigure;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Executor;
+
+import javax.sql.DataSource;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.task.TaskExecutionAutoConfiguration;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.task.SyncTaskExecutor;
+import org.springframework.core.task.TaskExecutor;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
+import org.springframework.util.unit.DataSize;
+
+import io.sqlqueue.JobQueue;
+import io.sqlqueue.boot.schema.QueueSchemaInitializer;
+import io.sqlqueue.handler.HandlerRegistry;
+import io.sqlqueue.handler.PayloadCodec;
+import io.sqlqueue.handler.RetryPolicy;
+import io.sqlqueue.manager.Manager;
+import io.sqlqueue.manager.ManagerSettings;
+import io.sqlqueue.manager.Reaper;
+import io.sqlqueue.store.ClaimMethod;
+import io.sqlqueue.store.Dialect;
+import io.sqlqueue.store.H2Dialect;
+import io.sqlqueue.store.JobStore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class SqlQueueAutoConfigurationTests {
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+				DataSourceTransactionManagerAutoConfiguration.class, JacksonAutoConfiguration.class,
+				SqlQueueAutoConfiguration.class))
+		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
+				"sqlqueue.poll-interval=50ms", "sqlqueue.shutdown-timeout=1s");
+
+	@Test
+	void backsOffWithoutDataSource() {
+		new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(SqlQueueAutoConfiguration.class))
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean(JobQueue.class)
+				.doesNotHaveBean(SqlQueueProperties.class));
+	}
+
+	@Test
+	void backsOffWhenDisabled() {
+		this.runner.withPropertyValues("sqlqueue.enabled=false")
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(DataSource.class)
+				.doesNotHaveBean(JobQueue.class)
+				.doesNotHaveBean(QueueSchemaInitializer.class)
+				.doesNotHaveBean(Manager.class));
+	}
+
+	@Test
+	void runsJobsByDefault() {
+		this.runner.run((context) -> {
+			assertThat(context).hasNotFailed()
+				.hasSingleBean(JobQueue.class)
+				.hasSingleBean(JobStore.class)
+				.hasSingleBean(PayloadCodec.class)
+				.hasSingleBean(RetryPolicy.class)
+				.hasSingleBean(HandlerRegistry.class)
+				.hasSingleBean(QueueSchemaInitializer.class)
+				.hasSingleBean(Manager.class)
+				.hasSingleBean(Reaper.class)
+				.hasBean(SqlQueueAutoConfiguration.TASK_SCHEDULER_BEAN_NAME)
+				.hasBean(SqlQueueAutoConfiguration.WORKER_EXECUTOR_BEAN_NAME);
+			assertThat(context.getBean(Dialect.class)).isInstanceOf(H2Dialect.class);
+			assertThat(context.getBean(Manager.class).isRunning()).isFalse(); // no handlers: claims nothing
+			assertThat(context.getBean(Reaper.class).isRunning()).isTrue();
+			assertThat(context.getBean(SqlQueueAutoConfiguration.TASK_SCHEDULER_BEAN_NAME))
+				.isInstanceOf(ThreadPoolTaskScheduler.class);
+		});
+	}
+
+	@Test
+	void onlyEnqueuesWhenTheManagerIsDisabled() {
+		this.runner.withPropertyValues("sqlqueue.manager.enabled=false").run((context) -> {
+			assertThat(context).hasNotFailed()
+				.doesNotHaveBean(Manager.class)
+				.doesNotHaveBean(Reaper.class)
+				.doesNotHaveBean(SqlQueueAutoConfiguration.TASK_SCHEDULER_BEAN_NAME)
+				.doesNotHaveBean(SqlQueueAutoConfiguration.WORKER_EXECUTOR_BEAN_NAME);
+			JobQueue jobs = context.getBean(JobQueue.class);
+			long id = jobs.enqueue("mail.welcome", Map.of("to", "ada@example.com"));
+			assertThat(jobs.find(id)).hasValueSatisfying((job) -> {
+				assertThat(job.queue()).isEqualTo(JobQueue.DEFAULT_QUEUE);
+				assertThat(job.maxAttempts()).isEqualTo(10);
+			});
+		});
+	}
+
+	@Test
+	void bindsProperties() {
+		this.runner
+			.withPropertyValues("sqlqueue.worker-id=node-1", "sqlqueue.poll-interval=250ms", "sqlqueue.batch-size=5",
+					"sqlqueue.lease-duration=30s", "sqlqueue.heartbeat-interval=4s", "sqlqueue.handler-timeout=2m",
+					"sqlqueue.concurrency=3", "sqlqueue.queues.mail.concurrency=2", "sqlqueue.queues.bulk.concurrency=4",
+					"sqlqueue.retry.max-attempts=4", "sqlqueue.retry.initial-backoff=1s",
+					"sqlqueue.retry.multiplier=3", "sqlqueue.retry.max-backoff=10m", "sqlqueue.retry.jitter=0",
+					"sqlqueue.payload-max-size=64KB", "sqlqueue.claim-method=compare-and-set")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				ManagerSettings settings = context.getBean(Manager.class).settings();
+				assertThat(settings.workerId()).isEqualTo("node-1");
+				assertThat(settings.pollInterval()).isEqualTo(Duration.ofMillis(250));
+				assertThat(settings.batchSize()).isEqualTo(5);
+				assertThat(settings.leaseDuration()).isEqualTo(Duration.ofSeconds(30));
+				assertThat(settings.heartbeatInterval()).isEqualTo(Duration.ofSeconds(4));
+				assertThat(settings.handlerTimeout()).isEqualTo(Duration.ofMinutes(2));
+				assertThat(settings.defaultConcurrency()).isEqualTo(3);
+				assertThat(settings.concurrency()).isEqualTo(Map.of("mail", 2, "bulk", 4));
+				assertThat(settings.queues()).containsExactlyInAnyOrder("mail", "bulk");
+				assertThat(settings.retryPolicy())
+					.isEqualTo(new RetryPolicy(4, Duration.ofSeconds(1), 3.0, Duration.ofMinutes(10), 0.0));
+				assertThat(context.getBean(PayloadCodec.class).maxPayloadBytes())
+					.isEqualTo((int) DataSize.ofKilobytes(64).toBytes());
+				assertThat(context.getBean(JobStore.class).claimMethod()).isEqualTo(ClaimMethod.COMPARE_AND_SET);
+				ThreadPoolTaskExecutor workers = context.getBean(SqlQueueAutoConfiguration.WORKER_EXECUTOR_BEAN_NAME,
+						ThreadPoolTaskExecutor.class);
+				assertThat(workers.getCorePoolSize()).isEqualTo(2 + 4);
+				assertThat(workers.getMaxPoolSize()).isEqualTo(2 + 4);
+			});
+	}
+
+	@Test
+	void beatsAThirdOfTheLeaseByDefault() {
+		this.runner.withPropertyValues("sqlqueue.lease-duration=30s")
+			.run((context) -> assertThat(context.getBean(Manager.class).settings().heartbeatInterval())
+				.isEqualTo(Duration.ofSeconds(10)));
+	}
+
+	@Test
+	void failsOnInvalidSettings() {
+		this.runner.withPropertyValues("sqlqueue.lease-duration=10s", "sqlqueue.heartbeat-interval=10s")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("heartbeatInterval")
+				.hasMessageContaining("leaseDuration"));
+	}
+
+	@Test
+	void usesTheNamedDialect() {
+		this.runner.withPropertyValues("sqlqueue.dialect=h2")
+			.run((context) -> assertThat(context.getBean(Dialect.class)).isInstanceOf(H2Dialect.class));
+	}
+
+	@Test
+	void failsOnAnUnknownDialectNamingTheSupportedOnes() {
+		this.runner.withPropertyValues("sqlqueue.dialect=oracle")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("oracle")
+				.hasMessageContaining("postgresql")
+				.hasMessageContaining("h2"));
+	}
+
+	@Test
+	void backsOffForTheApplicationsOwnBeans() {
+		this.runner.withUserConfiguration(OwnBeans.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context.getBean(Dialect.class)).isSameAs(OwnBeans.DIALECT);
+			assertThat(context.getBean(JobStore.class)).isSameAs(OwnBeans.STORE);
+			assertThat(context.getBean(PayloadCodec.class)).isSameAs(OwnBeans.CODEC);
+			assertThat(context.getBean(RetryPolicy.class)).isSameAs(OwnBeans.RETRY);
+			assertThat(context.getBean(JobQueue.class)).isSameAs(OwnBeans.QUEUE);
+			assertThat(context.getBean(SqlQueueAutoConfiguration.WORKER_EXECUTOR_BEAN_NAME))
+				.isSameAs(OwnBeans.WORKERS);
+			assertThat(context).doesNotHaveBean(WorkerPoolSizer.class);
+			assertThat(context.getBean(Manager.class)).extracting("workers").isSameAs(OwnBeans.WORKERS);
+			assertThat(context.getBean(Manager.class)).extracting("store").isSameAs(OwnBeans.STORE);
+		});
+	}
+
+	@Test
+	void backsOffForTheApplicationsOwnManagerAndScheduler() {
+		this.runner.withUserConfiguration(OwnManager.class).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context.getBean(Manager.class)).isSameAs(context.getBean("ownManager"));
+			assertThat(context.getBean(SqlQueueAutoConfiguration.TASK_SCHEDULER_BEAN_NAME))
+				.isSameAs(context.getBean(OwnManager.class).scheduler);
+			assertThat(context.getBean(Reaper.class)).extracting("scheduler")
+				.isSameAs(context.getBean(OwnManager.class).scheduler);
+		});
+	}
+
+	@Test
+	void leavesTheApplicationsTaskExecutorAlone() {
+		this.runner.withConfiguration(AutoConfigurations.of(TaskExecutionAutoConfiguration.class))
+			.run((context) -> {
+				assertThat(context).hasNotFailed().hasBean("applicationTaskExecutor");
+				assertThat(context.getBean(TaskExecutor.class)).isSameAs(context.getBean("applicationTaskExecutor"));
+				assertThat(context.getBean(Executor.class)).isSameAs(context.getBean("applicationTaskExecutor"));
+				assertThat(context.getBean(Manager.class)).extracting("workers")
+					.isSameAs(context.getBean(SqlQueueAutoConfiguration.WORKER_EXECUTOR_BEAN_NAME))
+					.isNotSameAs(context.getBean("applicationTaskExecutor"));
+			});
+	}
+
+	@Test
+	void migratesTheQueueTable() {
+		this.runner.run((context) -> {
+			JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
+			assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM queue_job", Integer.class)).isZero();
+			assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM \"sqlqueue_schema_history\" WHERE \"success\"",
+					Integer.class))
+				.isPositive();
+		});
+	}
+
+	@Test
+	void migratesNothingWhenMigrateIsOff() {
+		this.runner.withPropertyValues("sqlqueue.migrate=false").run((context) -> {
+			assertThat(context).hasNotFailed().doesNotHaveBean(QueueSchemaInitializer.class).hasSingleBean(JobQueue.class);
+			JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
+			assertThat(jdbc.queryForObject(
+					"SELECT COUNT(*) FROM INFORMATION_SCHEMA.TABLES WHERE LOWER(TABLE_NAME) IN ('queue_job', 'sqlqueue_schema_history')",
+					Integer.class))
+				.isZero();
+		});
+	}
+
+	@Test
+	void sizesTheWorkerPoolForTheHandlersQueues() {
+		this.runner.withPropertyValues("sqlqueue.concurrency=3", "sqlqueue.queues.mail.concurrency=2")
+			.withBean("greeter", JobHandlerRegistrationTests.Greeter.class)
+			.run((context) -> {
+				ThreadPoolTaskExecutor workers = context.getBean(SqlQueueAutoConfiguration.WORKER_EXECUTOR_BEAN_NAME,
+						ThreadPoolTaskExecutor.class);
+				assertThat(workers.getMaxPoolSize()).isEqualTo(3 + 3 + 2); // greetings, default, mail
+				assertThat(workers.getCorePoolSize()).isEqualTo(3 + 3 + 2);
+			});
+	}
+
+	@Test
+	void putsTheTableInTheConfiguredSchema() {
+		// H2 folds unquoted names to upper case; see putsTheTableInALowerCaseSchemaOnH2.
+		putsTheTableInSchema("JOBS");
+	}
+
+	@Test
+	void putsTheTableInALowerCaseSchemaOnH2() {
+		putsTheTableInSchema("jobs");
+	}
+
+	private void putsTheTableInSchema(String name) {
+		this.runner.withPropertyValues("sqlqueue.schema=" + name).run((context) -> {
+			assertThat(context).hasNotFailed();
+			JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
+			assertThat(jdbc.queryForList(
+					"SELECT TABLE_SCHEMA FROM INFORMATION_SCHEMA.TABLES WHERE LOWER(TABLE_NAME) = 'queue_job'",
+					String.class))
+				.singleElement()
+				.satisfies((schema) -> assertThat(schema).isEqualToIgnoringCase(name));
+			JobQueue jobs = context.getBean(JobQueue.class);
+			long id = jobs.enqueue("report.daily", null);
+			assertThat(jobs.find(id)).isPresent();
+		});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OwnBeans {
+
+		static final Dialect DIALECT = new H2Dialect();
+
+		static final PayloadCodec CODEC = new PayloadCodec();
+
+		static final RetryPolicy RETRY = RetryPolicy.DEFAULT;
+
+		static final HandlerRegistry HANDLERS = new HandlerRegistry();
+
+		static final Executor WORKERS = new SyncTaskExecutor();
+
+		static JobStore STORE;
+
+		static JobQueue QUEUE;
+
+		@Bean
+		Dialect ownDialect() {
+			return DIALECT;
+		}
+
+		@Bean
+		JobStore ownStore(DataSource dataSource) {
+			STORE = new JobStore(dataSource, DIALECT, null);
+			return STORE;
+		}
+
+		@Bean
+		PayloadCodec ownCodec() {
+			return CODEC;
+		}
+
+		@Bean
+		RetryPolicy ownRetryPolicy() {
+			return RETRY;
+		}
+
+		@Bean
+		HandlerRegistry ownHandlers() {
+			return HANDLERS;
+		}
+
+		@Bean
+		JobQueue ownJobQueue(JobStore store) {
+			QUEUE = new JobQueue(store, CODEC, HANDLERS, RETRY);
+			return QUEUE;
+		}
+
+		@Bean(SqlQueueAutoConfiguration.WORKER_EXECUTOR_BEAN_NAME)
+		Executor ownWorkers() {
+			return WORKERS;
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class OwnManager {
+
+		final ThreadPoolTaskScheduler scheduler = new ThreadPoolTaskScheduler();
+
+		@Bean(SqlQueueAutoConfiguration.TASK_SCHEDULER_BEAN_NAME)
+		ThreadPoolTaskScheduler ownScheduler() {
+			return this.scheduler;
+		}
+
+		@Bean
+		Manager ownManager(JobStore store, HandlerRegistry handlers, PayloadCodec codec) {
+			return new Manager(store, handlers, codec, ManagerSettings.defaults(), this.scheduler,
+					new SyncTaskExecutor());
+		}
+
+	}
+
+}

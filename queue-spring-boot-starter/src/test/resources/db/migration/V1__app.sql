@@ -1,0 +1,1 @@
+CREATE TABLE app_thing (id BIGINT PRIMARY KEY, name VARCHAR(64));
