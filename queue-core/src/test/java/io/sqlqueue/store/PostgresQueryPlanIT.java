@@ -1,0 +1,83 @@
+package io.sqlqueue.store;
+
+import java.util.List;
+import java.util.stream.Collectors;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import io.sqlqueue.schema.QueueSchemaMigrator;
+import io.sqlqueue.test.TestDatabase;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Every statement on a hot path (claim, complete, heartbeat, reap) uses an index, on a
+ * table shaped like a busy queue's: many finished jobs, a few ready ones.
+ */
+class PostgresQueryPlanIT {
+
+	private static TestDatabase.Isolated database;
+
+	private static JdbcTemplate jdbc;
+
+	private static JobSql sql;
+
+	@BeforeAll
+	static void fillTable() {
+		database = TestDatabase.POSTGRESQL.isolated();
+		new QueueSchemaMigrator(database.dataSource(), database.dialect(), database.schema()).migrate();
+		jdbc = new JdbcTemplate(database.dataSource());
+		sql = new JobSql(database.dialect(), database.schema());
+		jdbc.execute("""
+				INSERT INTO queue_job (queue, handler, payload, status, max_attempts, finished_at)
+				SELECT 'q' || (i % 4), 'h' || (i % 10), '{}', 'SUCCEEDED', 3, now()
+				FROM generate_series(1, 50000) AS i""");
+		jdbc.execute("""
+				INSERT INTO queue_job (queue, handler, payload, status, max_attempts)
+				SELECT 'q' || (i % 4), 'h' || (i % 10), '{}', 'QUEUED', 3
+				FROM generate_series(1, 500) AS i""");
+		jdbc.execute("""
+				INSERT INTO queue_job (queue, handler, payload, status, max_attempts, lease_token, lease_expires_at)
+				SELECT 'q' || (i % 4), 'h' || (i % 10), '{}', 'RUNNING', 3, i, now() + interval '1 minute'
+				FROM generate_series(1, 50) AS i""");
+		jdbc.execute("ANALYZE queue_job");
+	}
+
+	@AfterAll
+	static void dropTable() {
+		database.close();
+	}
+
+	@Test
+	void claimUsesTheReadyIndex() {
+		assertThat(plan(sql.claimReturning(2), "q1", "h1", "h3", 10, "w", 1L, 30000L)).contains("queue_job_ready_idx")
+			.doesNotContain("Seq Scan on queue_job j");
+	}
+
+	@Test
+	void fencedWritesFindTheJobByItsKey() {
+		assertThat(plan(sql.complete, "{}", 1L, 1L)).contains("queue_job_pkey");
+		assertThat(plan(sql.extendLease, 1000L, 1L, 1L)).contains("queue_job_pkey");
+		assertThat(plan(sql.reschedule, 1000L, "error", 1L, 1L)).contains("queue_job_pkey");
+	}
+
+	@Test
+	void reaperUsesTheLeaseIndex() {
+		assertThat(plan(sql.expiredLeases, 100)).contains("queue_job_lease_idx");
+	}
+
+	@Test
+	void backlogUsesTheReadyIndex() {
+		assertThat(plan(sql.dueBacklog)).contains("queue_job_ready_idx");
+	}
+
+	private static String plan(String statement, Object... args) {
+		List<String> lines = jdbc.queryForList("EXPLAIN " + statement, String.class, args);
+		return lines.stream().collect(Collectors.joining("\n"));
+	}
+
+}
