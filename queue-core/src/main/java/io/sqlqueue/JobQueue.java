@@ -3,7 +3,9 @@ package io.sqlqueue;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -43,13 +45,21 @@ public class JobQueue {
 
 	private final RetryPolicy retryPolicy;
 
+	private final JobListener listener;
+
 	private final List<Consumer<Set<String>>> enqueueListeners = new CopyOnWriteArrayList<>();
 
 	public JobQueue(JobStore store, PayloadCodec codec, HandlerRegistry handlers, RetryPolicy retryPolicy) {
+		this(store, codec, handlers, retryPolicy, JobListener.NONE);
+	}
+
+	public JobQueue(JobStore store, PayloadCodec codec, HandlerRegistry handlers, RetryPolicy retryPolicy,
+			JobListener listener) {
 		this.store = store;
 		this.codec = codec;
 		this.handlers = handlers;
 		this.retryPolicy = retryPolicy;
+		this.listener = listener;
 	}
 
 	/** Enqueues a job for {@code handler} with this payload, due now; returns its id. */
@@ -73,14 +83,19 @@ public class JobQueue {
 	 */
 	public List<Long> enqueueAll(List<Job> jobs) {
 		List<NewJob> rows = new ArrayList<>(jobs.size());
-		Set<String> queues = new LinkedHashSet<>();
+		Map<List<String>, Integer> counts = new LinkedHashMap<>();
 		for (Job job : jobs) {
 			NewJob row = toRow(job);
 			rows.add(row);
-			queues.add(row.queue());
+			counts.merge(List.of(row.queue(), row.handler()), 1, Integer::sum);
 		}
 		List<Long> ids = this.store.insert(rows);
-		afterCommit(() -> this.enqueueListeners.forEach((listener) -> listener.accept(queues)));
+		afterCommit(() -> {
+			counts.forEach((key, count) -> this.listener.enqueued(key.get(0), key.get(1), count));
+			Set<String> queues = new LinkedHashSet<>();
+			counts.keySet().forEach((key) -> queues.add(key.get(0)));
+			this.enqueueListeners.forEach((listener) -> listener.accept(queues));
+		});
 		return ids;
 	}
 
@@ -104,7 +119,12 @@ public class JobQueue {
 
 	/** Cancels a {@code QUEUED} job; returns false when it is not (or no longer) queued. */
 	public boolean cancel(long id) {
-		return this.store.cancel(id);
+		boolean cancelled = this.store.cancel(id);
+		if (cancelled) {
+			this.store.find(id)
+				.ifPresent((job) -> afterCommit(() -> this.listener.cancelled(job.queue(), job.handler())));
+		}
+		return cancelled;
 	}
 
 	/** Queues a {@code FAILED} job again with a fresh set of attempts; returns false when it is not failed. */

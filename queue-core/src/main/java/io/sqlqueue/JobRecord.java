@@ -13,6 +13,14 @@ public record JobRecord(long id, String queue, String handler, String payload, J
 		@Nullable String lastError, @Nullable String result, Instant createdAt, Instant updatedAt,
 		@Nullable Instant startedAt, @Nullable Instant finishedAt) {
 
+	/** This job with another start time. */
+	public JobRecord withStartedAt(@Nullable Instant startedAt) {
+		return new JobRecord(this.id, this.queue, this.handler, this.payload, this.status, this.priority, this.runAt,
+				this.attempts, this.maxAttempts, this.leaseOwner, this.leaseToken, this.leaseExpiresAt, this.version,
+				this.uniqueKey, this.groupKey, this.lastError, this.result, this.createdAt, this.updatedAt, startedAt,
+				this.finishedAt);
+	}
+
 	@Override
 	public String toString() {
 		return "JobRecord[id=" + this.id + ", queue=" + this.queue + ", handler=" + this.handler + ", status="

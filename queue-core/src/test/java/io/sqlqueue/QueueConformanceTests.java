@@ -32,8 +32,10 @@ import io.sqlqueue.store.ClaimRequest;
 import io.sqlqueue.store.Completion;
 import io.sqlqueue.store.JobStore;
 import io.sqlqueue.store.Lease;
+import io.sqlqueue.store.QueueCount;
 import io.sqlqueue.store.ReapedJob;
 import io.sqlqueue.test.QueueFixture;
+import io.sqlqueue.test.RecordingJobListener;
 import io.sqlqueue.test.SwitchableDataSource;
 import io.sqlqueue.test.TestDatabase;
 
@@ -521,6 +523,8 @@ public abstract class QueueConformanceTests {
 			assertThat(job.result()).isEqualTo("\"second\"");
 			assertThat(job.attempts()).isEqualTo(2);
 			assertThat(runs).containsExactly("attempt 1", "attempt 2");
+			assertThat(this.fixture.listener().events("lease lost")).containsExactly("lease lost slow");
+			assertThat(this.fixture.listener().events("reaped")).containsExactly("reaped slow requeued");
 			first.stop();
 		}
 	}
@@ -666,6 +670,70 @@ public abstract class QueueConformanceTests {
 		manager.wakeUp(Set.of("default"));
 		await().pollDelay(Duration.ofMillis(300)).atMost(WAIT).until(() -> true);
 		assertThat(this.fixture.status(id)).isEqualTo(JobStatus.QUEUED);
+	}
+
+	// --- observing and retention
+
+	@Test
+	void listenerHearsEveryOutcome() {
+		handler("ok", (payload, context) -> "fine");
+		handler("bad", (payload, context) -> {
+			throw new IllegalStateException("always");
+		});
+		this.fixture.startManager((s) -> s);
+		long ok = this.fixture.queue().enqueue("ok", null);
+		long bad = this.fixture.queue().enqueue("bad", null);
+		long cancelled = this.fixture.queue().enqueue(Job.of("ok", null).delay(Duration.ofHours(1)));
+		assertThat(this.fixture.queue().cancel(cancelled)).isTrue();
+		awaitStatus(ok, JobStatus.SUCCEEDED);
+		awaitStatus(bad, JobStatus.FAILED);
+		RecordingJobListener heard = this.fixture.listener();
+		assertThat(heard.events("enqueued")).containsExactly("enqueued default ok 1", "enqueued default bad 1",
+				"enqueued default ok 1");
+		assertThat(heard.events("cancelled")).containsExactly("cancelled default ok");
+		assertThat(heard.events("finished ok")).containsExactly("finished ok succeeded");
+		assertThat(heard.events("finished bad")).containsExactly("finished bad retried", "finished bad retried",
+				"finished bad failed");
+		assertThat(heard.events("started")).hasSize(4);
+		assertThat(heard.waits()).allSatisfy((wait) -> assertThat(wait).isGreaterThanOrEqualTo(Duration.ZERO));
+	}
+
+	@Test
+	void countsByQueueReadTheMixOfStatesInOneQuery() {
+		this.fixture.queue().enqueueAll(List.of(Job.of("work", 1), Job.of("work", 2), Job.of("work", 3),
+				Job.of("work", 4).queue("mail"), Job.of("work", 5).queue("mail").delay(Duration.ofHours(1))));
+		JobRecord running = claim("default", 1, "work").get(0);
+		this.fixture.store().fail(new Lease(running.id(), running.leaseToken()), "broken");
+		claim("default", 1, "work");
+		await().pollDelay(Duration.ofMillis(20)).atMost(WAIT).until(() -> true);
+		List<QueueCount> counts = this.fixture.store().countsByQueue();
+		assertThat(counts).extracting((count) -> count.queue() + " " + count.status() + " " + count.jobs())
+			.containsExactlyInAnyOrder("default FAILED 1", "default RUNNING 1", "default QUEUED 1", "mail QUEUED 2");
+		QueueCount mail = counts.stream().filter((count) -> count.queue().equals("mail")).findFirst().orElseThrow();
+		assertThat(mail.oldestDueAge()).isGreaterThan(Duration.ZERO).isLessThan(Duration.ofMinutes(5));
+	}
+
+	@Test
+	void pruneDeletesOnlyFinishedJobsPastTheirRetention() {
+		List<Long> ids = this.fixture.queue()
+			.enqueueAll(List.of(Job.of("work", 1), Job.of("work", 2), Job.of("work", 3), Job.of("work", 4)));
+		List<JobRecord> claimed = claim("default", 3, "work");
+		this.fixture.store()
+			.complete(List.of(new Completion(new Lease(claimed.get(0).id(), claimed.get(0).leaseToken()), null)));
+		this.fixture.store().fail(new Lease(claimed.get(1).id(), claimed.get(1).leaseToken()), "broken");
+		this.fixture.queue().cancel(ids.get(3));
+		await().pollDelay(Duration.ofMillis(50)).atMost(WAIT).until(() -> true);
+		JobStore store = this.fixture.store();
+		assertThat(store.pruneFinished(JobStatus.SUCCEEDED, Duration.ofHours(1), 100)).isZero();
+		assertThat(store.pruneFinished(JobStatus.SUCCEEDED, Duration.ofMillis(10), 100)).isEqualTo(1);
+		assertThat(store.pruneFinished(JobStatus.FAILED, Duration.ofMillis(10), 100)).isEqualTo(1);
+		io.sqlqueue.manager.Pruner pruner = new io.sqlqueue.manager.Pruner(store, this.fixture.scheduler(),
+				Duration.ofHours(1), Duration.ofDays(7), Duration.ofMillis(10), Duration.ZERO);
+		assertThat(pruner.runOnce()).containsEntry(JobStatus.CANCELLED, 1).doesNotContainKey(JobStatus.FAILED);
+		assertThat(this.fixture.count("1 = 1")).isEqualTo(1);
+		assertThat(this.fixture.status(claimed.get(2).id())).isEqualTo(JobStatus.RUNNING);
+		assertThatThrownBy(() -> store.pruneFinished(JobStatus.QUEUED, Duration.ZERO, 10))
+			.isInstanceOf(IllegalArgumentException.class);
 	}
 
 	public record Greeting(String name, int times) {

@@ -1,5 +1,6 @@
 package io.sqlqueue.manager;
 
+import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
@@ -41,6 +42,8 @@ final class Attempt {
 
 	private volatile @Nullable ScheduledFuture<?> timeout;
 
+	private volatile long startedNanos;
+
 	Attempt(JobRecord job, HandlerDefinition handler, Lane lane) {
 		this.job = job;
 		this.lease = new Lease(job.id(), requireToken(job));
@@ -59,12 +62,18 @@ final class Attempt {
 	/** On the worker thread: false when the attempt was released before it could start. */
 	boolean start() {
 		this.worker = Thread.currentThread();
+		this.startedNanos = System.nanoTime();
 		return this.state.compareAndSet(State.CLAIMED, State.RUNNING);
 	}
 
 	/** At shutdown: true when the attempt had not started and now never will. */
 	boolean release() {
 		return this.state.compareAndSet(State.CLAIMED, State.RELEASED);
+	}
+
+	/** How long the handler has run (zero before it started). */
+	Duration runningFor() {
+		return (this.startedNanos != 0) ? Duration.ofNanos(System.nanoTime() - this.startedNanos) : Duration.ZERO;
 	}
 
 	boolean isRunning() {

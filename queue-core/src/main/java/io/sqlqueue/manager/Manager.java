@@ -24,6 +24,8 @@ import org.springframework.context.SmartLifecycle;
 import org.springframework.scheduling.TaskScheduler;
 
 import io.sqlqueue.JobContext;
+import io.sqlqueue.JobListener;
+import io.sqlqueue.JobOutcome;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.LeaseLostException;
 import io.sqlqueue.handler.HandlerDefinition;
@@ -64,6 +66,8 @@ public class Manager implements SmartLifecycle {
 
 	private final Executor workers;
 
+	private final JobListener listener;
+
 	private final Map<String, Lane> lanes = new LinkedHashMap<>();
 
 	private final Set<Attempt> inFlight = ConcurrentHashMap.newKeySet();
@@ -82,7 +86,13 @@ public class Manager implements SmartLifecycle {
 
 	public Manager(JobStore store, HandlerRegistry handlers, PayloadCodec codec, ManagerSettings settings,
 			TaskScheduler scheduler, Executor workers) {
+		this(store, handlers, codec, settings, scheduler, workers, JobListener.NONE);
+	}
+
+	public Manager(JobStore store, HandlerRegistry handlers, PayloadCodec codec, ManagerSettings settings,
+			TaskScheduler scheduler, Executor workers, JobListener listener) {
 		this.store = store;
+		this.listener = listener;
 		this.handlers = handlers;
 		this.codec = codec;
 		this.settings = settings;
@@ -173,6 +183,13 @@ public class Manager implements SmartLifecycle {
 		return busy;
 	}
 
+	/** Workers per queue this instance serves. */
+	public Map<String, Integer> totalWorkers() {
+		Map<String, Integer> total = new LinkedHashMap<>();
+		this.lanes.values().forEach((lane) -> total.put(lane.queue, lane.concurrency));
+		return total;
+	}
+
 	public ManagerSettings settings() {
 		return this.settings;
 	}
@@ -208,6 +225,7 @@ public class Manager implements SmartLifecycle {
 		int wanted = Math.min(free, this.settings.batchSize());
 		List<JobRecord> jobs = this.store.claim(new ClaimRequest(this.settings.workerId(), lane.queue,
 				this.handlers.names(), wanted, this.settings.leaseDuration().toMillis()));
+		this.listener.claimed(lane.queue, jobs.size());
 		boolean full = jobs.size() == wanted;
 		lane.moreWork(full);
 		for (JobRecord job : jobs) {
@@ -245,6 +263,7 @@ public class Manager implements SmartLifecycle {
 		MDC.put("sqlqueue.jobId", String.valueOf(attempt.job.id()));
 		MDC.put("sqlqueue.handler", attempt.job.handler());
 		MDC.put("sqlqueue.attempt", String.valueOf(attempt.job.attempts()));
+		this.listener.started(attempt.job, waited(attempt.job));
 		try {
 			Object result = attempt.handler.invoker().invoke(attempt.job.payload(), new AttemptContext(attempt));
 			attempt.cancelTimeout();
@@ -278,7 +297,8 @@ public class Manager implements SmartLifecycle {
 
 	private void succeed(Attempt attempt, @Nullable Object result) {
 		String json = encodeResult(attempt, result);
-		write(attempt, "completion", () -> this.store.complete(List.of(new Completion(attempt.lease, json)))[0]);
+		write(attempt, JobOutcome.SUCCEEDED,
+				() -> this.store.complete(List.of(new Completion(attempt.lease, json)))[0]);
 	}
 
 	private @Nullable String encodeResult(Attempt attempt, @Nullable Object result) {
@@ -297,16 +317,16 @@ public class Manager implements SmartLifecycle {
 		int maxAttempts = attempt.job.maxAttempts();
 		if (!timedOut && attempt.handler.isNonRetryable(failure)) {
 			logger.warn("{} failed for good (not retryable): {}", attempt, failure.toString());
-			write(attempt, "failure", () -> this.store.fail(attempt.lease, error));
+			write(attempt, JobOutcome.FAILED, () -> this.store.fail(attempt.lease, error));
 		}
 		else if (attempts >= maxAttempts) {
 			logger.warn("{} failed for good (attempts used up): {}", attempt, failure.toString());
-			write(attempt, "failure", () -> this.store.fail(attempt.lease, error));
+			write(attempt, JobOutcome.FAILED, () -> this.store.fail(attempt.lease, error));
 		}
 		else {
 			Duration backoff = this.settings.retryPolicy().backoff(attempts);
-			logger.info("{} failed; retrying in {}: {}", attempt, backoff, failure.toString());
-			write(attempt, "retry", () -> this.store.reschedule(attempt.lease, error, backoff));
+			logger.debug("{} failed; retrying in {}: {}", attempt, backoff, failure.toString());
+			write(attempt, JobOutcome.RETRIED, () -> this.store.reschedule(attempt.lease, error, backoff));
 		}
 	}
 
@@ -318,20 +338,25 @@ public class Manager implements SmartLifecycle {
 		attempt.interrupt();
 	}
 
-	private void write(Attempt attempt, String what, FencedWrite write) {
+	private void write(Attempt attempt, JobOutcome outcome, FencedWrite write) {
 		try {
-			if (!write.held()) {
-				leaseLost(attempt, what);
+			if (write.held()) {
+				this.listener.finished(attempt.job, outcome, attempt.runningFor());
+			}
+			else {
+				leaseLost(attempt, "recording " + outcome.tag());
 			}
 		}
 		catch (RuntimeException ex) {
-			logger.error("Could not record the {} of {}; it runs again after its lease expires", what, attempt, ex);
+			logger.error("Could not record {} as {}; it runs again after its lease expires", attempt, outcome.tag(),
+					ex);
 		}
 	}
 
 	private void leaseLost(Attempt attempt, String during) {
 		if (attempt.markLeaseLost()) {
 			this.leaseLosses.incrementAndGet();
+			this.listener.leaseLost(attempt.job);
 			logger.warn("Lease of {} was lost ({}): the job was handed to another worker or changed by an operator; "
 					+ "this attempt's outcome is not recorded", attempt, during);
 		}
@@ -396,6 +421,12 @@ public class Manager implements SmartLifecycle {
 			}
 		}
 		return true;
+	}
+
+	private static Duration waited(JobRecord job) {
+		Instant started = job.startedAt();
+		return (started != null && started.isAfter(job.runAt())) ? Duration.between(job.runAt(), started)
+				: Duration.ZERO;
 	}
 
 	private Duration timeoutOf(HandlerDefinition handler) {

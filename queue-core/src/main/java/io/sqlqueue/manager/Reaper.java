@@ -12,6 +12,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.scheduling.TaskScheduler;
 
+import io.sqlqueue.JobListener;
 import io.sqlqueue.store.JobStore;
 import io.sqlqueue.store.ReapedJob;
 
@@ -33,15 +34,22 @@ public class Reaper implements SmartLifecycle {
 
 	private final Duration interval;
 
+	private final JobListener listener;
+
 	private @Nullable ScheduledFuture<?> task;
 
 	public Reaper(JobStore store, TaskScheduler scheduler, Duration interval) {
+		this(store, scheduler, interval, JobListener.NONE);
+	}
+
+	public Reaper(JobStore store, TaskScheduler scheduler, Duration interval, JobListener listener) {
 		if (interval.isNegative() || interval.isZero()) {
 			throw new IllegalArgumentException("The reaper's interval must be positive");
 		}
 		this.store = store;
 		this.scheduler = scheduler;
 		this.interval = interval;
+		this.listener = listener;
 	}
 
 	@Override
@@ -69,6 +77,7 @@ public class Reaper implements SmartLifecycle {
 	public List<ReapedJob> runOnce() {
 		List<ReapedJob> reaped = this.store.reapExpired(BATCH_SIZE);
 		for (ReapedJob job : reaped) {
+			this.listener.reaped(job);
 			if (job.failed()) {
 				logger.warn("Job {} ({}) failed for good: its lease held by {} expired on its last attempt", job.id(),
 						job.handler(), job.previousOwner());

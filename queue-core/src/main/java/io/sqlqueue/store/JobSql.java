@@ -46,6 +46,12 @@ final class JobSql {
 
 	final String claimIfUnchanged;
 
+	final String countsByQueue;
+
+	final String finishedBefore;
+
+	final String deleteFinished;
+
 	JobSql(Dialect dialect, @Nullable String schema) {
 		this.dialect = dialect;
 		String checkedSchema = Names.requireSchema(schema);
@@ -103,6 +109,18 @@ final class JobSql {
 				SELECT queue, handler, COUNT(*) AS due_jobs, MIN(run_at) AS oldest_run_at, %s AS db_now FROM %s
 				WHERE status = 'QUEUED' AND run_at <= %s
 				GROUP BY queue, handler""".formatted(now, this.table, now);
+		this.countsByQueue = """
+				SELECT queue, status, COUNT(*) AS jobs,
+				    MIN(CASE WHEN status = 'QUEUED' AND run_at <= %s THEN run_at END) AS oldest_due, %s AS db_now
+				FROM %s
+				GROUP BY queue, status""".formatted(now, now, this.table);
+		this.finishedBefore = """
+				SELECT id FROM %s
+				WHERE status = ? AND finished_at < %s
+				ORDER BY finished_at
+				LIMIT ?""".formatted(this.table, dialect.nowPlusMillis());
+		this.deleteFinished = """
+				DELETE FROM %s WHERE id = ? AND status = ?""".formatted(this.table);
 		this.claimIfUnchanged = """
 				UPDATE %s SET %s
 				WHERE id = ? AND status = 'QUEUED' AND version = ?""".formatted(this.table, claimedColumns());
@@ -121,10 +139,10 @@ final class JobSql {
 	/** Candidates, unlocked, for compare-and-set; parameters: queue, handlers…, limit. */
 	String readyJobsQuery(int handlers) {
 		return """
-				SELECT j.* FROM %s j
+				SELECT j.*, %s AS claimed_at FROM %s j
 				WHERE %s
 				ORDER BY j.priority DESC, j.run_at, j.id
-				LIMIT ?""".formatted(this.table, readyJobs(handlers));
+				LIMIT ?""".formatted(this.dialect.now(), this.table, readyJobs(handlers));
 	}
 
 	/** Claims locked candidates; parameters: owner, token, lease millis, ids…. */

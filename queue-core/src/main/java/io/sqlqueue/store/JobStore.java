@@ -56,6 +56,8 @@ public class JobStore {
 
 	private final RowMapper<JobRecord> rowMapper = this::mapJob;
 
+	private final RowMapper<JobRecord> candidateMapper = this::mapCandidate;
+
 	public JobStore(DataSource dataSource, Dialect dialect, @Nullable String schema) {
 		this(dataSource, dialect, schema, dialect.claimMethod());
 	}
@@ -167,7 +169,7 @@ public class JobStore {
 
 	private List<JobRecord> lockThenUpdate(ClaimRequest request, long token) {
 		List<JobRecord> candidates = this.jdbc.query(this.sql.lockReadyJobs(request.handlers().size()),
-				this.rowMapper, readyJobsArgs(request));
+				this.candidateMapper, readyJobsArgs(request));
 		if (candidates.isEmpty()) {
 			return candidates;
 		}
@@ -179,7 +181,7 @@ public class JobStore {
 
 	private List<JobRecord> compareAndSet(ClaimRequest request, long token) {
 		List<JobRecord> candidates = this.jdbc.query(this.sql.readyJobsQuery(request.handlers().size()),
-				this.rowMapper, readyJobsArgs(request));
+				this.candidateMapper, readyJobsArgs(request));
 		List<JobRecord> claimed = new ArrayList<>(candidates.size());
 		for (JobRecord job : candidates) {
 			int updated = this.jdbc.update(this.sql.claimIfUnchanged, request.owner(), token, request.leaseMillis(),
@@ -203,7 +205,7 @@ public class JobStore {
 	private static JobRecord claimed(JobRecord job, String owner, long token) {
 		return new JobRecord(job.id(), job.queue(), job.handler(), job.payload(), JobStatus.RUNNING, job.priority(),
 				job.runAt(), job.attempts() + 1, job.maxAttempts(), owner, token, null, job.version() + 1,
-				job.uniqueKey(), job.groupKey(), job.lastError(), job.result(), job.createdAt(), job.updatedAt(),
+				job.uniqueKey(), job.groupKey(), job.lastError(), job.result(), job.createdAt(), job.startedAt(),
 				job.startedAt(), job.finishedAt());
 	}
 
@@ -319,6 +321,43 @@ public class JobStore {
 		return this.jdbc.batchUpdate(statement, items, items.size(), setter)[0];
 	}
 
+	/**
+	 * Jobs per queue and status, with the age of each queue's oldest due job: one grouped
+	 * query over the table, meant for a schedule rather than for every look.
+	 */
+	public List<QueueCount> countsByQueue() {
+		return this.jdbc.query(this.sql.countsByQueue, (rs, row) -> {
+			Instant oldest = this.dialect.getTimestamp(rs, "oldest_due");
+			Instant now = this.dialect.getTimestamp(rs, "db_now");
+			Duration age = (oldest != null && now != null && now.isAfter(oldest)) ? Duration.between(oldest, now)
+					: Duration.ZERO;
+			return new QueueCount(rs.getString("queue"), JobStatus.valueOf(rs.getString("status")),
+					rs.getLong("jobs"), age);
+		});
+	}
+
+	/**
+	 * Deletes up to {@code limit} jobs in this finished state that finished longer than
+	 * {@code age} ago; returns how many. Touches only finished rows, so claims never wait
+	 * for it.
+	 */
+	public int pruneFinished(JobStatus status, Duration age, int limit) {
+		if (!status.isFinished()) {
+			throw new IllegalArgumentException("Only finished jobs are pruned, not " + status);
+		}
+		List<Long> ids = this.jdbc.queryForList(this.sql.finishedBefore, Long.class, status.name(),
+				-age.toMillis(), limit);
+		int[] counts = batch(this.sql.deleteFinished, ids, (ps, id) -> {
+			ps.setLong(1, id);
+			ps.setString(2, status.name());
+		});
+		int deleted = 0;
+		for (boolean held : held(counts)) {
+			deleted += held ? 1 : 0;
+		}
+		return deleted;
+	}
+
 	private static boolean[] held(int[] counts) {
 		boolean[] held = new boolean[counts.length];
 		for (int i = 0; i < counts.length; i++) {
@@ -337,6 +376,11 @@ public class JobStore {
 				rs.getString("unique_key"), rs.getString("group_key"), rs.getString("last_error"),
 				rs.getString("result"), timestamp(rs, "created_at"), timestamp(rs, "updated_at"),
 				this.dialect.getTimestamp(rs, "started_at"), this.dialect.getTimestamp(rs, "finished_at"));
+	}
+
+	/** A candidate read by a claim: the claim's time (on the database's clock) becomes its start. */
+	private JobRecord mapCandidate(ResultSet rs, int row) throws SQLException {
+		return mapJob(rs, row).withStartedAt(this.dialect.getTimestamp(rs, "claimed_at"));
 	}
 
 	private Instant timestamp(ResultSet rs, String column) throws SQLException {

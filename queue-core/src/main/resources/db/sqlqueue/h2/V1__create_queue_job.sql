@@ -32,3 +32,4 @@ CREATE INDEX queue_job_ready_idx ON queue_job (status, queue, priority DESC, run
 CREATE INDEX queue_job_lease_idx ON queue_job (status, lease_expires_at);
 CREATE UNIQUE INDEX queue_job_unique_key_idx ON queue_job (live_unique_key);
 CREATE INDEX queue_job_group_idx ON queue_job (group_key, id);
+CREATE INDEX queue_job_finished_idx ON queue_job (status, finished_at);

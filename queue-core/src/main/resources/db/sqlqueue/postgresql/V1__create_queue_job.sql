@@ -36,6 +36,10 @@ CREATE INDEX queue_job_lease_idx ON queue_job (lease_expires_at) WHERE status = 
 CREATE UNIQUE INDEX queue_job_unique_key_idx ON queue_job (unique_key)
     WHERE unique_key IS NOT NULL AND status IN ('QUEUED', 'RUNNING');
 
+-- Retention: finished jobs by age.
+CREATE INDEX queue_job_finished_idx ON queue_job (status, finished_at)
+    WHERE status IN ('SUCCEEDED', 'FAILED', 'CANCELLED');
+
 -- FIFO per group: is another job of this group running, or an older one waiting?
 CREATE INDEX queue_job_group_idx ON queue_job (group_key, id)
     WHERE group_key IS NOT NULL AND status IN ('QUEUED', 'RUNNING');

@@ -50,6 +50,8 @@ public final class QueueFixture implements AutoCloseable {
 
 	private final JobQueue queue;
 
+	private final RecordingJobListener listener = new RecordingJobListener();
+
 	private final List<AutoCloseable> closeables = new ArrayList<>();
 
 	public QueueFixture(TestDatabase.Isolated database, ClaimMethod claimMethod, PayloadCodec codec) {
@@ -58,7 +60,7 @@ public final class QueueFixture implements AutoCloseable {
 		this.codec = codec;
 		new QueueSchemaMigrator(database.dataSource(), database.dialect(), database.schema()).migrate();
 		this.store = newStore(database.dataSource());
-		this.queue = new JobQueue(this.store, codec, this.handlers, FAST_RETRIES);
+		this.queue = new JobQueue(this.store, codec, this.handlers, FAST_RETRIES, this.listener);
 	}
 
 	public JobStore newStore(DataSource dataSource) {
@@ -115,7 +117,7 @@ public final class QueueFixture implements AutoCloseable {
 
 	public Manager startManager(JobStore store, ManagerSettings settings, int workerThreads) {
 		Manager manager = new Manager(store, this.handlers, this.codec, settings, scheduler(),
-				workerExecutor(workerThreads));
+				workerExecutor(workerThreads), this.listener);
 		this.closeables.add(0, manager::stop);
 		manager.start();
 		this.queue.addEnqueueListener(manager::wakeUp);
@@ -123,7 +125,12 @@ public final class QueueFixture implements AutoCloseable {
 	}
 
 	public Reaper reaper(JobStore store) {
-		return new Reaper(store, scheduler(), Duration.ofHours(1));
+		return new Reaper(store, scheduler(), Duration.ofHours(1), this.listener);
+	}
+
+	/** What the queue, the Managers and the reapers of this fixture told their listener. */
+	public RecordingJobListener listener() {
+		return this.listener;
 	}
 
 	public ThreadPoolTaskScheduler scheduler() {

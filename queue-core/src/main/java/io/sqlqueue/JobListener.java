@@ -1,0 +1,57 @@
+package io.sqlqueue;
+
+import java.time.Duration;
+import java.util.List;
+
+import io.sqlqueue.store.ReapedJob;
+
+/**
+ * Told what the queue does on this instance, as it happens: the seam for metrics. Called
+ * on the queue's own threads, so implementations must be quick and must not throw.
+ */
+public interface JobListener {
+
+	/** Listens to nothing. */
+	JobListener NONE = new JobListener() {
+	};
+
+	/** Jobs for this handler were enqueued and committed. */
+	default void enqueued(String queue, String handler, int jobs) {
+	}
+
+	/** One claim took this many jobs of the queue (possibly none). */
+	default void claimed(String queue, int jobs) {
+	}
+
+	/** An attempt started, {@code waited} after the job was due (on the database's clock). */
+	default void started(JobRecord job, Duration waited) {
+	}
+
+	/** An attempt ended, after running for {@code took}. */
+	default void finished(JobRecord job, JobOutcome outcome, Duration took) {
+	}
+
+	/** A job was cancelled before it ran. */
+	default void cancelled(String queue, String handler) {
+	}
+
+	/** A fenced write or heartbeat found that the job was no longer this attempt's. */
+	default void leaseLost(JobRecord job) {
+	}
+
+	/** The reaper re-queued (or failed) a job whose lease expired. */
+	default void reaped(ReapedJob job) {
+	}
+
+	/** Tells all of these listeners, in order. */
+	static JobListener all(List<? extends JobListener> listeners) {
+		if (listeners.isEmpty()) {
+			return NONE;
+		}
+		if (listeners.size() == 1) {
+			return listeners.get(0);
+		}
+		return new CompositeJobListener(List.copyOf(listeners));
+	}
+
+}

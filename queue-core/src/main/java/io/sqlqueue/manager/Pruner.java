@@ -1,0 +1,110 @@
+package io.sqlqueue.manager;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.ScheduledFuture;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.context.SmartLifecycle;
+import org.springframework.scheduling.TaskScheduler;
+
+import io.sqlqueue.JobStatus;
+import io.sqlqueue.store.JobStore;
+
+/**
+ * Deletes finished jobs once they are older than their retention, in bounded batches, so
+ * the table does not grow without end. It touches only finished rows: claiming never
+ * waits for it. Safe to run on every instance at once.
+ */
+public class Pruner implements SmartLifecycle {
+
+	/** The most jobs of one state one pass deletes; a full pass runs again at once. */
+	public static final int BATCH_SIZE = 1000;
+
+	private static final Logger logger = LoggerFactory.getLogger(Pruner.class);
+
+	private final JobStore store;
+
+	private final TaskScheduler scheduler;
+
+	private final Duration interval;
+
+	private final Map<JobStatus, Duration> retention = new EnumMap<>(JobStatus.class);
+
+	private @Nullable ScheduledFuture<?> task;
+
+	/**
+	 * @param succeeded how long {@code SUCCEEDED} jobs are kept; zero keeps them forever
+	 * @param cancelled how long {@code CANCELLED} jobs are kept; zero keeps them forever
+	 * @param failed how long {@code FAILED} jobs are kept; zero keeps them forever
+	 */
+	public Pruner(JobStore store, TaskScheduler scheduler, Duration interval, Duration succeeded, Duration cancelled,
+			Duration failed) {
+		if (interval.isNegative() || interval.isZero()) {
+			throw new IllegalArgumentException("The pruner's interval must be positive");
+		}
+		this.store = store;
+		this.scheduler = scheduler;
+		this.interval = interval;
+		keep(JobStatus.SUCCEEDED, succeeded);
+		keep(JobStatus.CANCELLED, cancelled);
+		keep(JobStatus.FAILED, failed);
+	}
+
+	private void keep(JobStatus status, Duration age) {
+		if (age.isNegative()) {
+			throw new IllegalArgumentException("Retention of " + status + " jobs must not be negative");
+		}
+		if (!age.isZero()) {
+			this.retention.put(status, age);
+		}
+	}
+
+	@Override
+	public synchronized void start() {
+		if (this.task == null && !this.retention.isEmpty()) {
+			this.task = this.scheduler.scheduleWithFixedDelay(this::runSafely, Instant.now().plus(this.interval),
+					this.interval);
+		}
+	}
+
+	@Override
+	public synchronized void stop() {
+		if (this.task != null) {
+			this.task.cancel(false);
+			this.task = null;
+		}
+	}
+
+	@Override
+	public synchronized boolean isRunning() {
+		return this.task != null;
+	}
+
+	/** One pass: deletes up to {@link #BATCH_SIZE} jobs of each finished state past its retention. */
+	public Map<JobStatus, Integer> runOnce() {
+		Map<JobStatus, Integer> deleted = new EnumMap<>(JobStatus.class);
+		this.retention.forEach((status, age) -> deleted.put(status, this.store.pruneFinished(status, age, BATCH_SIZE)));
+		return deleted;
+	}
+
+	private void runSafely() {
+		try {
+			Map<JobStatus, Integer> deleted;
+			do {
+				deleted = runOnce();
+				logger.debug("sqlqueue pruned finished jobs: {}", deleted);
+			}
+			while (deleted.values().stream().anyMatch((count) -> count == BATCH_SIZE));
+		}
+		catch (RuntimeException ex) {
+			logger.warn("sqlqueue could not prune finished jobs; trying again in {}", this.interval, ex);
+		}
+	}
+
+}
