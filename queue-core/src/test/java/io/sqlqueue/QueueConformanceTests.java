@@ -662,6 +662,25 @@ public abstract class QueueConformanceTests {
 	}
 
 	@Test
+	void completionsAreRecordedTogetherAndFlushedAtStop() {
+		handler("work", (payload, context) -> payload);
+		Manager manager = this.fixture.startManager(
+				(s) -> s.completionLinger(Duration.ofHours(1)).completionBatchSize(3).defaultConcurrency(1));
+		List<Long> ids = this.fixture.queue().enqueueAll(List.of(Job.of("work", 1), Job.of("work", 2)));
+		await().atMost(WAIT).until(() -> this.fixture.listener().events("started").size() == 2);
+		assertThat(ids).allSatisfy((id) -> assertThat(this.fixture.status(id)).isEqualTo(JobStatus.RUNNING));
+		long third = this.fixture.queue().enqueue("work", 3);
+		awaitStatus(third, JobStatus.SUCCEEDED);
+		assertThat(ids).allSatisfy((id) -> assertThat(this.fixture.status(id)).isEqualTo(JobStatus.SUCCEEDED));
+		long fourth = this.fixture.queue().enqueue("work", 4);
+		await().atMost(WAIT).until(() -> this.fixture.listener().events("started").size() == 4);
+		assertThat(this.fixture.status(fourth)).isEqualTo(JobStatus.RUNNING);
+		manager.stop();
+		assertThat(this.fixture.status(fourth)).isEqualTo(JobStatus.SUCCEEDED);
+		assertThat(this.fixture.job(fourth).result()).isEqualTo("\"4\"");
+	}
+
+	@Test
 	void stoppedManagerClaimsNothing() {
 		handler("work", (payload, context) -> null);
 		Manager manager = this.fixture.startManager((s) -> s);

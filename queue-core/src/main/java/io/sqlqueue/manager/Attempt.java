@@ -1,7 +1,6 @@
 package io.sqlqueue.manager;
 
 import java.time.Duration;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -14,7 +13,7 @@ import io.sqlqueue.store.Lease;
 /**
  * One claimed job on its way through a worker. It starts once (or is released unstarted
  * at shutdown), and its outcome is written once: by the worker, or by the timeout
- * watchdog, whichever settles it first.
+ * sweep, whichever settles it first.
  */
 final class Attempt {
 
@@ -39,8 +38,6 @@ final class Attempt {
 	private final AtomicBoolean leaseLost = new AtomicBoolean();
 
 	private volatile @Nullable Thread worker;
-
-	private volatile @Nullable ScheduledFuture<?> timeout;
 
 	private volatile long startedNanos;
 
@@ -92,17 +89,6 @@ final class Attempt {
 	/** True the first time the lease is found lost, so that each loss is counted once. */
 	boolean markLeaseLost() {
 		return this.leaseLost.compareAndSet(false, true);
-	}
-
-	void timeout(ScheduledFuture<?> timeout) {
-		this.timeout = timeout;
-	}
-
-	void cancelTimeout() {
-		ScheduledFuture<?> pending = this.timeout;
-		if (pending != null) {
-			pending.cancel(false);
-		}
 	}
 
 	void interrupt() {

@@ -13,7 +13,6 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicLong;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -25,28 +24,29 @@ import org.springframework.scheduling.TaskScheduler;
 
 import io.sqlqueue.JobContext;
 import io.sqlqueue.JobListener;
-import io.sqlqueue.JobOutcome;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.LeaseLostException;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
 import io.sqlqueue.handler.PayloadCodec;
 import io.sqlqueue.store.ClaimRequest;
-import io.sqlqueue.store.Completion;
 import io.sqlqueue.store.JobStore;
 import io.sqlqueue.store.Lease;
 
 /**
- * Runs jobs on this instance: claims due jobs of the handlers it has, as many as it has
- * free workers, hands them to workers, beats their leases, and stops cleanly.
+ * Runs jobs on this instance: claims due jobs of the handlers it has, hands them to
+ * workers, beats their leases, and stops cleanly.
  * <p>
- * The loop claims {@code min(free workers, batch size)} per queue; a full batch with
- * workers left claims again at once, an empty one waits up to the poll interval
- * (jittered, so instances do not poll in lock-step) unless an enqueue or a freed worker
- * wakes it. Database errors never end the loop: it logs, backs off and tries again.
+ * Each queue is a {@link Lane} of {@code concurrency} workers that may hold
+ * {@code prefetch} more claimed jobs, so a worker that finishes takes its next job at once.
+ * The loop claims {@code min(room in the lane, batch size)} per queue; a full batch with
+ * room left claims again at once, an empty one waits up to the poll interval (jittered, so
+ * instances do not poll in lock-step) unless an enqueue or a freed lane wakes it. Database
+ * errors never end the loop: it logs, backs off and tries again.
  * <p>
- * Stopping stops claiming, gives back claimed jobs that have not started, and waits up to
- * the shutdown timeout for running handlers; what still runs then is left to the reaper.
+ * Stopping stops claiming, gives back claimed jobs that have not started, waits up to the
+ * shutdown timeout for running handlers and records their outcomes; what still runs then is
+ * left to the reaper.
  */
 public class Manager implements SmartLifecycle {
 
@@ -68,13 +68,15 @@ public class Manager implements SmartLifecycle {
 
 	private final JobListener listener;
 
+	private final OutcomeRecorder recorder;
+
+	private final Completer completer;
+
 	private final Map<String, Lane> lanes = new LinkedHashMap<>();
 
 	private final Set<Attempt> inFlight = ConcurrentHashMap.newKeySet();
 
 	private final PollLoop loop;
-
-	private final AtomicLong leaseLosses = new AtomicLong();
 
 	private final Object lifecycle = new Object();
 
@@ -82,7 +84,7 @@ public class Manager implements SmartLifecycle {
 
 	private int consecutiveErrors;
 
-	private @Nullable ScheduledFuture<?> heartbeat;
+	private final List<ScheduledFuture<?>> periodic = new ArrayList<>();
 
 	public Manager(JobStore store, HandlerRegistry handlers, PayloadCodec codec, ManagerSettings settings,
 			TaskScheduler scheduler, Executor workers) {
@@ -92,12 +94,15 @@ public class Manager implements SmartLifecycle {
 	public Manager(JobStore store, HandlerRegistry handlers, PayloadCodec codec, ManagerSettings settings,
 			TaskScheduler scheduler, Executor workers, JobListener listener) {
 		this.store = store;
-		this.listener = listener;
 		this.handlers = handlers;
 		this.codec = codec;
 		this.settings = settings;
 		this.scheduler = scheduler;
 		this.workers = workers;
+		this.listener = listener;
+		this.recorder = new OutcomeRecorder(store, settings.retryPolicy(), listener);
+		this.completer = new Completer(store, scheduler, settings.completionLinger(),
+				settings.completionBatchSize(), this.recorder);
 		this.loop = new PollLoop(scheduler, this::pollOnce);
 	}
 
@@ -114,10 +119,15 @@ public class Manager implements SmartLifecycle {
 			Set<String> queues = new TreeSet<>(this.handlers.queues());
 			queues.addAll(this.settings.queues());
 			this.lanes.clear();
-			queues.forEach((queue) -> this.lanes.put(queue, new Lane(queue, this.settings.concurrencyOf(queue))));
+			queues.forEach((queue) -> this.lanes.put(queue,
+					new Lane(queue, this.settings.concurrencyOf(queue), this.settings.prefetch())));
 			this.running = true;
-			this.heartbeat = this.scheduler.scheduleWithFixedDelay(this::beat, Instant.now()
-				.plus(this.settings.heartbeatInterval()), this.settings.heartbeatInterval());
+			Duration heartbeat = this.settings.heartbeatInterval();
+			this.periodic.add(this.scheduler.scheduleWithFixedDelay(this::beat, Instant.now().plus(heartbeat),
+					heartbeat));
+			Duration sweep = timeoutSweepInterval();
+			this.periodic.add(this.scheduler.scheduleWithFixedDelay(this::sweepTimeouts, Instant.now().plus(sweep),
+					sweep));
 			this.loop.start();
 			logger.info("sqlqueue Manager {} started: queues {}, handlers {}", this.settings.workerId(),
 					describeLanes(), this.handlers.names());
@@ -134,12 +144,12 @@ public class Manager implements SmartLifecycle {
 			this.loop.stop();
 			int released = releaseUnstarted();
 			boolean finished = awaitRunning(this.settings.shutdownTimeout());
-			if (this.heartbeat != null) {
-				this.heartbeat.cancel(false);
-			}
+			this.completer.flush();
+			this.periodic.forEach((task) -> task.cancel(false));
+			this.periodic.clear();
 			if (finished) {
-				logger.info("sqlqueue Manager {} stopped ({} unstarted jobs released)", this.settings.workerId(),
-						released);
+				logger.info("sqlqueue Manager {} stopped ({} claimed jobs given back unstarted)",
+						this.settings.workerId(), released);
 			}
 			else {
 				logger.warn("sqlqueue Manager {} stopped with {} handlers still running after {}; "
@@ -164,7 +174,7 @@ public class Manager implements SmartLifecycle {
 	public void wakeUp(Set<String> queues) {
 		for (String queue : queues) {
 			Lane lane = this.lanes.get(queue);
-			if (lane != null && lane.freeWorkers() > 0) {
+			if (lane != null && lane.room() > 0) {
 				this.loop.wakeUp();
 				return;
 			}
@@ -173,10 +183,10 @@ public class Manager implements SmartLifecycle {
 
 	/** Fenced writes and heartbeats that found the job no longer ours. */
 	public long leaseLosses() {
-		return this.leaseLosses.get();
+		return this.recorder.leaseLosses();
 	}
 
-	/** Workers running or holding a claimed job now, by queue. */
+	/** Workers running a handler now, by queue. */
 	public Map<String, Integer> busyWorkers() {
 		Map<String, Integer> busy = new LinkedHashMap<>();
 		this.lanes.values().forEach((lane) -> busy.put(lane.queue, lane.busyWorkers()));
@@ -217,40 +227,55 @@ public class Manager implements SmartLifecycle {
 
 	/** Claims for one lane; returns whether to claim again at once. */
 	private boolean claimFor(Lane lane) {
-		int free = lane.freeWorkers();
-		if (free == 0) {
+		int room = lane.room();
+		if (room <= 0) {
 			lane.moreWork(true);
 			return false;
 		}
-		int wanted = Math.min(free, this.settings.batchSize());
+		int wanted = Math.min(room, this.settings.batchSize());
 		List<JobRecord> jobs = this.store.claim(new ClaimRequest(this.settings.workerId(), lane.queue,
 				this.handlers.names(), wanted, this.settings.leaseDuration().toMillis()));
 		this.listener.claimed(lane.queue, jobs.size());
 		boolean full = jobs.size() == wanted;
 		lane.moreWork(full);
 		for (JobRecord job : jobs) {
-			dispatch(job, lane);
+			HandlerDefinition handler = this.handlers.find(job.handler())
+				.orElseThrow(() -> new IllegalStateException("Claimed job " + job.id() + " of unknown handler"));
+			Attempt attempt = new Attempt(job, handler, lane);
+			this.inFlight.add(attempt);
+			lane.add(attempt);
 		}
-		return full && lane.freeWorkers() > 0;
+		startWorkers(lane);
+		return full && lane.room() > 0;
 	}
 
-	private void dispatch(JobRecord job, Lane lane) {
-		HandlerDefinition handler = this.handlers.find(job.handler())
-			.orElseThrow(() -> new IllegalStateException("Claimed job " + job.id() + " of unknown handler"));
-		Attempt attempt = new Attempt(job, handler, lane);
-		if (!lane.takeWorker()) {
-			// Only this loop takes workers, and it claimed no more than were free.
-			throw new IllegalStateException("No free worker for " + attempt);
+	private void startWorkers(Lane lane) {
+		while (lane.hasWaiting() && lane.takeWorker()) {
+			try {
+				this.workers.execute(() -> work(lane));
+			}
+			catch (RejectedExecutionException ex) {
+				lane.returnWorker();
+				logger.warn("sqlqueue worker executor rejected a worker for queue {}; giving its jobs back",
+						lane.queue, ex);
+				lane.drain().forEach(this::giveBack);
+				return;
+			}
 		}
-		this.inFlight.add(attempt);
+	}
+
+	/** A worker: runs the lane's waiting jobs in order until none is left. */
+	private void work(Lane lane) {
 		try {
-			this.workers.execute(() -> run(attempt));
+			for (Attempt attempt = lane.next(); attempt != null; attempt = lane.next()) {
+				run(attempt);
+			}
 		}
-		catch (RejectedExecutionException ex) {
-			logger.warn("sqlqueue worker executor rejected {}; giving it back", attempt, ex);
-			attempt.release();
-			giveBack(attempt);
-			finished(attempt);
+		finally {
+			lane.returnWorker();
+			if (lane.hasWaiting() && this.running) {
+				startWorkers(lane);
+			}
 		}
 	}
 
@@ -258,47 +283,40 @@ public class Manager implements SmartLifecycle {
 		if (!attempt.start()) {
 			return;
 		}
-		Duration timeout = timeoutOf(attempt.handler);
-		attempt.timeout(this.scheduler.schedule(() -> timedOut(attempt, timeout), Instant.now().plus(timeout)));
 		MDC.put("sqlqueue.jobId", String.valueOf(attempt.job.id()));
 		MDC.put("sqlqueue.handler", attempt.job.handler());
 		MDC.put("sqlqueue.attempt", String.valueOf(attempt.job.attempts()));
 		this.listener.started(attempt.job, waited(attempt.job));
 		try {
 			Object result = attempt.handler.invoker().invoke(attempt.job.payload(), new AttemptContext(attempt));
-			attempt.cancelTimeout();
 			if (attempt.settle()) {
-				succeed(attempt, result);
+				this.completer.add(attempt, encodeResult(attempt, result));
 			}
 		}
 		catch (Throwable failure) {
-			attempt.cancelTimeout();
 			if (attempt.settle()) {
-				fail(attempt, failure, false);
+				this.recorder.failed(attempt, failure, false);
 			}
 		}
 		finally {
 			MDC.remove("sqlqueue.jobId");
 			MDC.remove("sqlqueue.handler");
 			MDC.remove("sqlqueue.attempt");
-			finished(attempt);
+			left(attempt);
 		}
 	}
 
-	private void finished(Attempt attempt) {
+	/** The attempt no longer occupies the lane: it ran, or was given back. */
+	private void left(Attempt attempt) {
 		this.inFlight.remove(attempt);
-		if (attempt.lane.returnWorker() && this.running) {
+		Lane lane = attempt.lane;
+		lane.done();
+		if (this.running && lane.moreWork() && !lane.hasWaiting()) {
 			this.loop.wakeUp();
 		}
 		synchronized (this.inFlight) {
 			this.inFlight.notifyAll();
 		}
-	}
-
-	private void succeed(Attempt attempt, @Nullable Object result) {
-		String json = encodeResult(attempt, result);
-		write(attempt, JobOutcome.SUCCEEDED,
-				() -> this.store.complete(List.of(new Completion(attempt.lease, json)))[0]);
 	}
 
 	private @Nullable String encodeResult(Attempt attempt, @Nullable Object result) {
@@ -311,55 +329,26 @@ public class Manager implements SmartLifecycle {
 		}
 	}
 
-	private void fail(Attempt attempt, Throwable failure, boolean timedOut) {
-		String error = describe(failure);
-		int attempts = attempt.job.attempts();
-		int maxAttempts = attempt.job.maxAttempts();
-		if (!timedOut && attempt.handler.isNonRetryable(failure)) {
-			logger.warn("{} failed for good (not retryable): {}", attempt, failure.toString());
-			write(attempt, JobOutcome.FAILED, () -> this.store.fail(attempt.lease, error));
-		}
-		else if (attempts >= maxAttempts) {
-			logger.warn("{} failed for good (attempts used up): {}", attempt, failure.toString());
-			write(attempt, JobOutcome.FAILED, () -> this.store.fail(attempt.lease, error));
-		}
-		else {
-			Duration backoff = this.settings.retryPolicy().backoff(attempts);
-			logger.debug("{} failed; retrying in {}: {}", attempt, backoff, failure.toString());
-			write(attempt, JobOutcome.RETRIED, () -> this.store.reschedule(attempt.lease, error, backoff));
-		}
-	}
-
-	private void timedOut(Attempt attempt, Duration timeout) {
-		if (!attempt.settle()) {
-			return;
-		}
-		fail(attempt, new JobTimeoutException(timeout), true);
-		attempt.interrupt();
-	}
-
-	private void write(Attempt attempt, JobOutcome outcome, FencedWrite write) {
-		try {
-			if (write.held()) {
-				this.listener.finished(attempt.job, outcome, attempt.runningFor());
-			}
-			else {
-				leaseLost(attempt, "recording " + outcome.tag());
+	/** Fails attempts that ran past their timeout, and interrupts their handlers. */
+	private void sweepTimeouts() {
+		for (Attempt attempt : this.inFlight) {
+			Duration timeout = timeoutOf(attempt.handler);
+			if (attempt.isRunning() && attempt.runningFor().compareTo(timeout) > 0 && attempt.settle()) {
+				this.recorder.failed(attempt, new JobTimeoutException(timeout), true);
+				attempt.interrupt();
 			}
 		}
-		catch (RuntimeException ex) {
-			logger.error("Could not record {} as {}; it runs again after its lease expires", attempt, outcome.tag(),
-					ex);
-		}
 	}
 
-	private void leaseLost(Attempt attempt, String during) {
-		if (attempt.markLeaseLost()) {
-			this.leaseLosses.incrementAndGet();
-			this.listener.leaseLost(attempt.job);
-			logger.warn("Lease of {} was lost ({}): the job was handed to another worker or changed by an operator; "
-					+ "this attempt's outcome is not recorded", attempt, during);
+	private Duration timeoutSweepInterval() {
+		Duration shortest = this.settings.handlerTimeout();
+		for (HandlerDefinition handler : this.handlers.all()) {
+			if (handler.timeout() != null && handler.timeout().compareTo(shortest) < 0) {
+				shortest = handler.timeout();
+			}
 		}
+		long millis = Math.max(10, Math.min(1000, shortest.toMillis() / 10));
+		return Duration.ofMillis(millis);
 	}
 
 	private void beat() {
@@ -372,7 +361,7 @@ public class Manager implements SmartLifecycle {
 					this.settings.leaseDuration());
 			for (Attempt attempt : attempts) {
 				if (lost.contains(attempt.lease) && !attempt.isSettled()) {
-					leaseLost(attempt, "heartbeat");
+					this.recorder.leaseLost(attempt, "heartbeat");
 				}
 			}
 		}
@@ -384,10 +373,9 @@ public class Manager implements SmartLifecycle {
 
 	private int releaseUnstarted() {
 		int released = 0;
-		for (Attempt attempt : List.copyOf(this.inFlight)) {
-			if (attempt.release()) {
+		for (Lane lane : this.lanes.values()) {
+			for (Attempt attempt : lane.drain()) {
 				giveBack(attempt);
-				finished(attempt);
 				released++;
 			}
 		}
@@ -395,11 +383,17 @@ public class Manager implements SmartLifecycle {
 	}
 
 	private void giveBack(Attempt attempt) {
+		if (!attempt.release()) {
+			return;
+		}
 		try {
 			this.store.release(attempt.lease);
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Could not give back {}; the reaper re-queues it when its lease expires", attempt, ex);
+		}
+		finally {
+			left(attempt);
 		}
 	}
 
@@ -448,26 +442,6 @@ public class Manager implements SmartLifecycle {
 		return lanes.toString();
 	}
 
-	static String describe(Throwable failure) {
-		StringBuilder text = new StringBuilder(failure.toString());
-		StackTraceElement[] frames = failure.getStackTrace();
-		for (int i = 0; i < Math.min(frames.length, 8); i++) {
-			text.append("\n\tat ").append(frames[i]);
-		}
-		Throwable cause = failure.getCause();
-		if (cause != null && cause != failure) {
-			text.append("\nCaused by: ").append(cause);
-		}
-		return (text.length() <= 4000) ? text.toString() : text.substring(0, 4000);
-	}
-
-	@FunctionalInterface
-	private interface FencedWrite {
-
-		boolean held();
-
-	}
-
 	private final class AttemptContext implements JobContext {
 
 		private final Attempt attempt;
@@ -505,7 +479,7 @@ public class Manager implements SmartLifecycle {
 		public void extendLease() {
 			if (!Manager.this.store.extendLeases(List.of(this.attempt.lease), Manager.this.settings.leaseDuration())
 				.isEmpty()) {
-				leaseLost(this.attempt, "extendLease");
+				Manager.this.recorder.leaseLost(this.attempt, "extendLease");
 				throw new LeaseLostException(this.attempt.job.id());
 			}
 		}

@@ -17,6 +17,9 @@ import io.sqlqueue.handler.RetryPolicy;
  * @param workerId identifies this instance in {@code lease_owner}
  * @param pollInterval the longest wait between claims when the queues are empty
  * @param batchSize the most jobs one claim takes
+ * @param prefetch claimed jobs a queue may hold beyond its busy workers, ready for the next free one
+ * @param completionLinger the longest a finished job waits to be recorded with others in one round trip
+ * @param completionBatchSize the most finished jobs recorded in one round trip
  * @param leaseDuration how long a claim holds without a heartbeat
  * @param heartbeatInterval how often running jobs' leases are extended
  * @param shutdownTimeout how long stopping waits for running handlers
@@ -26,7 +29,8 @@ import io.sqlqueue.handler.RetryPolicy;
  * @param queues queues to serve besides those the handlers name
  * @param retryPolicy attempts and backoff unless a handler says otherwise
  */
-public record ManagerSettings(String workerId, Duration pollInterval, int batchSize, Duration leaseDuration,
+public record ManagerSettings(String workerId, Duration pollInterval, int batchSize, int prefetch,
+		Duration completionLinger, int completionBatchSize, Duration leaseDuration,
 		Duration heartbeatInterval, Duration shutdownTimeout, Duration handlerTimeout, int defaultConcurrency,
 		Map<String, Integer> concurrency, Set<String> queues, RetryPolicy retryPolicy) {
 
@@ -45,8 +49,12 @@ public record ManagerSettings(String workerId, Duration pollInterval, int batchS
 			throw new IllegalArgumentException("heartbeatInterval (" + heartbeatInterval
 					+ ") must be shorter than leaseDuration (" + leaseDuration + "), or leases expire between beats");
 		}
-		if (batchSize < 1 || defaultConcurrency < 1) {
-			throw new IllegalArgumentException("batchSize and defaultConcurrency must be at least 1");
+		if (batchSize < 1 || defaultConcurrency < 1 || completionBatchSize < 1) {
+			throw new IllegalArgumentException(
+					"batchSize, completionBatchSize and defaultConcurrency must be at least 1");
+		}
+		if (prefetch < 0 || completionLinger.isNegative()) {
+			throw new IllegalArgumentException("prefetch and completionLinger must not be negative");
 		}
 		concurrency.forEach((queue, workers) -> {
 			Names.requireQueue(queue);
@@ -59,7 +67,11 @@ public record ManagerSettings(String workerId, Duration pollInterval, int batchS
 		queues = Set.copyOf(queues);
 	}
 
-	/** The defaults: poll every second, batches of 10, 60 s leases beaten every 20 s, 8 workers per queue. */
+	/**
+	 * The defaults: poll every second, claim batches of 10 with 10 more held ready per queue,
+	 * completions recorded together within 2 ms, 60 s leases beaten every 20 s, 8 workers per
+	 * queue.
+	 */
 	public static ManagerSettings defaults() {
 		return builder().build();
 	}
@@ -101,6 +113,12 @@ public record ManagerSettings(String workerId, Duration pollInterval, int batchS
 
 		private int batchSize = 10;
 
+		private int prefetch = 10;
+
+		private Duration completionLinger = Duration.ofMillis(2);
+
+		private int completionBatchSize = 100;
+
 		private Duration leaseDuration = Duration.ofSeconds(60);
 
 		private Duration heartbeatInterval = Duration.ofSeconds(20);
@@ -136,6 +154,21 @@ public record ManagerSettings(String workerId, Duration pollInterval, int batchS
 		}
 
 		/** Also sets the heartbeat to a third of the lease. */
+		public Builder prefetch(int prefetch) {
+			this.prefetch = prefetch;
+			return this;
+		}
+
+		public Builder completionLinger(Duration completionLinger) {
+			this.completionLinger = completionLinger;
+			return this;
+		}
+
+		public Builder completionBatchSize(int completionBatchSize) {
+			this.completionBatchSize = completionBatchSize;
+			return this;
+		}
+
 		public Builder leaseDuration(Duration leaseDuration) {
 			this.leaseDuration = leaseDuration;
 			this.heartbeatInterval = leaseDuration.dividedBy(3);
@@ -178,7 +211,8 @@ public record ManagerSettings(String workerId, Duration pollInterval, int batchS
 		}
 
 		public ManagerSettings build() {
-			return new ManagerSettings(this.workerId, this.pollInterval, this.batchSize, this.leaseDuration,
+			return new ManagerSettings(this.workerId, this.pollInterval, this.batchSize, this.prefetch,
+					this.completionLinger, this.completionBatchSize, this.leaseDuration,
 					this.heartbeatInterval, this.shutdownTimeout, this.handlerTimeout, this.defaultConcurrency,
 					this.concurrency, this.queues, this.retryPolicy);
 		}

@@ -63,7 +63,7 @@ public class JobStore {
 	}
 
 	public JobStore(DataSource dataSource, Dialect dialect, @Nullable String schema, ClaimMethod claimMethod) {
-		if (claimMethod == ClaimMethod.UPDATE_RETURNING && dialect.claimMethod() != ClaimMethod.UPDATE_RETURNING) {
+		if (!dialect.supports(claimMethod)) {
 			throw new IllegalArgumentException(dialect + " cannot claim with " + claimMethod);
 		}
 		this.dialect = dialect;
@@ -73,7 +73,8 @@ public class JobStore {
 		this.jdbc = new JdbcTemplate(dataSource);
 		DataSourceTransactionManager transactionManager = new DataSourceTransactionManager(dataSource);
 		this.transaction = new TransactionTemplate(transactionManager);
-		// Under REPEATABLE READ, MySQL's locking reads take gap locks that make concurrent claims deadlock.
+		// Under REPEATABLE READ, MySQL's locking reads take gap locks that make concurrent claims and
+		// enqueues deadlock (see MariaDbDialect).
 		this.claimTransaction = new TransactionTemplate(transactionManager);
 		this.claimTransaction.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
 	}
@@ -218,14 +219,16 @@ public class JobStore {
 		return (byDue != 0) ? byDue : Long.compare(a.id(), b.id());
 	}
 
-	/** Marks the jobs {@code SUCCEEDED} in one round trip; returns, per completion, whether its lease still held. */
+	/**
+	 * Marks the jobs {@code SUCCEEDED} in one round trip and one commit; returns, per
+	 * completion, whether its lease still held.
+	 */
 	public boolean[] complete(List<Completion> completions) {
-		int[] counts = batch(this.sql.complete, completions, (ps, completion) -> {
+		return this.transaction.execute((status) -> held(batch(this.sql.complete, completions, (ps, completion) -> {
 			ps.setString(1, completion.result());
 			ps.setLong(2, completion.lease().jobId());
 			ps.setLong(3, completion.lease().token());
-		});
-		return held(counts);
+		})));
 	}
 
 	/** Puts the job back to wait {@code delay} (on the database's clock) before its next attempt. */
@@ -249,11 +252,11 @@ public class JobStore {
 			return List.of();
 		}
 		List<Lease> ordered = List.copyOf(leases);
-		int[] counts = batch(this.sql.extendLease, ordered, (ps, lease) -> {
+		int[] counts = this.transaction.execute((status) -> batch(this.sql.extendLease, ordered, (ps, lease) -> {
 			ps.setLong(1, duration.toMillis());
 			ps.setLong(2, lease.jobId());
 			ps.setLong(3, lease.token());
-		});
+		}));
 		boolean[] held = held(counts);
 		List<Lease> lost = new ArrayList<>();
 		for (int i = 0; i < held.length; i++) {

@@ -1,0 +1,109 @@
+package io.sqlqueue.manager;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ScheduledFuture;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.scheduling.TaskScheduler;
+
+import io.sqlqueue.store.Completion;
+import io.sqlqueue.store.JobStore;
+
+/**
+ * Records successful attempts together: one fenced statement per job, all sent in one round
+ * trip and one commit, when {@code batchSize} wait or {@code linger} has passed since the
+ * first. The worker does not wait for it. A crash before the flush loses only the
+ * record: the job is still {@code RUNNING}, and runs again once its lease expires
+ * (at-least-once, as for any crash).
+ */
+final class Completer {
+
+	private static final Logger logger = LoggerFactory.getLogger(Completer.class);
+
+	private final JobStore store;
+
+	private final TaskScheduler scheduler;
+
+	private final Duration linger;
+
+	private final int batchSize;
+
+	private final OutcomeRecorder recorder;
+
+	private final Object lock = new Object();
+
+	private List<Pending> batch = new ArrayList<>();
+
+	private @Nullable ScheduledFuture<?> scheduledFlush;
+
+	Completer(JobStore store, TaskScheduler scheduler, Duration linger, int batchSize, OutcomeRecorder recorder) {
+		this.store = store;
+		this.scheduler = scheduler;
+		this.linger = linger;
+		this.batchSize = batchSize;
+		this.recorder = recorder;
+	}
+
+	void add(Attempt attempt, @Nullable String result) {
+		List<Pending> full = null;
+		synchronized (this.lock) {
+			this.batch.add(new Pending(attempt, new Completion(attempt.lease, result)));
+			if (this.batch.size() >= this.batchSize || this.linger.isZero()) {
+				full = takeBatch();
+			}
+			else if (this.batch.size() == 1) {
+				this.scheduledFlush = this.scheduler.schedule(this::flush, Instant.now().plus(this.linger));
+			}
+		}
+		if (full != null) {
+			write(full);
+		}
+	}
+
+	/** Records what waits now (also at shutdown). */
+	void flush() {
+		List<Pending> pending;
+		synchronized (this.lock) {
+			pending = takeBatch();
+		}
+		write(pending);
+	}
+
+	private List<Pending> takeBatch() {
+		List<Pending> taken = this.batch;
+		this.batch = new ArrayList<>();
+		if (this.scheduledFlush != null) {
+			this.scheduledFlush.cancel(false);
+			this.scheduledFlush = null;
+		}
+		return taken;
+	}
+
+	private void write(List<Pending> pending) {
+		if (pending.isEmpty()) {
+			return;
+		}
+		boolean[] held;
+		try {
+			held = this.store.complete(pending.stream().map(Pending::completion).toList());
+		}
+		catch (RuntimeException ex) {
+			logger.error("Could not record {} finished jobs; they run again after their leases expire",
+					pending.size(), ex);
+			return;
+		}
+		for (int i = 0; i < held.length; i++) {
+			this.recorder.completed(pending.get(i).attempt(), held[i]);
+		}
+	}
+
+	private record Pending(Attempt attempt, Completion completion) {
+	}
+
+}
