@@ -1,5 +1,6 @@
 package io.sqlqueue.store;
 
+import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -38,6 +39,15 @@ public abstract class Dialect {
 		return "\"" + identifier + "\"";
 	}
 
+	/**
+	 * A statement that tells listeners of a channel (first parameter) that a queue (second
+	 * parameter) got work when the transaction commits, or {@code null} where the database
+	 * has no such thing.
+	 */
+	public @Nullable String notifyStatement() {
+		return null;
+	}
+
 	/** A bound parameter ({@code ?}) written into a JSON column. */
 	public String jsonParameter() {
 		return "?";
@@ -50,6 +60,24 @@ public abstract class Dialect {
 
 	/** The claim this database does best. */
 	public abstract ClaimMethod claimMethod();
+
+	/**
+	 * Whether this database can claim with {@code method}. Compare-and-set works everywhere;
+	 * the one-statement claim only where the dialect writes one ({@link #claimReturning}).
+	 */
+	public boolean supports(ClaimMethod method) {
+		return method != ClaimMethod.UPDATE_RETURNING || claimMethod() == ClaimMethod.UPDATE_RETURNING;
+	}
+
+	/**
+	 * Checks, once at start-up, that the database can run the queue (its version, its
+	 * settings), and applies the settings the queue needs that persist in the database
+	 * itself; fails with a message that says what is missing. Called by
+	 * {@link Dialects#detect} and {@link Dialects#check}.
+	 * @param metaData the metadata of a connection that stays open during the call
+	 */
+	public void checkDatabase(DatabaseMetaData metaData) throws SQLException {
+	}
 
 	/**
 	 * The claim as one statement (for {@link ClaimMethod#UPDATE_RETURNING}): first the

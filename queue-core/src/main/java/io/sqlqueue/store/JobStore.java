@@ -50,6 +50,8 @@ public class JobStore {
 
 	private final DataSource dataSource;
 
+	private final @Nullable String notifyChannel;
+
 	private final TransactionTemplate transaction;
 
 	private final TransactionTemplate claimTransaction;
@@ -63,6 +65,19 @@ public class JobStore {
 	}
 
 	public JobStore(DataSource dataSource, Dialect dialect, @Nullable String schema, ClaimMethod claimMethod) {
+		this(dataSource, dialect, schema, claimMethod, null);
+	}
+
+	/**
+	 * @param notifyChannel where to announce enqueues ({@link PostgresNotifications}), or
+	 * {@code null} for none; only on a database with a {@link Dialect#notifyStatement()}
+	 */
+	public JobStore(DataSource dataSource, Dialect dialect, @Nullable String schema, ClaimMethod claimMethod,
+			@Nullable String notifyChannel) {
+		if (notifyChannel != null && dialect.notifyStatement() == null) {
+			throw new IllegalArgumentException(dialect + " has no notifications");
+		}
+		this.notifyChannel = notifyChannel;
 		if (!dialect.supports(claimMethod)) {
 			throw new IllegalArgumentException(dialect + " cannot claim with " + claimMethod);
 		}
@@ -105,7 +120,13 @@ public class JobStore {
 
 	private List<Long> insertInCurrentTransaction(List<NewJob> jobs) {
 		try {
-			return this.jdbc.execute((Connection connection) -> insertBatch(connection, jobs));
+			List<Long> ids = this.jdbc.execute((Connection connection) -> insertBatch(connection, jobs));
+			if (this.notifyChannel != null) {
+				String notify = this.dialect.notifyStatement();
+				jobs.stream().map(NewJob::queue).distinct().forEach((queue) -> this.jdbc.query(notify, (rs) -> {
+				}, this.notifyChannel, queue));
+			}
+			return ids;
 		}
 		catch (DuplicateKeyException ex) {
 			throw new DuplicateJobException(duplicateKeyOf(jobs));

@@ -40,6 +40,11 @@ public final class PostgresDialect extends Dialect {
 	}
 
 	@Override
+	public String notifyStatement() {
+		return "SELECT pg_notify(?, ?)";
+	}
+
+	@Override
 	public ClaimMethod claimMethod() {
 		return ClaimMethod.UPDATE_RETURNING;
 	}

@@ -1,0 +1,139 @@
+package io.sqlqueue.store;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import javax.sql.DataSource;
+
+import org.jspecify.annotations.Nullable;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Receives PostgreSQL's {@code NOTIFY} of new work, so that idle workers of every instance
+ * pick up a job within milliseconds of its enqueue committing instead of at their next
+ * poll. Listens on one dedicated connection, taken from the data source and held while
+ * running; when it breaks (restart, failover), it reconnects with backoff, and polling
+ * covers the gap. The enqueue side is {@link JobStore}: one {@code pg_notify} per queue in
+ * the enqueuing transaction, which PostgreSQL delivers only if it commits, once per
+ * transaction and queue.
+ */
+public class PostgresNotifications implements SmartLifecycle {
+
+	private static final Logger logger = LoggerFactory.getLogger(PostgresNotifications.class);
+
+	private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+
+	private final DataSource dataSource;
+
+	private final String channel;
+
+	private final Consumer<Set<String>> wakeUp;
+
+	private final Executor executor;
+
+	private volatile boolean running;
+
+	private volatile boolean listening;
+
+	public PostgresNotifications(DataSource dataSource, String channel, Consumer<Set<String>> wakeUp,
+			Executor executor) {
+		this.dataSource = dataSource;
+		this.channel = channel;
+		this.wakeUp = wakeUp;
+		this.executor = executor;
+	}
+
+	@Override
+	public synchronized void start() {
+		if (!this.running) {
+			this.running = true;
+			this.executor.execute(this::listen);
+		}
+	}
+
+	/** Stops listening; the connection goes back within half a second, when its wait ends. */
+	@Override
+	public synchronized void stop() {
+		this.running = false;
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.running;
+	}
+
+	/** Whether a connection is listening now. */
+	public boolean isListening() {
+		return this.listening;
+	}
+
+	private void listen() {
+		int failures = 0;
+		while (this.running) {
+			try (Connection connection = this.dataSource.getConnection()) {
+				connection.setAutoCommit(true);
+				try (Statement statement = connection.createStatement()) {
+					statement.execute("LISTEN \"" + this.channel + "\"");
+				}
+				this.listening = true;
+				failures = 0;
+				PGConnection notifications = connection.unwrap(PGConnection.class);
+				while (this.running) {
+					PGNotification[] received = notifications.getNotifications(500);
+					if (received != null && received.length > 0) {
+						Set<String> queues = new LinkedHashSet<>();
+						for (PGNotification notification : received) {
+							queues.add(notification.getParameter());
+						}
+						this.wakeUp.accept(queues);
+					}
+				}
+				// A pooled connection must not go on collecting notifications for its next user.
+				try (Statement statement = connection.createStatement()) {
+					statement.execute("UNLISTEN *");
+				}
+			}
+			catch (SQLException | RuntimeException ex) {
+				this.listening = false;
+				if (!this.running) {
+					break;
+				}
+				failures++;
+				long backoff = Math.min(MAX_BACKOFF.toMillis(), 100L << Math.min(failures, 8));
+				logger.warn("sqlqueue lost its LISTEN connection (failure {} in a row); reconnecting in {} ms; "
+						+ "polling covers the gap", failures, backoff, ex);
+				sleep(backoff);
+			}
+			finally {
+				this.listening = false;
+			}
+		}
+	}
+
+	private static void sleep(long millis) {
+		try {
+			TimeUnit.MILLISECONDS.sleep(millis);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	/** The channel of the queue table in this schema: one per table, so schemas do not wake each other. */
+	public static String channel(@Nullable String schema) {
+		return (schema != null) ? "sqlqueue_" + schema : "sqlqueue";
+	}
+
+}
