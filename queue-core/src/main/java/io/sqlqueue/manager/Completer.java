@@ -5,6 +5,8 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.locks.ReadWriteLock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -38,6 +40,9 @@ final class Completer {
 
 	private final Object lock = new Object();
 
+	/** Held (shared) by every write, so that {@link #flushAndWait()} can wait for those under way. */
+	private final ReadWriteLock writes = new ReentrantReadWriteLock();
+
 	private List<Pending> batch = new ArrayList<>();
 
 	private @Nullable ScheduledFuture<?> scheduledFlush;
@@ -66,13 +71,20 @@ final class Completer {
 		}
 	}
 
-	/** Records what waits now (also at shutdown). */
+	/** Records what waits now. */
 	void flush() {
 		List<Pending> pending;
 		synchronized (this.lock) {
 			pending = takeBatch();
 		}
 		write(pending);
+	}
+
+	/** Records what waits now, and returns only when every write under way has ended (at shutdown). */
+	void flushAndWait() {
+		flush();
+		this.writes.writeLock().lock();
+		this.writes.writeLock().unlock();
 	}
 
 	private List<Pending> takeBatch() {
@@ -89,17 +101,19 @@ final class Completer {
 		if (pending.isEmpty()) {
 			return;
 		}
-		boolean[] held;
+		this.writes.readLock().lock();
 		try {
-			held = this.store.complete(pending.stream().map(Pending::completion).toList());
+			boolean[] held = this.store.complete(pending.stream().map(Pending::completion).toList());
+			for (int i = 0; i < held.length; i++) {
+				this.recorder.completed(pending.get(i).attempt(), held[i]);
+			}
 		}
 		catch (RuntimeException ex) {
 			logger.error("Could not record {} finished jobs; they run again after their leases expire",
 					pending.size(), ex);
-			return;
 		}
-		for (int i = 0; i < held.length; i++) {
-			this.recorder.completed(pending.get(i).attempt(), held[i]);
+		finally {
+			this.writes.readLock().unlock();
 		}
 	}
 

@@ -11,9 +11,14 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One queue as this instance serves it: the claimed jobs waiting for a worker, and at most
- * {@code concurrency} workers taking them in order. It holds at most
- * {@code concurrency + prefetch} claimed jobs, so a worker that finishes finds its next job
- * without waiting for a claim.
+ * {@code concurrency} workers taking them in order.
+ * <p>
+ * Besides a job per worker, it holds claimed jobs ready for the next free worker, so that
+ * a worker rarely waits for a claim's round trip — but only as many as its workers finish
+ * within 100 ms at the pace they have been going (and never more than
+ * {@code prefetch}). Fast jobs are claimed in large batches; slow jobs are claimed only for
+ * free workers and stay in the table, where another instance's idle worker can take them
+ * and their leases do not run while they wait here.
  */
 final class Lane {
 
@@ -21,7 +26,13 @@ final class Lane {
 
 	final int concurrency;
 
-	private final int capacity;
+	/** How far ahead of its workers a lane claims. */
+	static final long PREFETCH_HORIZON_NANOS = 100_000_000L;
+
+	private final int prefetch;
+
+	/** The average time of an attempt, smoothed; unknown (no prefetch) until one ran. */
+	private volatile double averageRunNanos = Double.NaN;
 
 	private final Queue<Attempt> waiting = new ConcurrentLinkedQueue<>();
 
@@ -34,13 +45,29 @@ final class Lane {
 	Lane(String queue, int concurrency, int prefetch) {
 		this.queue = queue;
 		this.concurrency = concurrency;
-		this.capacity = concurrency + prefetch;
+		this.prefetch = prefetch;
 		this.workers = new Semaphore(concurrency);
+	}
+
+	/** The most claimed jobs the lane holds now: its workers' and those waiting for them. */
+	int capacity() {
+		double average = this.averageRunNanos;
+		if (Double.isNaN(average)) {
+			return this.concurrency;
+		}
+		double ahead = this.concurrency * (PREFETCH_HORIZON_NANOS / Math.max(average, 1.0));
+		return this.concurrency + (int) Math.min(this.prefetch, ahead);
 	}
 
 	/** How many more claimed jobs the lane can take. */
 	int room() {
-		return this.capacity - this.held.get();
+		return capacity() - this.held.get();
+	}
+
+	/** An attempt of this lane ran for this long. Racy on purpose: a lost sample only blurs the estimate. */
+	void ran(long nanos) {
+		double average = this.averageRunNanos;
+		this.averageRunNanos = Double.isNaN(average) ? nanos : average * 0.9 + nanos * 0.1;
 	}
 
 	/** Queues a claimed job for the next free worker. */

@@ -144,7 +144,7 @@ public class Manager implements SmartLifecycle {
 			this.loop.stop();
 			int released = releaseUnstarted();
 			boolean finished = awaitRunning(this.settings.shutdownTimeout());
-			this.completer.flush();
+			this.completer.flushAndWait();
 			this.periodic.forEach((task) -> task.cancel(false));
 			this.periodic.clear();
 			if (finished) {
@@ -302,6 +302,7 @@ public class Manager implements SmartLifecycle {
 			MDC.remove("sqlqueue.jobId");
 			MDC.remove("sqlqueue.handler");
 			MDC.remove("sqlqueue.attempt");
+			attempt.lane.ran(attempt.runningFor().toNanos());
 			left(attempt);
 		}
 	}
@@ -311,7 +312,9 @@ public class Manager implements SmartLifecycle {
 		this.inFlight.remove(attempt);
 		Lane lane = attempt.lane;
 		lane.done();
-		if (this.running && lane.moreWork() && !lane.hasWaiting()) {
+		// Claim again once half a batch fits, so that workers rarely wait for a claim's round trip.
+		if (this.running && lane.moreWork()
+				&& lane.room() >= Math.max(1, Math.min(this.settings.batchSize(), lane.capacity()) / 2)) {
 			this.loop.wakeUp();
 		}
 		synchronized (this.inFlight) {

@@ -64,8 +64,8 @@ final class OutcomeRecorder {
 
 	void leaseLost(Attempt attempt, String during) {
 		if (attempt.markLeaseLost()) {
-			this.leaseLosses.incrementAndGet();
 			this.listener.leaseLost(attempt.job);
+			this.leaseLosses.incrementAndGet();
 			logger.warn("Lease of {} was lost ({}): the job was handed to another worker or changed by an operator; "
 					+ "this attempt's outcome is not recorded", attempt, during);
 		}

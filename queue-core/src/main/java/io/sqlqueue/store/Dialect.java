@@ -11,6 +11,8 @@ import java.time.ZoneOffset;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.jdbc.support.SQLExceptionTranslator;
+
 /**
  * What differs between database families: a few SQL fragments (the clock, time
  * arithmetic, JSON parameters), how timestamps cross JDBC, and how jobs are claimed.
@@ -48,6 +50,16 @@ public abstract class Dialect {
 		return null;
 	}
 
+	/**
+	 * Completes many jobs in one statement, where the database can say which rows it
+	 * updated; {@code null} to complete them with one statement each (in one round trip).
+	 * Parameters: the job ids, their lease tokens and their results, each as an array;
+	 * returns the ids of the jobs whose lease held.
+	 */
+	public @Nullable String completeAll(String table) {
+		return null;
+	}
+
 	/** A bound parameter ({@code ?}) written into a JSON column. */
 	public String jsonParameter() {
 		return "?";
@@ -56,6 +68,22 @@ public abstract class Dialect {
 	/** Appended to the single-row insert so that a unique-key conflict inserts nothing instead of failing. */
 	public String insertIgnoringDuplicates() {
 		return "";
+	}
+
+	/**
+	 * Whether the driver returns the generated id of every row of a batched insert; where it
+	 * does not, jobs are inserted one statement at a time (in the same transaction).
+	 */
+	public boolean batchReturnsGeneratedKeys() {
+		return true;
+	}
+
+	/**
+	 * How SQL errors become Spring's exceptions; JobStore relies on a unique-key violation
+	 * arriving as a {@code DuplicateKeyException}. Spring knows most databases' codes.
+	 */
+	public SQLExceptionTranslator exceptionTranslator(SQLExceptionTranslator springs) {
+		return springs;
 	}
 
 	/** The claim this database does best. */

@@ -24,6 +24,8 @@ final class JobSql {
 
 	final String complete;
 
+	final @Nullable String completeAll;
+
 	final String reschedule;
 
 	final String fail;
@@ -41,6 +43,8 @@ final class JobSql {
 	final String cancel;
 
 	final String retryFailed;
+
+	final String failedJobs;
 
 	final String dueBacklog;
 
@@ -69,6 +73,7 @@ final class JobSql {
 				UPDATE %s SET status = 'SUCCEEDED', result = %s, finished_at = %s, updated_at = %s,
 				    lease_token = NULL, lease_expires_at = NULL, version = version + 1
 				WHERE id = ? AND lease_token = ? AND status = 'RUNNING'""".formatted(this.table, json, now, now);
+		this.completeAll = dialect.completeAll(this.table);
 		this.reschedule = """
 				UPDATE %s SET status = 'QUEUED', run_at = %s, last_error = ?, updated_at = %s,
 				    lease_token = NULL, lease_expires_at = NULL, version = version + 1
@@ -105,6 +110,14 @@ final class JobSql {
 				UPDATE %s SET status = 'QUEUED', attempts = 0, run_at = %s, finished_at = NULL, updated_at = %s,
 				    version = version + 1
 				WHERE id = ? AND status = 'FAILED'""".formatted(this.table, now, now);
+		this.failedJobs = """
+				SELECT j.id FROM %s j
+				WHERE j.status = 'FAILED' AND j.queue = COALESCE(?, j.queue) AND j.handler = COALESCE(?, j.handler)
+				  AND (j.unique_key IS NULL OR NOT EXISTS (
+				      SELECT 1 FROM %s u
+				      WHERE u.unique_key = j.unique_key AND u.status IN ('QUEUED', 'RUNNING')))
+				ORDER BY j.id
+				LIMIT ?""".formatted(this.table, this.table);
 		this.dueBacklog = """
 				SELECT queue, handler, COUNT(*) AS due_jobs, MIN(run_at) AS oldest_run_at, %s AS db_now FROM %s
 				WHERE status = 'QUEUED' AND run_at <= %s

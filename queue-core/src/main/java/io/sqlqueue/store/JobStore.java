@@ -5,12 +5,15 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
 import javax.sql.DataSource;
@@ -21,6 +24,7 @@ import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.ParameterizedPreparedStatementSetter;
 import org.springframework.jdbc.core.RowMapper;
+import org.springframework.jdbc.core.SqlParameterValue;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
@@ -86,6 +90,7 @@ public class JobStore {
 		this.sql = new JobSql(dialect, schema);
 		this.dataSource = dataSource;
 		this.jdbc = new JdbcTemplate(dataSource);
+		this.jdbc.setExceptionTranslator(dialect.exceptionTranslator(this.jdbc.getExceptionTranslator()));
 		DataSourceTransactionManager transactionManager = new DataSourceTransactionManager(dataSource);
 		this.transaction = new TransactionTemplate(transactionManager);
 		// Under REPEATABLE READ, MySQL's locking reads take gap locks that make concurrent claims and
@@ -135,16 +140,11 @@ public class JobStore {
 
 	private List<Long> insertBatch(Connection connection, List<NewJob> jobs) throws SQLException {
 		try (PreparedStatement statement = connection.prepareStatement(this.sql.insert, new String[] { "id" })) {
+			if (!this.dialect.batchReturnsGeneratedKeys()) {
+				return insertOneByOne(statement, jobs);
+			}
 			for (NewJob job : jobs) {
-				statement.setString(1, job.queue());
-				statement.setString(2, job.handler());
-				statement.setString(3, job.payload());
-				statement.setInt(4, job.priority());
-				this.dialect.setTimestamp(statement, 5, job.runAt());
-				statement.setLong(6, job.delayMillis());
-				statement.setInt(7, job.maxAttempts());
-				statement.setString(8, job.uniqueKey());
-				statement.setString(9, job.groupKey());
+				bindInsert(statement, job);
 				statement.addBatch();
 			}
 			int[] counts = statement.executeBatch();
@@ -164,6 +164,36 @@ public class JobStore {
 			}
 			return ids;
 		}
+	}
+
+	/** For drivers that return no keys for a batch (SQLite's: it reads {@code last_insert_rowid()}). */
+	private List<Long> insertOneByOne(PreparedStatement statement, List<NewJob> jobs) throws SQLException {
+		List<Long> ids = new ArrayList<>(jobs.size());
+		for (NewJob job : jobs) {
+			bindInsert(statement, job);
+			if (statement.executeUpdate() == 0) {
+				throw new DuplicateJobException(String.valueOf(job.uniqueKey()));
+			}
+			try (ResultSet keys = statement.getGeneratedKeys()) {
+				if (!keys.next()) {
+					throw new IllegalStateException("Inserted a job but got no id");
+				}
+				ids.add(keys.getLong(1));
+			}
+		}
+		return ids;
+	}
+
+	private void bindInsert(PreparedStatement statement, NewJob job) throws SQLException {
+		statement.setString(1, job.queue());
+		statement.setString(2, job.handler());
+		statement.setString(3, job.payload());
+		statement.setInt(4, job.priority());
+		this.dialect.setTimestamp(statement, 5, job.runAt());
+		statement.setLong(6, job.delayMillis());
+		statement.setInt(7, job.maxAttempts());
+		statement.setString(8, job.uniqueKey());
+		statement.setString(9, job.groupKey());
 	}
 
 	private static String duplicateKeyOf(List<NewJob> jobs) {
@@ -245,11 +275,44 @@ public class JobStore {
 	 * completion, whether its lease still held.
 	 */
 	public boolean[] complete(List<Completion> completions) {
+		if (this.sql.completeAll != null && completions.size() > 1) {
+			return completeInOneStatement(completions, this.sql.completeAll);
+		}
 		return this.transaction.execute((status) -> held(batch(this.sql.complete, completions, (ps, completion) -> {
 			ps.setString(1, completion.result());
 			ps.setLong(2, completion.lease().jobId());
 			ps.setLong(3, completion.lease().token());
 		})));
+	}
+
+	private boolean[] completeInOneStatement(List<Completion> completions, String statement) {
+		Long[] ids = new Long[completions.size()];
+		Long[] tokens = new Long[completions.size()];
+		String[] results = new String[completions.size()];
+		for (int i = 0; i < ids.length; i++) {
+			ids[i] = completions.get(i).lease().jobId();
+			tokens[i] = completions.get(i).lease().token();
+			results[i] = completions.get(i).result();
+		}
+		Set<Long> held = new HashSet<>(this.jdbc.execute((Connection connection) -> {
+			try (PreparedStatement ps = connection.prepareStatement(statement)) {
+				ps.setArray(1, connection.createArrayOf("bigint", ids));
+				ps.setArray(2, connection.createArrayOf("bigint", tokens));
+				ps.setArray(3, connection.createArrayOf("text", results));
+				List<Long> updated = new ArrayList<>();
+				try (ResultSet rs = ps.executeQuery()) {
+					while (rs.next()) {
+						updated.add(rs.getLong(1));
+					}
+				}
+				return updated;
+			}
+		}));
+		boolean[] flags = new boolean[ids.length];
+		for (int i = 0; i < ids.length; i++) {
+			flags[i] = held.contains(ids[i]);
+		}
+		return flags;
 	}
 
 	/** Puts the job back to wait {@code delay} (on the database's clock) before its next attempt. */
@@ -324,6 +387,29 @@ public class JobStore {
 			String key = find(id).map(JobRecord::uniqueKey).orElse("?");
 			throw new DuplicateJobException(String.valueOf(key));
 		}
+	}
+
+	/**
+	 * Queues up to {@code limit} {@code FAILED} jobs of this queue and this handler
+	 * ({@code null} for any) again with a fresh set of attempts, oldest first; returns the
+	 * ids it queued. Each job is queued by its own statement, so call it outside a
+	 * transaction: a failed job whose unique key an unfinished job holds stays failed.
+	 */
+	public List<Long> retryAllFailed(@Nullable String queue, @Nullable String handler, int limit) {
+		List<Long> ids = this.jdbc.queryForList(this.sql.failedJobs, Long.class,
+				new SqlParameterValue(Types.VARCHAR, queue), new SqlParameterValue(Types.VARCHAR, handler), limit);
+		List<Long> retried = new ArrayList<>(ids.size());
+		for (long id : ids) {
+			try {
+				if (this.jdbc.update(this.sql.retryFailed, id) == 1) {
+					retried.add(id);
+				}
+			}
+			catch (DuplicateKeyException ex) {
+				// Another job with its unique key was enqueued meanwhile: this one stays failed.
+			}
+		}
+		return retried;
 	}
 
 	/** Due jobs per queue and handler, with the age of the oldest. */

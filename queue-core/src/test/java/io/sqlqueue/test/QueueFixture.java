@@ -23,6 +23,7 @@ import io.sqlqueue.manager.ManagerSettings;
 import io.sqlqueue.manager.Reaper;
 import io.sqlqueue.schema.QueueSchemaMigrator;
 import io.sqlqueue.store.ClaimMethod;
+import io.sqlqueue.store.Dialects;
 import io.sqlqueue.store.JobStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -58,6 +59,8 @@ public final class QueueFixture implements AutoCloseable {
 		this.database = database;
 		this.claimMethod = claimMethod;
 		this.codec = codec;
+		// As the starter does at start-up: detect the dialect, which checks the database too.
+		assertThat(Dialects.detect(database.dataSource()).name()).isEqualTo(database.dialect().name());
 		new QueueSchemaMigrator(database.dataSource(), database.dialect(), database.schema()).migrate();
 		this.store = newStore(database.dataSource());
 		this.queue = new JobQueue(this.store, codec, this.handlers, FAST_RETRIES, this.listener);

@@ -1,10 +1,17 @@
 package io.sqlqueue.test;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import javax.sql.DataSource;
 
@@ -16,20 +23,24 @@ import org.junit.jupiter.api.Assumptions;
 
 import io.sqlqueue.store.Dialect;
 import io.sqlqueue.store.H2Dialect;
+import io.sqlqueue.store.MariaDbDialect;
 import io.sqlqueue.store.PostgresDialect;
+import io.sqlqueue.store.SqliteDialect;
 
 /**
- * A database for tests, isolated per test class: H2 gets a new in-memory database,
- * servers get a new schema. Servers are the local ones (URLs overridable by environment
- * variables); where none answers and Docker is present, Testcontainers starts one; where
- * neither, the test is skipped, unless {@code SQLQUEUE_TEST_REQUIRE_DATABASES} names the
- * database, in which case it fails.
+ * A database for tests, isolated per test: H2 gets a new in-memory database, SQLite a new
+ * temporary file, PostgreSQL a new schema, MariaDB and MySQL a new database. Servers are
+ * the local ones (URLs overridable by environment variables, {@code …_USER} and
+ * {@code …_PASSWORD} beside them); where none answers and Docker is present, Testcontainers
+ * starts one; where neither, the test is skipped, unless
+ * {@code SQLQUEUE_TEST_REQUIRE_DATABASES} names the database (e.g.
+ * {@code postgresql,mariadb}, or {@code all}), in which case it fails.
  */
 public enum TestDatabase {
 
 	H2(null, null, null) {
 		@Override
-		Dialect dialect() {
+		public Dialect dialect() {
 			return new H2Dialect();
 		}
 
@@ -39,11 +50,53 @@ public enum TestDatabase {
 					+ ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000";
 			return new Isolated(this, url, "sa", "", null);
 		}
+
+		@Override
+		void drop(Isolated database, Statement statement) throws SQLException {
+			statement.execute("SHUTDOWN");
+		}
+	},
+
+	/** A temporary file, deleted with its WAL files; the queue switches it to WAL at start-up. */
+	SQLITE(null, null, null) {
+		@Override
+		public Dialect dialect() {
+			return new SqliteDialect();
+		}
+
+		@Override
+		Isolated create() {
+			try {
+				Path file = Files.createTempFile("sqlqueue-", ".db");
+				// Busy timeout: a writer waits for the one ahead of it (see SqliteDialect).
+				return new Isolated(this, "jdbc:sqlite:" + file + "?busy_timeout=10000", "", "", null);
+			}
+			catch (IOException ex) {
+				throw new IllegalStateException("Could not create a SQLite file", ex);
+			}
+		}
+
+		@Override
+		void drop(Isolated database, Statement statement) {
+		}
+
+		@Override
+		void deleteFiles(Isolated database) {
+			String file = database.url().substring("jdbc:sqlite:".length(), database.url().indexOf('?'));
+			for (String suffix : new String[] { "", "-wal", "-shm" }) {
+				try {
+					Files.deleteIfExists(Path.of(file + suffix));
+				}
+				catch (IOException ex) {
+					// Best effort: it is a temporary file.
+				}
+			}
+		}
 	},
 
 	POSTGRESQL("SQLQUEUE_TEST_POSTGRES_URL", "jdbc:postgresql://127.0.0.1:5432/test", "postgres") {
 		@Override
-		Dialect dialect() {
+		public Dialect dialect() {
 			return new PostgresDialect();
 		}
 
@@ -51,7 +104,58 @@ public enum TestDatabase {
 		ServerAddress startContainer() {
 			return Containers.postgres();
 		}
+	},
+
+	/** MariaDB; each test gets its own database (a MariaDB "schema"). */
+	MARIADB("SQLQUEUE_TEST_MARIADB_URL", "jdbc:mariadb://127.0.0.1:3306/test", "root") {
+		@Override
+		public Dialect dialect() {
+			return new MariaDbDialect();
+		}
+
+		@Override
+		ServerAddress startContainer() {
+			return Containers.mariadb();
+		}
+
+		@Override
+		Isolated create() {
+			return createDatabase(this);
+		}
+
+		@Override
+		void drop(Isolated database, Statement statement) throws SQLException {
+			statement.execute("DROP DATABASE IF EXISTS " + database.schema());
+		}
+	},
+
+	/**
+	 * MySQL 8, through the MariaDB driver like MariaDB: no local server is expected (the
+	 * default URL is port 3307), so this runs where Docker is or the variable points at one.
+	 */
+	MYSQL("SQLQUEUE_TEST_MYSQL_URL", "jdbc:mariadb://127.0.0.1:3307/test?allowPublicKeyRetrieval=true", "root") {
+		@Override
+		public Dialect dialect() {
+			return new MariaDbDialect();
+		}
+
+		@Override
+		ServerAddress startContainer() {
+			return Containers.mysql();
+		}
+
+		@Override
+		Isolated create() {
+			return createDatabase(this);
+		}
+
+		@Override
+		void drop(Isolated database, Statement statement) throws SQLException {
+			statement.execute("DROP DATABASE IF EXISTS " + database.schema());
+		}
 	};
+
+	private static final Pattern DATABASE_IN_URL = Pattern.compile("^(jdbc:[a-z]+://[^/]+/)([^?]*)(.*)$");
 
 	private final @Nullable String urlVariable;
 
@@ -67,28 +171,62 @@ public enum TestDatabase {
 		this.defaultUser = defaultUser;
 	}
 
-	abstract Dialect dialect();
+	/** The dialect the queue uses on this database. */
+	public abstract Dialect dialect();
 
 	ServerAddress startContainer() {
 		throw new UnsupportedOperationException();
 	}
 
-	/** A fresh, empty place for one test class; close it to drop it. */
+	/** A fresh, empty place for one test; close it to drop it. */
 	public Isolated isolated() {
 		return create();
 	}
 
+	/** A new schema on the server; the queue's table goes there. */
 	Isolated create() {
 		ServerAddress address = server();
-		String schema = "sq_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
-		try (Connection connection = java.sql.DriverManager.getConnection(address.url(), address.user(),
-				address.password())) {
-			connection.createStatement().execute("CREATE SCHEMA " + schema);
+		String schema = newName();
+		execute(address.url(), address, "CREATE SCHEMA " + schema);
+		return new Isolated(this, address.url(), address.user(), address.password(), schema);
+	}
+
+	/** Drops what {@link #create()} made, on a connection of its own pool. */
+	void drop(Isolated database, Statement statement) throws SQLException {
+		statement.execute("DROP SCHEMA " + database.schema() + " CASCADE");
+	}
+
+	void deleteFiles(Isolated database) {
+	}
+
+	/**
+	 * MariaDB and MySQL: a new database, which is their schema; the pool connects to it (so
+	 * the tests' own tables land there too) and the queue names it as its schema.
+	 */
+	private static Isolated createDatabase(TestDatabase database) {
+		ServerAddress address = database.server();
+		String name = newName();
+		execute(address.url(), address, "CREATE DATABASE " + name);
+		Matcher url = DATABASE_IN_URL.matcher(address.url());
+		if (!url.matches()) {
+			throw new IllegalStateException("Expected a URL like jdbc:mariadb://host:port/database, got "
+					+ address.url());
+		}
+		return new Isolated(database, url.group(1) + name + url.group(3), address.user(), address.password(), name);
+	}
+
+	private static String newName() {
+		return "sq_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+	}
+
+	private static void execute(String url, ServerAddress address, String sql) {
+		try (Connection connection = DriverManager.getConnection(url, address.user(), address.password());
+				Statement statement = connection.createStatement()) {
+			statement.execute(sql);
 		}
 		catch (SQLException ex) {
-			throw new IllegalStateException("Could not create test schema " + schema, ex);
+			throw new IllegalStateException("Could not run '" + sql + "'", ex);
 		}
-		return new Isolated(this, address.url(), address.user(), address.password(), schema);
 	}
 
 	private synchronized ServerAddress server() {
@@ -99,7 +237,7 @@ public enum TestDatabase {
 		String user = System.getenv().getOrDefault(this.urlVariable + "_USER", this.defaultUser);
 		String password = System.getenv().getOrDefault(this.urlVariable + "_PASSWORD", "");
 		SQLException failure;
-		try (Connection connection = java.sql.DriverManager.getConnection(url, user, password)) {
+		try (Connection connection = DriverManager.getConnection(url, user, password)) {
 			this.server = new ServerAddress(url, user, password);
 			return this.server;
 		}
@@ -130,7 +268,7 @@ public enum TestDatabase {
 	record ServerAddress(String url, String user, String password) {
 	}
 
-	/** One test class's database (or schema) and a pool of connections to it. */
+	/** One test's database (or schema, or file) and a pool of connections to it. */
 	public static final class Isolated implements AutoCloseable {
 
 		private final TestDatabase database;
@@ -156,13 +294,19 @@ public enum TestDatabase {
 
 		/** Another pool on the same database: a second application instance. */
 		public HikariDataSource newDataSource(int size) {
+			return newDataSource(size, null);
+		}
+
+		/** Another pool on the same database, running {@code initSql} on each new connection. */
+		public HikariDataSource newDataSource(int size, @Nullable String initSql) {
 			HikariConfig config = new HikariConfig();
+			config.setConnectionInitSql(initSql);
 			config.setJdbcUrl(this.url);
 			config.setUsername(this.user);
 			config.setPassword(this.password);
 			config.setMaximumPoolSize(size);
 			config.setMinimumIdle(0);
-			if (this.schema != null) {
+			if (this.schema != null && this.database == POSTGRESQL) {
 				config.setSchema(this.schema);
 			}
 			return new HikariDataSource(config);
@@ -184,21 +328,23 @@ public enum TestDatabase {
 			return this.schema;
 		}
 
+		/** The JDBC URL of this database, e.g. for a second process. */
+		public String url() {
+			return this.url;
+		}
+
 		@Override
 		public void close() {
-			try (Connection connection = this.dataSource.getConnection()) {
-				if (this.schema != null) {
-					connection.createStatement().execute("DROP SCHEMA " + this.schema + " CASCADE");
-				}
-				else {
-					connection.createStatement().execute("SHUTDOWN");
-				}
+			try (Connection connection = this.dataSource.getConnection();
+					Statement statement = connection.createStatement()) {
+				this.database.drop(this, statement);
 			}
 			catch (SQLException ex) {
 				// Best effort: the next run uses a new name anyway.
 			}
 			finally {
 				this.dataSource.close();
+				this.database.deleteFiles(this);
 			}
 		}
 

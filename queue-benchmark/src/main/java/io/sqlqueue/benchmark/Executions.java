@@ -1,0 +1,59 @@
+package io.sqlqueue.benchmark;
+
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.concurrent.atomic.AtomicLongArray;
+
+/**
+ * What the handlers of every instance ran in one workload: how often each job (by its
+ * number) ran, and when it started. A run is only counted if each job ran exactly once.
+ */
+final class Executions {
+
+	static volatile Executions current = new Executions(0);
+
+	private final AtomicIntegerArray runs;
+
+	private final AtomicLongArray startedNanos;
+
+	private final java.util.concurrent.atomic.AtomicInteger total = new java.util.concurrent.atomic.AtomicInteger();
+
+	Executions(int jobs) {
+		this.runs = new AtomicIntegerArray(jobs);
+		this.startedNanos = new AtomicLongArray(jobs);
+	}
+
+	static Executions expect(int jobs) {
+		current = new Executions(jobs);
+		return current;
+	}
+
+	void ran(int job) {
+		this.startedNanos.compareAndSet(job, 0, System.nanoTime());
+		this.runs.incrementAndGet(job);
+		this.total.incrementAndGet();
+	}
+
+	int total() {
+		return this.total.get();
+	}
+
+	long startedNanos(int job) {
+		return this.startedNanos.get(job);
+	}
+
+	/** Fails unless every job ran exactly once. */
+	void requireEachRanOnce() {
+		int missing = 0;
+		int duplicated = 0;
+		for (int i = 0; i < this.runs.length(); i++) {
+			int count = this.runs.get(i);
+			missing += (count == 0) ? 1 : 0;
+			duplicated += (count > 1) ? 1 : 0;
+		}
+		if (missing > 0 || duplicated > 0) {
+			throw new IllegalStateException(
+					"Wrong run: " + missing + " jobs never ran and " + duplicated + " ran more than once");
+		}
+	}
+
+}

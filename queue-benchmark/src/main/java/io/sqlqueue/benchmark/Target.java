@@ -1,0 +1,79 @@
+package io.sqlqueue.benchmark;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+import javax.sql.DataSource;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DriverManagerDataSource;
+
+/**
+ * The database under test, and the statements the benchmark itself runs on it (emptying
+ * the table, counting, sampling its size).
+ */
+record Target(String url, String user, String password, @Nullable String schema) {
+
+	boolean isPostgres() {
+		return this.url.startsWith("jdbc:postgresql:");
+	}
+
+	String name() {
+		String rest = this.url.substring("jdbc:".length());
+		return rest.substring(0, rest.indexOf(':'));
+	}
+
+	String table() {
+		return (this.schema != null) ? "\"" + this.schema + "\".queue_job" : "queue_job";
+	}
+
+	Map<String, Object> properties() {
+		Map<String, Object> properties = new LinkedHashMap<>();
+		properties.put("spring.datasource.url", this.url);
+		properties.put("spring.datasource.username", this.user);
+		properties.put("spring.datasource.password", this.password);
+		if (this.schema != null) {
+			properties.put("sqlqueue.schema", this.schema);
+		}
+		return properties;
+	}
+
+	JdbcTemplate jdbc() {
+		DataSource dataSource = new DriverManagerDataSource(this.url, this.user, this.password);
+		return new JdbcTemplate(dataSource);
+	}
+
+	void emptyTable() {
+		jdbc().execute(isPostgres() ? "TRUNCATE " + table() : "DELETE FROM " + table());
+	}
+
+	long count(String where) {
+		Long count = jdbc().queryForObject("SELECT COUNT(*) FROM " + table() + " WHERE " + where, Long.class);
+		return (count != null) ? count : 0;
+	}
+
+	/** PostgreSQL only: the table's size with indexes and TOAST, and its live and dead tuples. */
+	String tableSample() {
+		if (!isPostgres()) {
+			return "n/a";
+		}
+		String relation = (this.schema != null) ? this.schema + ".queue_job" : "queue_job";
+		Map<String, Object> row = jdbc().queryForMap("""
+				SELECT pg_total_relation_size(CAST(? AS regclass)) AS bytes, n_live_tup, n_dead_tup
+				FROM pg_stat_user_tables WHERE relid = CAST(? AS regclass)""", relation, relation);
+		return "bytes=" + row.get("bytes") + " live=" + row.get("n_live_tup") + " dead=" + row.get("n_dead_tup");
+	}
+
+	String settings() {
+		if (!isPostgres()) {
+			return name();
+		}
+		return jdbc().queryForObject("""
+				SELECT 'PostgreSQL ' || current_setting('server_version') || ', shared_buffers='
+				    || current_setting('shared_buffers') || ', synchronous_commit=' || current_setting('synchronous_commit')
+				    || ', max_connections=' || current_setting('max_connections')""", String.class);
+	}
+
+}

@@ -1,0 +1,57 @@
+package io.sqlqueue;
+
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+
+import com.zaxxer.hikari.HikariDataSource;
+
+import org.junit.jupiter.api.Test;
+
+import io.sqlqueue.store.ClaimRequest;
+import io.sqlqueue.store.JobStore;
+import io.sqlqueue.store.NewJob;
+import io.sqlqueue.test.TestDatabase;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+class MariaDbConformanceIT extends QueueConformanceTests {
+
+	@Override
+	protected TestDatabase database() {
+		return TestDatabase.MARIADB;
+	}
+
+	/** Names compare byte for byte (utf8mb4_bin), not by MariaDB's default case-insensitive collation. */
+	@Test
+	void queueAndHandlerNamesAndUniqueKeysAreCaseSensitive() {
+		long upper = this.fixture.queue().enqueue(Job.of("Work", 1).queue("Mail").uniqueKey("Key"));
+		long lower = this.fixture.queue().enqueue(Job.of("work", 2).queue("mail").uniqueKey("key"));
+		assertThat(claim("mail", "Work")).isEmpty();
+		assertThat(claim("mail", "work")).extracting(JobRecord::id).containsExactly(lower);
+		assertThat(claim("Mail", "Work")).extracting(JobRecord::id).containsExactly(upper);
+	}
+
+	/** DATETIME(6) holds UTC: a session in another time zone reads and writes the same instants. */
+	@Test
+	void timesAreUtcWhateverTheSessionTimeZone() {
+		try (HikariDataSource pool = this.database.newDataSource(2, "SET time_zone = '+05:00'")) {
+			JobStore store = this.fixture.newStore(pool);
+			Instant due = Instant.now().minusSeconds(60).truncatedTo(ChronoUnit.MICROS);
+			long past = store.insert(List.of(new NewJob("default", "work", "{}", 0, due, 0, 3, null, null))).get(0);
+			store.insert(List.of(new NewJob("default", "work", "{}", 0, null, 3_600_000, 3, null, null)));
+			assertThat(this.fixture.job(past).runAt()).isEqualTo(due);
+			assertThat(this.fixture.job(past).createdAt()).isCloseTo(Instant.now(), within(10, ChronoUnit.SECONDS));
+			List<JobRecord> claimed = store.claim(new ClaimRequest("tz", "default", List.of("work"), 10, 30_000));
+			assertThat(claimed).extracting(JobRecord::id).containsExactly(past);
+			assertThat(store.find(past).orElseThrow().leaseExpiresAt()).isCloseTo(Instant.now().plusSeconds(30),
+					within(10, ChronoUnit.SECONDS));
+		}
+	}
+
+	private List<JobRecord> claim(String queue, String handler) {
+		return this.fixture.store().claim(new ClaimRequest("test-worker", queue, List.of(handler), 10, 30_000));
+	}
+
+}
