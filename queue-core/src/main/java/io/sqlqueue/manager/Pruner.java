@@ -1,16 +1,12 @@
 package io.sqlqueue.manager;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.EnumMap;
 import java.util.Map;
-import java.util.concurrent.ScheduledFuture;
 
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import org.springframework.context.SmartLifecycle;
 import org.springframework.scheduling.TaskScheduler;
 
 import io.sqlqueue.JobStatus;
@@ -21,7 +17,7 @@ import io.sqlqueue.store.JobStore;
  * the table does not grow without end. It touches only finished rows: claiming never
  * waits for it. Safe to run on every instance at once.
  */
-public class Pruner implements SmartLifecycle {
+public class Pruner extends PeriodicTask {
 
 	/** The most jobs of one state one pass deletes; a full pass runs again at once. */
 	public static final int BATCH_SIZE = 1000;
@@ -30,13 +26,7 @@ public class Pruner implements SmartLifecycle {
 
 	private final JobStore store;
 
-	private final TaskScheduler scheduler;
-
-	private final Duration interval;
-
 	private final Map<JobStatus, Duration> retention = new EnumMap<>(JobStatus.class);
-
-	private @Nullable ScheduledFuture<?> task;
 
 	/**
 	 * @param succeeded how long {@code SUCCEEDED} jobs are kept; zero keeps them forever
@@ -45,12 +35,8 @@ public class Pruner implements SmartLifecycle {
 	 */
 	public Pruner(JobStore store, TaskScheduler scheduler, Duration interval, Duration succeeded, Duration cancelled,
 			Duration failed) {
-		if (interval.isNegative() || interval.isZero()) {
-			throw new IllegalArgumentException("The pruner's interval must be positive");
-		}
+		super(scheduler, interval, "pruner");
 		this.store = store;
-		this.scheduler = scheduler;
-		this.interval = interval;
 		keep(JobStatus.SUCCEEDED, succeeded);
 		keep(JobStatus.CANCELLED, cancelled);
 		keep(JobStatus.FAILED, failed);
@@ -65,27 +51,6 @@ public class Pruner implements SmartLifecycle {
 		}
 	}
 
-	@Override
-	public synchronized void start() {
-		if (this.task == null && !this.retention.isEmpty()) {
-			this.task = this.scheduler.scheduleWithFixedDelay(this::runSafely, Instant.now().plus(this.interval),
-					this.interval);
-		}
-	}
-
-	@Override
-	public synchronized void stop() {
-		if (this.task != null) {
-			this.task.cancel(false);
-			this.task = null;
-		}
-	}
-
-	@Override
-	public synchronized boolean isRunning() {
-		return this.task != null;
-	}
-
 	/** One pass: deletes up to {@link #BATCH_SIZE} jobs of each finished state past its retention. */
 	public Map<JobStatus, Integer> runOnce() {
 		Map<JobStatus, Integer> deleted = new EnumMap<>(JobStatus.class);
@@ -93,7 +58,13 @@ public class Pruner implements SmartLifecycle {
 		return deleted;
 	}
 
-	private void runSafely() {
+	@Override
+	protected boolean hasWork() {
+		return !this.retention.isEmpty();
+	}
+
+	@Override
+	protected void runPass() {
 		try {
 			Map<JobStatus, Integer> deleted;
 			do {
@@ -103,7 +74,7 @@ public class Pruner implements SmartLifecycle {
 			while (deleted.values().stream().anyMatch((count) -> count == BATCH_SIZE));
 		}
 		catch (RuntimeException ex) {
-			logger.warn("sqlqueue could not prune finished jobs; trying again in {}", this.interval, ex);
+			logger.warn("sqlqueue could not prune finished jobs; trying again in {}", interval(), ex);
 		}
 	}
 

@@ -3,13 +3,11 @@ package io.sqlqueue.manager;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.concurrent.ScheduledFuture;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import org.springframework.context.SmartLifecycle;
 import org.springframework.scheduling.TaskScheduler;
 
 import io.sqlqueue.JobStatus;
@@ -20,47 +18,28 @@ import io.sqlqueue.store.QueueCount;
  * The queue's counts by queue and state, read by one grouped query on a schedule and kept
  * for gauges and health checks, so that looking never queries the database.
  */
-public class QueueStats implements SmartLifecycle {
+public class QueueStats extends PeriodicTask {
 
 	private static final Logger logger = LoggerFactory.getLogger(QueueStats.class);
 
 	private final JobStore store;
 
-	private final TaskScheduler scheduler;
-
-	private final Duration interval;
-
 	private volatile Snapshot latest = new Snapshot(List.of(), null, null);
 
-	private @Nullable ScheduledFuture<?> task;
-
 	public QueueStats(JobStore store, TaskScheduler scheduler, Duration interval) {
-		if (interval.isNegative() || interval.isZero()) {
-			throw new IllegalArgumentException("The stats interval must be positive");
-		}
+		super(scheduler, interval, "stats");
 		this.store = store;
-		this.scheduler = scheduler;
-		this.interval = interval;
+	}
+
+	/** Counts are wanted from the start: the first read runs at once. */
+	@Override
+	protected Duration firstDelay() {
+		return Duration.ZERO;
 	}
 
 	@Override
-	public synchronized void start() {
-		if (this.task == null) {
-			this.task = this.scheduler.scheduleWithFixedDelay(this::refresh, Instant.now(), this.interval);
-		}
-	}
-
-	@Override
-	public synchronized void stop() {
-		if (this.task != null) {
-			this.task.cancel(false);
-			this.task = null;
-		}
-	}
-
-	@Override
-	public synchronized boolean isRunning() {
-		return this.task != null;
+	protected void runPass() {
+		refresh();
 	}
 
 	/** Reads the counts now; a failure is kept in the snapshot (the database is unreachable). */

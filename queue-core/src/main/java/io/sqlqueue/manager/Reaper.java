@@ -1,15 +1,11 @@
 package io.sqlqueue.manager;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
-import java.util.concurrent.ScheduledFuture;
 
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import org.springframework.context.SmartLifecycle;
 import org.springframework.scheduling.TaskScheduler;
 
 import io.sqlqueue.JobListener;
@@ -21,7 +17,7 @@ import io.sqlqueue.store.ReapedJob;
  * and re-queues them, or fails them when their attempts are used up. Compares with the
  * database's clock; safe to run on every instance at once.
  */
-public class Reaper implements SmartLifecycle {
+public class Reaper extends PeriodicTask {
 
 	/** The most jobs one pass reaps; a full pass runs again at once. */
 	public static final int BATCH_SIZE = 500;
@@ -30,47 +26,16 @@ public class Reaper implements SmartLifecycle {
 
 	private final JobStore store;
 
-	private final TaskScheduler scheduler;
-
-	private final Duration interval;
-
 	private final JobListener listener;
-
-	private @Nullable ScheduledFuture<?> task;
 
 	public Reaper(JobStore store, TaskScheduler scheduler, Duration interval) {
 		this(store, scheduler, interval, JobListener.NONE);
 	}
 
 	public Reaper(JobStore store, TaskScheduler scheduler, Duration interval, JobListener listener) {
-		if (interval.isNegative() || interval.isZero()) {
-			throw new IllegalArgumentException("The reaper's interval must be positive");
-		}
+		super(scheduler, interval, "reaper");
 		this.store = store;
-		this.scheduler = scheduler;
-		this.interval = interval;
 		this.listener = listener;
-	}
-
-	@Override
-	public synchronized void start() {
-		if (this.task == null) {
-			this.task = this.scheduler.scheduleWithFixedDelay(this::runSafely, Instant.now().plus(this.interval),
-					this.interval);
-		}
-	}
-
-	@Override
-	public synchronized void stop() {
-		if (this.task != null) {
-			this.task.cancel(false);
-			this.task = null;
-		}
-	}
-
-	@Override
-	public synchronized boolean isRunning() {
-		return this.task != null;
 	}
 
 	/** One pass: reaps up to {@link #BATCH_SIZE} expired leases; returns what it reaped. */
@@ -90,14 +55,15 @@ public class Reaper implements SmartLifecycle {
 		return reaped;
 	}
 
-	private void runSafely() {
+	@Override
+	protected void runPass() {
 		try {
 			while (runOnce().size() == BATCH_SIZE) {
 				// A full pass may have left more behind.
 			}
 		}
 		catch (RuntimeException ex) {
-			logger.warn("sqlqueue reaper could not reap expired leases; trying again in {}", this.interval, ex);
+			logger.warn("sqlqueue reaper could not reap expired leases; trying again in {}", interval(), ex);
 		}
 	}
 
