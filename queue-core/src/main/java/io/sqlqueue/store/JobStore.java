@@ -468,10 +468,19 @@ public class JobStore {
 		return deleted;
 	}
 
+	/**
+	 * Which fenced writes changed their row. A driver that answers "no info" would leave a
+	 * lost lease unnoticed: that is refused loudly rather than guessed.
+	 */
 	private static boolean[] held(int[] counts) {
 		boolean[] held = new boolean[counts.length];
 		for (int i = 0; i < counts.length; i++) {
-			held[i] = counts[i] == 1 || counts[i] == Statement.SUCCESS_NO_INFO;
+			if (counts[i] == Statement.SUCCESS_NO_INFO) {
+				throw new IllegalStateException("The JDBC driver did not report update counts of a batch "
+						+ "(SUCCESS_NO_INFO); sqlqueue needs them to fence its writes. "
+						+ "With MariaDB Connector/J, do not set useBulkStmts=true.");
+			}
+			held[i] = counts[i] == 1;
 		}
 		return held;
 	}
