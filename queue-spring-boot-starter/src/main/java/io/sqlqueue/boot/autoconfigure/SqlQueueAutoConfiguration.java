@@ -34,6 +34,7 @@ import org.springframework.scheduling.TaskScheduler;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
+import io.sqlqueue.JobListener;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.boot.handler.JobHandlerBeanPostProcessor;
 import io.sqlqueue.boot.schema.QueueSchemaInitializer;
@@ -42,6 +43,8 @@ import io.sqlqueue.handler.PayloadCodec;
 import io.sqlqueue.handler.RetryPolicy;
 import io.sqlqueue.manager.Manager;
 import io.sqlqueue.manager.ManagerSettings;
+import io.sqlqueue.manager.Pruner;
+import io.sqlqueue.manager.QueueStats;
 import io.sqlqueue.manager.Reaper;
 import io.sqlqueue.store.ClaimMethod;
 import io.sqlqueue.store.Dialect;
@@ -51,9 +54,11 @@ import io.sqlqueue.store.JobStore;
 /**
  * Auto-configuration for sqlqueue: the {@link JobQueue} on the application's
  * {@link DataSource}, the queue's own schema migration, the {@link Manager} and
- * {@link Reaper} that run jobs on this instance, and the registration of
- * {@link io.sqlqueue.JobHandler @JobHandler} methods. Every bean backs off when the
- * application defines its own.
+ * {@link Reaper} that run jobs on this instance, {@link QueueStats} (the counts behind
+ * gauges and health) and the {@link Pruner} of finished jobs where the Manager runs, and
+ * the registration of {@link io.sqlqueue.JobHandler @JobHandler} methods. The
+ * application's {@link JobListener} beans hear what the queue does. Every bean backs off
+ * when the application defines its own.
  * <p>
  * The Manager's scheduler and workers are the queue's own beans
  * ({@value #TASK_SCHEDULER_BEAN_NAME}, {@value #WORKER_EXECUTOR_BEAN_NAME}), never the
@@ -124,8 +129,14 @@ public final class SqlQueueAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@DependsOnDatabaseInitialization
-	JobQueue jobQueue(JobStore store, PayloadCodec codec, HandlerRegistry handlers, RetryPolicy retryPolicy) {
-		return new JobQueue(store, codec, handlers, retryPolicy);
+	JobQueue jobQueue(JobStore store, PayloadCodec codec, HandlerRegistry handlers, RetryPolicy retryPolicy,
+			ObjectProvider<JobListener> listeners) {
+		return new JobQueue(store, codec, handlers, retryPolicy, listener(listeners));
+	}
+
+	/** The application's {@link JobListener} beans (such as the metrics) as one. */
+	static JobListener listener(ObjectProvider<JobListener> listeners) {
+		return JobListener.all(listeners.orderedStream().toList());
 	}
 
 	@Bean
@@ -193,9 +204,9 @@ public final class SqlQueueAutoConfiguration {
 		Manager sqlqueueManager(JobStore store, HandlerRegistry handlers, PayloadCodec codec, RetryPolicy retryPolicy,
 				JobQueue jobQueue, SqlQueueProperties properties,
 				@Qualifier(TASK_SCHEDULER_BEAN_NAME) TaskScheduler scheduler,
-				@Qualifier(WORKER_EXECUTOR_BEAN_NAME) Executor workers) {
+				@Qualifier(WORKER_EXECUTOR_BEAN_NAME) Executor workers, ObjectProvider<JobListener> listeners) {
 			Manager manager = new Manager(store, handlers, codec, managerSettings(properties, retryPolicy), scheduler,
-					workers);
+					workers, listener(listeners));
 			jobQueue.addEnqueueListener(manager::wakeUp);
 			return manager;
 		}
@@ -204,8 +215,26 @@ public final class SqlQueueAutoConfiguration {
 		@ConditionalOnMissingBean
 		@DependsOnDatabaseInitialization
 		Reaper sqlqueueReaper(JobStore store, SqlQueueProperties properties,
+				@Qualifier(TASK_SCHEDULER_BEAN_NAME) TaskScheduler scheduler, ObjectProvider<JobListener> listeners) {
+			return new Reaper(store, scheduler, properties.getReaperInterval(), listener(listeners));
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		@DependsOnDatabaseInitialization
+		QueueStats sqlqueueQueueStats(JobStore store, SqlQueueProperties properties,
 				@Qualifier(TASK_SCHEDULER_BEAN_NAME) TaskScheduler scheduler) {
-			return new Reaper(store, scheduler, properties.getReaperInterval());
+			return new NotifyingQueueStats(store, scheduler, properties.getStatsInterval());
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		@DependsOnDatabaseInitialization
+		Pruner sqlqueuePruner(JobStore store, SqlQueueProperties properties,
+				@Qualifier(TASK_SCHEDULER_BEAN_NAME) TaskScheduler scheduler) {
+			SqlQueueProperties.Retention retention = properties.getRetention();
+			return new Pruner(store, scheduler, retention.getInterval(), retention.getSucceeded(),
+					retention.getCancelled(), retention.getFailed());
 		}
 
 	}

@@ -60,7 +60,7 @@ public class SqlQueueProperties {
 	/**
 	 * Most jobs one claim takes.
 	 */
-	private int batchSize = 10;
+	private int batchSize = 100;
 
 	/**
 	 * How long a claim holds without a heartbeat before the reaper may hand the job to
@@ -106,9 +106,23 @@ public class SqlQueueProperties {
 	 */
 	private DataSize payloadMaxSize = DataSize.ofMegabytes(1);
 
+	/**
+	 * How often the jobs per queue and state are counted (one grouped query) for the
+	 * gauges and the health indicator.
+	 */
+	private Duration statsInterval = Duration.ofSeconds(30);
+
 	private final Manager manager = new Manager();
 
 	private final Retry retry = new Retry();
+
+	private final Retention retention = new Retention();
+
+	private final Health health = new Health();
+
+	private final Metrics metrics = new Metrics();
+
+	private final Endpoint endpoint = new Endpoint();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -238,12 +252,36 @@ public class SqlQueueProperties {
 		this.payloadMaxSize = payloadMaxSize;
 	}
 
+	public Duration getStatsInterval() {
+		return this.statsInterval;
+	}
+
+	public void setStatsInterval(Duration statsInterval) {
+		this.statsInterval = statsInterval;
+	}
+
 	public Manager getManager() {
 		return this.manager;
 	}
 
 	public Retry getRetry() {
 		return this.retry;
+	}
+
+	public Retention getRetention() {
+		return this.retention;
+	}
+
+	public Health getHealth() {
+		return this.health;
+	}
+
+	public Metrics getMetrics() {
+		return this.metrics;
+	}
+
+	public Endpoint getEndpoint() {
+		return this.endpoint;
 	}
 
 	/**
@@ -354,6 +392,140 @@ public class SqlQueueProperties {
 
 		public void setJitter(double jitter) {
 			this.jitter = jitter;
+		}
+
+	}
+
+	/**
+	 * How long finished jobs are kept before they are deleted.
+	 */
+	public static class Retention {
+
+		/**
+		 * How long SUCCEEDED jobs are kept; 0 keeps them forever.
+		 */
+		private Duration succeeded = Duration.ofDays(7);
+
+		/**
+		 * How long CANCELLED jobs are kept; 0 keeps them forever.
+		 */
+		private Duration cancelled = Duration.ofDays(7);
+
+		/**
+		 * How long FAILED jobs are kept; 0 keeps them forever.
+		 */
+		private Duration failed = Duration.ofDays(30);
+
+		/**
+		 * How often finished jobs past their retention are deleted, in batches of 1000.
+		 */
+		private Duration interval = Duration.ofMinutes(10);
+
+		public Duration getSucceeded() {
+			return this.succeeded;
+		}
+
+		public void setSucceeded(Duration succeeded) {
+			this.succeeded = succeeded;
+		}
+
+		public Duration getCancelled() {
+			return this.cancelled;
+		}
+
+		public void setCancelled(Duration cancelled) {
+			this.cancelled = cancelled;
+		}
+
+		public Duration getFailed() {
+			return this.failed;
+		}
+
+		public void setFailed(Duration failed) {
+			this.failed = failed;
+		}
+
+		public Duration getInterval() {
+			return this.interval;
+		}
+
+		public void setInterval(Duration interval) {
+			this.interval = interval;
+		}
+
+	}
+
+	/**
+	 * The health indicator (enabled with 'management.health.sqlqueue.enabled').
+	 */
+	public static class Health {
+
+		/**
+		 * Longest a due job may wait before its queue counts as stuck.
+		 */
+		private Duration maxDueAge = Duration.ofMinutes(5);
+
+		/**
+		 * Health status reported while a queue is stuck, such as 'DOWN' or a custom one
+		 * (add a custom one to 'management.endpoint.health.status.order').
+		 */
+		private String staleStatus = "DOWN";
+
+		public Duration getMaxDueAge() {
+			return this.maxDueAge;
+		}
+
+		public void setMaxDueAge(Duration maxDueAge) {
+			this.maxDueAge = maxDueAge;
+		}
+
+		public String getStaleStatus() {
+			return this.staleStatus;
+		}
+
+		public void setStaleStatus(String staleStatus) {
+			this.staleStatus = staleStatus;
+		}
+
+	}
+
+	/**
+	 * Micrometer meters.
+	 */
+	public static class Metrics {
+
+		/**
+		 * Whether the execution and wait timers publish a histogram for percentiles
+		 * computed by the monitoring system.
+		 */
+		private boolean percentilesHistogram = false;
+
+		public boolean isPercentilesHistogram() {
+			return this.percentilesHistogram;
+		}
+
+		public void setPercentilesHistogram(boolean percentilesHistogram) {
+			this.percentilesHistogram = percentilesHistogram;
+		}
+
+	}
+
+	/**
+	 * The 'sqlqueue' Actuator endpoint.
+	 */
+	public static class Endpoint {
+
+		/**
+		 * Whether a job's payload is shown; payloads may hold personal data.
+		 */
+		private boolean showPayload = false;
+
+		public boolean isShowPayload() {
+			return this.showPayload;
+		}
+
+		public void setShowPayload(boolean showPayload) {
+			this.showPayload = showPayload;
 		}
 
 	}

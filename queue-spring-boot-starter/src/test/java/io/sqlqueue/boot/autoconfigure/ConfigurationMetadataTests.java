@@ -25,6 +25,12 @@ class ConfigurationMetadataTests {
 		assertThat(property(metadata, "sqlqueue.payload-max-size").get("defaultValue").asString()).isEqualTo("1MB");
 		assertThat(property(metadata, "sqlqueue.manager.enabled").get("defaultValue").asBoolean()).isTrue();
 		assertThat(property(metadata, "sqlqueue.retry.max-attempts").get("defaultValue").asInt()).isEqualTo(10);
+		assertThat(property(metadata, "sqlqueue.stats-interval").get("defaultValue").asString()).isEqualTo("30s");
+		assertThat(property(metadata, "sqlqueue.retention.succeeded").get("defaultValue").asString()).isEqualTo("7d");
+		assertThat(property(metadata, "sqlqueue.retention.failed").get("defaultValue").asString()).isEqualTo("30d");
+		assertThat(property(metadata, "sqlqueue.health.max-due-age").get("defaultValue").asString()).isEqualTo("5m");
+		assertThat(property(metadata, "sqlqueue.health.stale-status").get("defaultValue").asString()).isEqualTo("DOWN");
+		assertThat(property(metadata, "sqlqueue.endpoint.show-payload").get("defaultValue").asBoolean()).isFalse();
 		for (JsonNode property : metadata.get("properties")) {
 			assertThat(property.path("description").asString()).as(property.get("name").asString())
 				.isNotBlank()

@@ -1,8 +1,10 @@
 package io.sqlqueue.boot.autoconfigure;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 
 import javax.sql.DataSource;
@@ -24,13 +26,19 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 import org.springframework.util.unit.DataSize;
 
+import io.sqlqueue.JobListener;
+import io.sqlqueue.JobOutcome;
 import io.sqlqueue.JobQueue;
+import io.sqlqueue.JobRecord;
+import io.sqlqueue.JobStatus;
 import io.sqlqueue.boot.schema.QueueSchemaInitializer;
 import io.sqlqueue.handler.HandlerRegistry;
 import io.sqlqueue.handler.PayloadCodec;
 import io.sqlqueue.handler.RetryPolicy;
 import io.sqlqueue.manager.Manager;
 import io.sqlqueue.manager.ManagerSettings;
+import io.sqlqueue.manager.Pruner;
+import io.sqlqueue.manager.QueueStats;
 import io.sqlqueue.manager.Reaper;
 import io.sqlqueue.store.ClaimMethod;
 import io.sqlqueue.store.Dialect;
@@ -38,6 +46,7 @@ import io.sqlqueue.store.H2Dialect;
 import io.sqlqueue.store.JobStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 class SqlQueueAutoConfigurationTests {
 
@@ -89,11 +98,70 @@ class SqlQueueAutoConfigurationTests {
 	}
 
 	@Test
+	void countsAndPrunesWhereTheManagerRuns() {
+		this.runner.run((context) -> {
+			assertThat(context).hasNotFailed().hasSingleBean(QueueStats.class).hasSingleBean(Pruner.class);
+			assertThat(context.getBean(QueueStats.class)).isInstanceOf(NotifyingQueueStats.class)
+				.extracting("interval")
+				.isEqualTo(Duration.ofSeconds(30));
+			assertThat(context.getBean(QueueStats.class).isRunning()).isTrue();
+			Pruner pruner = context.getBean(Pruner.class);
+			assertThat(pruner).extracting("retention")
+				.isEqualTo(Map.of(JobStatus.SUCCEEDED, Duration.ofDays(7), JobStatus.CANCELLED, Duration.ofDays(7),
+						JobStatus.FAILED, Duration.ofDays(30)));
+			assertThat(pruner).extracting("interval").isEqualTo(Duration.ofMinutes(10));
+			assertThat(pruner).extracting("scheduler")
+				.isSameAs(context.getBean(SqlQueueAutoConfiguration.TASK_SCHEDULER_BEAN_NAME));
+			assertThat(pruner.isRunning()).isTrue();
+		});
+	}
+
+	@Test
+	void bindsRetentionAndStatsInterval() {
+		this.runner
+			.withPropertyValues("sqlqueue.retention.succeeded=1h", "sqlqueue.retention.cancelled=0",
+					"sqlqueue.retention.failed=90d", "sqlqueue.retention.interval=1m", "sqlqueue.stats-interval=5s")
+			.run((context) -> {
+				Pruner pruner = context.getBean(Pruner.class);
+				assertThat(pruner).extracting("retention")
+					.isEqualTo(Map.of(JobStatus.SUCCEEDED, Duration.ofHours(1), JobStatus.FAILED, Duration.ofDays(90)));
+				assertThat(pruner).extracting("interval").isEqualTo(Duration.ofMinutes(1));
+				assertThat(context.getBean(QueueStats.class)).extracting("interval").isEqualTo(Duration.ofSeconds(5));
+			});
+	}
+
+	@Test
+	void keepsFinishedJobsForeverWhenEveryRetentionIsZero() {
+		this.runner
+			.withPropertyValues("sqlqueue.retention.succeeded=0", "sqlqueue.retention.cancelled=0",
+					"sqlqueue.retention.failed=0")
+			.run((context) -> assertThat(context.getBean(Pruner.class).isRunning()).isFalse());
+	}
+
+	@Test
+	void tellsTheApplicationsJobListeners() {
+		this.runner.withBean("first", RecordingListener.class)
+			.withBean("second", RecordingListener.class)
+			.withBean("greeter", JobHandlerRegistrationTests.Greeter.class)
+			.run((context) -> {
+				long id = context.getBean(JobQueue.class).enqueue("ping", null);
+				for (RecordingListener listener : context.getBeansOfType(RecordingListener.class).values()) {
+					assertThat(listener.events).contains("enqueued default ping 1");
+					await()
+						.atMost(Duration.ofSeconds(20))
+						.untilAsserted(() -> assertThat(listener.events).contains("finished " + id + " succeeded"));
+				}
+			});
+	}
+
+	@Test
 	void onlyEnqueuesWhenTheManagerIsDisabled() {
 		this.runner.withPropertyValues("sqlqueue.manager.enabled=false").run((context) -> {
 			assertThat(context).hasNotFailed()
 				.doesNotHaveBean(Manager.class)
 				.doesNotHaveBean(Reaper.class)
+				.doesNotHaveBean(QueueStats.class)
+				.doesNotHaveBean(Pruner.class)
 				.doesNotHaveBean(SqlQueueAutoConfiguration.TASK_SCHEDULER_BEAN_NAME)
 				.doesNotHaveBean(SqlQueueAutoConfiguration.WORKER_EXECUTOR_BEAN_NAME);
 			JobQueue jobs = context.getBean(JobQueue.class);
@@ -271,6 +339,22 @@ class SqlQueueAutoConfigurationTests {
 			long id = jobs.enqueue("report.daily", null);
 			assertThat(jobs.find(id)).isPresent();
 		});
+	}
+
+	static class RecordingListener implements JobListener {
+
+		final List<String> events = new CopyOnWriteArrayList<>();
+
+		@Override
+		public void enqueued(String queue, String handler, int jobs) {
+			this.events.add("enqueued " + queue + " " + handler + " " + jobs);
+		}
+
+		@Override
+		public void finished(JobRecord job, JobOutcome outcome, Duration took) {
+			this.events.add("finished " + job.id() + " " + outcome.tag());
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -1,0 +1,213 @@
+package io.sqlqueue.boot.actuate.endpoint;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeMap;
+
+import com.fasterxml.jackson.annotation.JsonRawValue;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+
+import io.sqlqueue.DuplicateJobException;
+import io.sqlqueue.JobQueue;
+import io.sqlqueue.JobRecord;
+import io.sqlqueue.JobStatus;
+import io.sqlqueue.manager.Manager;
+import io.sqlqueue.store.JobStore;
+import io.sqlqueue.store.QueueCount;
+
+/**
+ * The {@code sqlqueue} Actuator endpoint, for operators: the jobs per queue and state
+ * (read when asked), one job by id, retrying a {@code FAILED} job, cancelling a
+ * {@code QUEUED} one, and retrying the failed jobs of a queue or handler.
+ */
+@Endpoint(id = "sqlqueue")
+public class SqlQueueEndpoint {
+
+	/** Most failed jobs one {@code retry-failed} call queues again unless it names a limit. */
+	public static final int DEFAULT_RETRY_LIMIT = 1000;
+
+	private final JobQueue jobs;
+
+	private final JobStore store;
+
+	private final @Nullable Manager manager;
+
+	private final boolean showPayload;
+
+	/**
+	 * @param manager this instance's Manager, or {@code null} when it runs no jobs
+	 * @param showPayload whether a job's payload is shown
+	 */
+	public SqlQueueEndpoint(JobQueue jobs, JobStore store, @Nullable Manager manager, boolean showPayload) {
+		this.jobs = jobs;
+		this.store = store;
+		this.manager = manager;
+		this.showPayload = showPayload;
+	}
+
+	/** Jobs per queue and state, counted now, with this instance's workers per queue. */
+	@ReadOperation
+	public QueuesDescriptor queues() {
+		List<QueueCount> counts = this.store.countsByQueue();
+		Instant countedAt = Instant.now();
+		Map<String, Integer> busy = (this.manager != null) ? this.manager.busyWorkers() : Map.of();
+		Map<String, Integer> total = (this.manager != null) ? this.manager.totalWorkers() : Map.of();
+		Map<String, Map<JobStatus, Long>> jobsByQueue = new TreeMap<>();
+		Map<String, Duration> oldest = new TreeMap<>();
+		total.keySet().forEach((queue) -> jobsByQueue.computeIfAbsent(queue, (key) -> zeroCounts()));
+		for (QueueCount count : counts) {
+			jobsByQueue.computeIfAbsent(count.queue(), (key) -> zeroCounts()).merge(count.status(), count.jobs(), Long::sum);
+			if (count.status() == JobStatus.QUEUED) {
+				oldest.put(count.queue(), count.oldestDueAge());
+			}
+		}
+		Map<String, QueueDescriptor> queues = new TreeMap<>();
+		jobsByQueue.forEach((queue, jobs) -> queues.put(queue, new QueueDescriptor(jobs,
+				oldest.getOrDefault(queue, Duration.ZERO).toString(), busy.get(queue), total.get(queue))));
+		return new QueuesDescriptor(countedAt, queues);
+	}
+
+	private static Map<JobStatus, Long> zeroCounts() {
+		Map<JobStatus, Long> counts = new EnumMap<>(JobStatus.class);
+		for (JobStatus status : JobStatus.values()) {
+			counts.put(status, 0L);
+		}
+		return counts;
+	}
+
+	/** The job with this id as stored, or {@code null} (404) when there is none. */
+	@ReadOperation
+	public @Nullable JobDescriptor job(@Selector long id) {
+		return this.jobs.find(id).map((job) -> JobDescriptor.of(job, this.showPayload)).orElse(null);
+	}
+
+	/**
+	 * Retries ({@code action=retry}) a {@code FAILED} job with a fresh set of attempts, or
+	 * cancels ({@code action=cancel}) a {@code QUEUED} one; says what happened.
+	 */
+	@WriteOperation
+	public ActionDescriptor jobAction(@Selector long id, String action) {
+		if (!action.equals("retry") && !action.equals("cancel")) {
+			throw new InvalidEndpointRequestException("Unknown action '" + action + "'; use 'retry' or 'cancel'",
+					"Unknown action");
+		}
+		Optional<JobRecord> before = this.jobs.find(id);
+		if (before.isEmpty()) {
+			return new ActionDescriptor(id, action, false, null, "No job " + id);
+		}
+		boolean done;
+		String message;
+		if (action.equals("retry")) {
+			try {
+				done = this.jobs.retry(id);
+				message = done ? "Job " + id + " is queued again with a fresh set of attempts"
+						: "Job " + id + " is " + before.get().status() + "; only a FAILED job can be retried";
+			}
+			catch (DuplicateJobException ex) {
+				done = false;
+				message = "Job " + id + " cannot be retried: " + ex.getMessage();
+			}
+		}
+		else {
+			done = this.jobs.cancel(id);
+			message = done ? "Job " + id + " is cancelled"
+					: "Job " + id + " is " + before.get().status() + "; only a QUEUED job can be cancelled";
+		}
+		JobStatus status = this.jobs.find(id).map(JobRecord::status).orElse(null);
+		return new ActionDescriptor(id, action, done, status, message);
+	}
+
+	/**
+	 * Retries ({@code action=retry-failed}) up to {@code limit} failed jobs, oldest first,
+	 * of this queue and this handler (either left out for any).
+	 */
+	@WriteOperation
+	public RetriedDescriptor retryFailed(String action, @Nullable String queue, @Nullable String handler,
+			@Nullable Integer limit) {
+		if (!action.equals("retry-failed")) {
+			throw new InvalidEndpointRequestException(
+					"Unknown action '" + action + "'; use 'retry-failed', or name a job: /sqlqueue/{id}",
+					"Unknown action");
+		}
+		int max = (limit != null) ? limit : DEFAULT_RETRY_LIMIT;
+		if (max < 1) {
+			throw new InvalidEndpointRequestException("The limit must be positive, not " + max, "Invalid limit");
+		}
+		List<Long> ids = this.store.retryAllFailed(queue, handler, max);
+		if (!ids.isEmpty() && this.manager != null) {
+			this.manager.wakeUp((queue != null) ? Set.of(queue) : this.manager.totalWorkers().keySet());
+		}
+		return new RetriedDescriptor(action, queue, handler, ids.size(), ids);
+	}
+
+	/**
+	 * Jobs per queue.
+	 * @param countedAt when they were counted
+	 * @param queues by queue name
+	 */
+	public record QueuesDescriptor(Instant countedAt, Map<String, QueueDescriptor> queues)
+			implements OperationResponseBody {
+	}
+
+	/**
+	 * One queue.
+	 * @param jobs jobs per state
+	 * @param oldestDueAge how long the oldest due job has waited (ISO-8601)
+	 * @param busyWorkers this instance's workers running a handler, or {@code null} when it does not serve the queue
+	 * @param totalWorkers this instance's workers for the queue, or {@code null} when it does not serve the queue
+	 */
+	public record QueueDescriptor(Map<JobStatus, Long> jobs, String oldestDueAge, @Nullable Integer busyWorkers,
+			@Nullable Integer totalWorkers) {
+	}
+
+	/**
+	 * A job as stored; payload and result as the JSON they are, the payload only when
+	 * allowed.
+	 */
+	public record JobDescriptor(long id, String queue, String handler, JobStatus status, int attempts,
+			int maxAttempts, int priority, @JsonRawValue @Nullable String payload, @JsonRawValue @Nullable String result,
+			@Nullable String lastError, @Nullable String uniqueKey, @Nullable String groupKey,
+			@Nullable String leaseOwner, @Nullable Instant leaseExpiresAt, Instant runAt, Instant createdAt,
+			Instant updatedAt, @Nullable Instant startedAt, @Nullable Instant finishedAt)
+			implements OperationResponseBody {
+
+		static JobDescriptor of(JobRecord job, boolean showPayload) {
+			return new JobDescriptor(job.id(), job.queue(), job.handler(), job.status(), job.attempts(),
+					job.maxAttempts(), job.priority(), showPayload ? job.payload() : null, job.result(),
+					job.lastError(), job.uniqueKey(), job.groupKey(), job.leaseOwner(), job.leaseExpiresAt(),
+					job.runAt(), job.createdAt(), job.updatedAt(), job.startedAt(), job.finishedAt());
+		}
+
+	}
+
+	/**
+	 * What an action on one job did.
+	 * @param done whether it changed the job
+	 * @param status the job's state afterwards, or {@code null} when there is no such job
+	 */
+	public record ActionDescriptor(long id, String action, boolean done, @Nullable JobStatus status,
+			String message) implements OperationResponseBody {
+	}
+
+	/**
+	 * What a {@code retry-failed} did.
+	 * @param retried how many failed jobs were queued again
+	 * @param ids their ids
+	 */
+	public record RetriedDescriptor(String action, @Nullable String queue, @Nullable String handler, int retried,
+			List<Long> ids) implements OperationResponseBody {
+	}
+
+}

@@ -1,0 +1,7 @@
+/**
+ * Actuator endpoint of sqlqueue.
+ */
+@NullMarked
+package io.sqlqueue.boot.actuate.endpoint;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,37 @@
+package io.sqlqueue.boot.autoconfigure;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+import org.springframework.scheduling.TaskScheduler;
+
+import io.sqlqueue.manager.QueueStats;
+import io.sqlqueue.store.JobStore;
+
+/**
+ * {@link QueueStats} that tells subscribers about each new snapshot, so that gauges for a
+ * queue that shows up later are registered as soon as it is counted.
+ */
+public class NotifyingQueueStats extends QueueStats {
+
+	private final List<Consumer<Snapshot>> subscribers = new CopyOnWriteArrayList<>();
+
+	public NotifyingQueueStats(JobStore store, TaskScheduler scheduler, Duration interval) {
+		super(store, scheduler, interval);
+	}
+
+	@Override
+	public Snapshot refresh() {
+		Snapshot snapshot = super.refresh();
+		this.subscribers.forEach((subscriber) -> subscriber.accept(snapshot));
+		return snapshot;
+	}
+
+	/** Calls {@code subscriber} after each refresh, on the refreshing thread. */
+	public void subscribe(Consumer<Snapshot> subscriber) {
+		this.subscribers.add(subscriber);
+	}
+
+}

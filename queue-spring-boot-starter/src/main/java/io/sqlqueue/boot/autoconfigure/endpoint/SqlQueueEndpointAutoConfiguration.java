@@ -1,0 +1,36 @@
+package io.sqlqueue.boot.autoconfigure.endpoint;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+import io.sqlqueue.JobQueue;
+import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint;
+import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
+import io.sqlqueue.boot.autoconfigure.SqlQueueProperties;
+import io.sqlqueue.manager.Manager;
+import io.sqlqueue.store.JobStore;
+
+/**
+ * Auto-configuration of the {@code sqlqueue} Actuator endpoint. Like every endpoint, it
+ * is reachable only as Actuator's exposure and access settings allow
+ * ({@code management.endpoints.web.exposure.include=sqlqueue}).
+ */
+@AutoConfiguration(after = SqlQueueAutoConfiguration.class)
+@ConditionalOnClass(ConditionalOnAvailableEndpoint.class)
+@ConditionalOnAvailableEndpoint(SqlQueueEndpoint.class)
+public final class SqlQueueEndpointAutoConfiguration {
+
+	@Bean
+	@ConditionalOnBean({ JobQueue.class, JobStore.class, SqlQueueProperties.class })
+	@ConditionalOnMissingBean
+	SqlQueueEndpoint sqlqueueEndpoint(JobQueue jobs, JobStore store, ObjectProvider<Manager> manager,
+			SqlQueueProperties properties) {
+		return new SqlQueueEndpoint(jobs, store, manager.getIfUnique(), properties.getEndpoint().isShowPayload());
+	}
+
+}

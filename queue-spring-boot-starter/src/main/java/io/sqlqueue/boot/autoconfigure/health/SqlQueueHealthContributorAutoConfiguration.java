@@ -1,0 +1,38 @@
+package io.sqlqueue.boot.autoconfigure.health;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.context.annotation.Bean;
+
+import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
+import io.sqlqueue.boot.autoconfigure.SqlQueueProperties;
+import io.sqlqueue.boot.health.SqlQueueHealthIndicator;
+import io.sqlqueue.manager.Manager;
+import io.sqlqueue.manager.QueueStats;
+
+/**
+ * Auto-configuration of sqlqueue's health indicator (health key {@code sqlqueue}), where
+ * this instance counts its jobs ({@link QueueStats}, with the Manager).
+ */
+@AutoConfiguration(after = SqlQueueAutoConfiguration.class)
+@ConditionalOnClass(HealthIndicator.class)
+@ConditionalOnBean({ QueueStats.class, SqlQueueProperties.class })
+@ConditionalOnEnabledHealthIndicator("sqlqueue")
+public final class SqlQueueHealthContributorAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean(name = "sqlqueueHealthIndicator")
+	SqlQueueHealthIndicator sqlqueueHealthIndicator(QueueStats stats, ObjectProvider<Manager> manager,
+			SqlQueueProperties properties) {
+		SqlQueueProperties.Health health = properties.getHealth();
+		return new SqlQueueHealthIndicator(stats, manager.getIfUnique(), health.getMaxDueAge(),
+				new Status(health.getStaleStatus()));
+	}
+
+}

@@ -1,0 +1,109 @@
+package io.sqlqueue.boot.health;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.TreeMap;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
+
+import io.sqlqueue.JobStatus;
+import io.sqlqueue.manager.Manager;
+import io.sqlqueue.manager.QueueStats;
+import io.sqlqueue.manager.QueueStats.Snapshot;
+
+/**
+ * The queue's health, from the counts {@link QueueStats} last read (it never queries):
+ * <ul>
+ * <li>{@code DOWN} when the last read failed (the database is unreachable);</li>
+ * <li>{@code DOWN} when this instance's {@link Manager} ran and has stopped;</li>
+ * <li>the stale status ({@code DOWN} by default) when a queue's oldest due job has waited
+ * longer than the maximum due age: nothing is taking its jobs;</li>
+ * <li>{@code UNKNOWN} before the first read;</li>
+ * <li>{@code UP} otherwise.</li>
+ * </ul>
+ * A Manager that never started (it has no handlers) does not count against health. The
+ * details show the Manager's state, the counts per queue and state with each queue's
+ * oldest due age, and when they were read.
+ */
+public class SqlQueueHealthIndicator extends AbstractHealthIndicator {
+
+	private final QueueStats stats;
+
+	private final @Nullable Manager manager;
+
+	private final Duration maxDueAge;
+
+	private final Status staleStatus;
+
+	/**
+	 * @param manager this instance's Manager, or {@code null} when it runs no jobs
+	 * @param maxDueAge longest a due job may wait before its queue counts as stuck
+	 * @param staleStatus status while a queue is stuck
+	 */
+	public SqlQueueHealthIndicator(QueueStats stats, @Nullable Manager manager, Duration maxDueAge,
+			Status staleStatus) {
+		super("sqlqueue health check failed");
+		this.stats = stats;
+		this.manager = manager;
+		this.maxDueAge = maxDueAge;
+		this.staleStatus = staleStatus;
+	}
+
+	@Override
+	protected void doHealthCheck(Health.Builder builder) {
+		Snapshot snapshot = this.stats.latest();
+		String managerState = managerState();
+		builder.withDetail("manager", managerState);
+		if (snapshot.sampledAt() != null) {
+			builder.withDetail("sampledAt", snapshot.sampledAt().toString());
+		}
+		builder.withDetail("maxDueAge", this.maxDueAge.toString());
+		Map<String, Object> queues = new TreeMap<>();
+		Map<String, String> stale = new TreeMap<>();
+		for (String queue : snapshot.queues()) {
+			Map<String, Object> counts = new LinkedHashMap<>();
+			for (JobStatus status : JobStatus.values()) {
+				counts.put(status.name(), snapshot.jobs(queue, status));
+			}
+			Duration oldest = snapshot.oldestDueAge(queue);
+			counts.put("oldestDueAge", oldest.toString());
+			queues.put(queue, counts);
+			if (oldest.compareTo(this.maxDueAge) > 0) {
+				stale.put(queue, oldest.toString());
+			}
+		}
+		builder.withDetail("queues", queues);
+		if (snapshot.failure() != null) {
+			builder.down(snapshot.failure());
+		}
+		else if (managerState.equals("stopped")) {
+			builder.down();
+		}
+		else if (!stale.isEmpty()) {
+			builder.status(this.staleStatus).withDetail("stale", stale);
+		}
+		else if (snapshot.sampledAt() == null) {
+			builder.unknown();
+		}
+		else {
+			builder.up();
+		}
+	}
+
+	/** {@code running}, {@code idle} (never started: no handlers), {@code stopped}, or {@code none}. */
+	private String managerState() {
+		if (this.manager == null) {
+			return "none";
+		}
+		if (this.manager.isRunning()) {
+			return "running";
+		}
+		return this.manager.totalWorkers().isEmpty() ? "idle" : "stopped";
+	}
+
+}

@@ -1,0 +1,241 @@
+package io.sqlqueue.boot.metrics;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.TimeGauge;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.sqlqueue.JobListener;
+import io.sqlqueue.JobOutcome;
+import io.sqlqueue.JobRecord;
+import io.sqlqueue.JobStatus;
+import io.sqlqueue.boot.autoconfigure.NotifyingQueueStats;
+import io.sqlqueue.manager.Manager;
+import io.sqlqueue.manager.QueueStats;
+import io.sqlqueue.store.ReapedJob;
+
+/**
+ * The queue's Micrometer meters: counters and timers fed by what this instance does (as a
+ * {@link JobListener}), gauges of its workers per queue, and gauges of the jobs per queue
+ * and state as {@link QueueStats} last counted them (never a query per scrape).
+ * <p>
+ * Gauges of a queue are registered when the queue is first seen: served by the
+ * {@link Manager}, or counted by {@link QueueStats}. They stay registered (at zero) when
+ * the queue empties, so alerts on them do not see a gap.
+ */
+public class SqlQueueMetrics implements JobListener, MeterBinder {
+
+	/** Prefix of every meter's name. */
+	public static final String PREFIX = "sqlqueue.";
+
+	private static final Logger logger = LoggerFactory.getLogger(SqlQueueMetrics.class);
+
+	private final Supplier<@Nullable Manager> manager;
+
+	private final Supplier<@Nullable QueueStats> stats;
+
+	private final boolean percentilesHistogram;
+
+	private final List<MeterRegistry> registries = new CopyOnWriteArrayList<>();
+
+	private final Set<String> workerQueues = ConcurrentHashMap.newKeySet();
+
+	private final Set<String> jobQueues = ConcurrentHashMap.newKeySet();
+
+	private boolean subscribed;
+
+	/**
+	 * @param manager this instance's Manager, or {@code null} when it runs no jobs; asked
+	 * when binding, so that it may be created after this listener
+	 * @param stats the counts per queue and state, or {@code null} for none
+	 * @param percentilesHistogram whether the timers publish a histogram
+	 */
+	public SqlQueueMetrics(Supplier<@Nullable Manager> manager, Supplier<@Nullable QueueStats> stats,
+			boolean percentilesHistogram) {
+		this.manager = manager;
+		this.stats = stats;
+		this.percentilesHistogram = percentilesHistogram;
+	}
+
+	@Override
+	public void bindTo(MeterRegistry registry) {
+		synchronized (this) {
+			this.registries.add(registry);
+			Manager manager = this.manager.get();
+			if (manager != null) {
+				this.workerQueues.forEach((queue) -> registerWorkerGauges(registry, manager, queue));
+			}
+			QueueStats stats = this.stats.get();
+			if (stats != null) {
+				this.jobQueues.forEach((queue) -> registerJobGauges(registry, stats, queue));
+				if (!this.subscribed && stats instanceof NotifyingQueueStats notifying) {
+					notifying.subscribe((snapshot) -> safely(this::registerNewQueues));
+					this.subscribed = true;
+				}
+			}
+		}
+		registerNewQueues();
+	}
+
+	/** Registers the gauges of queues seen since the last call. */
+	public synchronized void registerNewQueues() {
+		Manager manager = this.manager.get();
+		if (manager != null) {
+			for (String queue : manager.totalWorkers().keySet()) {
+				if (this.workerQueues.add(queue)) {
+					this.registries.forEach((registry) -> registerWorkerGauges(registry, manager, queue));
+				}
+			}
+		}
+		QueueStats stats = this.stats.get();
+		if (stats != null) {
+			for (String queue : stats.latest().queues()) {
+				if (this.jobQueues.add(queue)) {
+					this.registries.forEach((registry) -> registerJobGauges(registry, stats, queue));
+				}
+			}
+		}
+	}
+
+	private static void registerWorkerGauges(MeterRegistry registry, Manager manager, String queue) {
+		Gauge.builder(PREFIX + "workers.busy", manager, (m) -> m.busyWorkers().getOrDefault(queue, 0))
+			.description("Workers of this instance running a handler now")
+			.tag("queue", queue)
+			.strongReference(true)
+			.register(registry);
+		Gauge.builder(PREFIX + "workers.concurrency", manager, (m) -> m.totalWorkers().getOrDefault(queue, 0))
+			.description("Workers of this instance for the queue: its concurrency")
+			.tag("queue", queue)
+			.strongReference(true)
+			.register(registry);
+	}
+
+	private static void registerJobGauges(MeterRegistry registry, QueueStats stats, String queue) {
+		for (JobStatus status : JobStatus.values()) {
+			Gauge.builder(PREFIX + "jobs", stats, (s) -> s.latest().jobs(queue, status))
+				.description("Jobs in the table by queue and state, as last counted")
+				.tags("queue", queue, "status", status.name().toLowerCase(Locale.ROOT))
+				.strongReference(true)
+				.register(registry);
+		}
+		TimeGauge.builder(PREFIX + "jobs.oldest.due.age", stats, TimeUnit.MILLISECONDS,
+				(s) -> s.latest().oldestDueAge(queue).toMillis())
+			.description("How long the oldest due job of the queue has waited, as last counted")
+			.tag("queue", queue)
+			.strongReference(true)
+			.register(registry);
+	}
+
+	@Override
+	public void enqueued(String queue, String handler, int jobs) {
+		each((registry) -> Counter.builder(PREFIX + "jobs.enqueued")
+			.description("Jobs enqueued, counted when their transaction commits")
+			.tags("queue", queue, "handler", handler)
+			.register(registry)
+			.increment(jobs));
+	}
+
+	@Override
+	public void claimed(String queue, int jobs) {
+		each((registry) -> DistributionSummary.builder(PREFIX + "claim.batch.size")
+			.description("Jobs one claim took, empty claims included")
+			.baseUnit("jobs")
+			.tag("queue", queue)
+			.register(registry)
+			.record(jobs));
+		if (!this.workerQueues.contains(queue)) {
+			safely(this::registerNewQueues);
+		}
+	}
+
+	@Override
+	public void started(JobRecord job, Duration waited) {
+		each((registry) -> timer(PREFIX + "jobs.wait", "Time from when a job was due until its attempt started")
+			.tags("queue", job.queue(), "handler", job.handler())
+			.register(registry)
+			.record(waited));
+	}
+
+	@Override
+	public void finished(JobRecord job, JobOutcome outcome, Duration took) {
+		each((registry) -> {
+			finishedCounter(job.queue(), job.handler(), outcome).register(registry).increment();
+			timer(PREFIX + "jobs.execution", "Time an attempt's handler ran, by how the attempt ended")
+				.tags("queue", job.queue(), "handler", job.handler(), "outcome", outcome.tag())
+				.register(registry)
+				.record(took);
+		});
+	}
+
+	@Override
+	public void cancelled(String queue, String handler) {
+		each((registry) -> finishedCounter(queue, handler, JobOutcome.CANCELLED).register(registry).increment());
+	}
+
+	@Override
+	public void leaseLost(JobRecord job) {
+		each((registry) -> Counter.builder(PREFIX + "leases.lost")
+			.description("Attempts whose lease was lost: a fenced write or heartbeat found the job no longer theirs")
+			.tags("queue", job.queue(), "handler", job.handler())
+			.register(registry)
+			.increment());
+	}
+
+	@Override
+	public void reaped(ReapedJob job) {
+		each((registry) -> Counter.builder(PREFIX + "jobs.reaped")
+			.description("Jobs whose lease expired, re-queued or failed by the reaper")
+			.tags("queue", job.queue(), "handler", job.handler(), "outcome", job.failed() ? "failed" : "requeued")
+			.register(registry)
+			.increment());
+	}
+
+	private static Counter.Builder finishedCounter(String queue, String handler, JobOutcome outcome) {
+		return Counter.builder(PREFIX + "jobs.finished")
+			.description("Attempts that ended and jobs cancelled, by outcome")
+			.tags("queue", queue, "handler", handler, "outcome", outcome.tag());
+	}
+
+	private Timer.Builder timer(String name, String description) {
+		return Timer.builder(name)
+			.description(description)
+			.publishPercentileHistogram(this.percentilesHistogram ? Boolean.TRUE : null);
+	}
+
+	private void each(Consumer<MeterRegistry> record) {
+		for (MeterRegistry registry : this.registries) {
+			try {
+				record.accept(registry);
+			}
+			catch (RuntimeException ex) {
+				logger.debug("sqlqueue could not record a meter", ex);
+			}
+		}
+	}
+
+	private static void safely(Runnable action) {
+		try {
+			action.run();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("sqlqueue could not register its gauges", ex);
+		}
+	}
+
+}

@@ -1,0 +1,183 @@
+package io.sqlqueue.boot.autoconfigure.health;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.UUID;
+
+import javax.sql.DataSource;
+
+import org.assertj.core.api.InstanceOfAssertFactories;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
+
+import io.sqlqueue.Job;
+import io.sqlqueue.JobHandler;
+import io.sqlqueue.JobQueue;
+import io.sqlqueue.JobRecord;
+import io.sqlqueue.JobStatus;
+import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint;
+import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
+import io.sqlqueue.boot.autoconfigure.endpoint.SqlQueueEndpointAutoConfiguration;
+import io.sqlqueue.boot.health.SqlQueueHealthIndicator;
+import io.sqlqueue.manager.Manager;
+import io.sqlqueue.manager.QueueStats;
+import io.sqlqueue.store.JobStore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+class SqlQueueHealthContributorAutoConfigurationTests {
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+				DataSourceTransactionManagerAutoConfiguration.class, JacksonAutoConfiguration.class,
+				SqlQueueAutoConfiguration.class, SqlQueueHealthContributorAutoConfiguration.class))
+		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
+				"sqlqueue.poll-interval=50ms", "sqlqueue.shutdown-timeout=1s");
+
+	@Test
+	void upWhenNoDueJobWaitsTooLong() {
+		this.runner.run((context) -> {
+			assertThat(context).hasNotFailed().hasBean("sqlqueueHealthIndicator");
+			context.getBean(JobQueue.class).enqueue(Job.of("nobody", null).queue("mail"));
+			context.getBean(QueueStats.class).refresh();
+			Health health = context.getBean(SqlQueueHealthIndicator.class).health();
+			assertThat(health.getStatus()).isEqualTo(Status.UP);
+			assertThat(health.getDetails()).containsEntry("manager", "idle")
+				.containsEntry("maxDueAge", "PT5M")
+				.containsKey("sampledAt")
+				.doesNotContainKey("stale");
+			assertThat(health.getDetails().get("queues")).asInstanceOf(InstanceOfAssertFactories.MAP)
+				.containsOnlyKeys("mail")
+				.extractingByKey("mail")
+				.asInstanceOf(InstanceOfAssertFactories.MAP)
+				.containsEntry("QUEUED", 1L)
+				.containsEntry("FAILED", 0L)
+				.containsKey("oldestDueAge");
+		});
+	}
+
+	@Test
+	void downWhenAQueueIsStuck() {
+		this.runner.withPropertyValues("sqlqueue.health.max-due-age=1s").run((context) -> {
+			context.getBean(JobQueue.class)
+				.enqueue(Job.of("unknown.handler", null).queue("orphans").runAt(Instant.now().minusSeconds(30)));
+			context.getBean(QueueStats.class).refresh();
+			Health health = context.getBean(SqlQueueHealthIndicator.class).health();
+			assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+			assertThat(health.getDetails().get("stale")).asInstanceOf(InstanceOfAssertFactories.MAP)
+				.containsOnlyKeys("orphans");
+		});
+	}
+
+	@Test
+	void reportsTheConfiguredStatusWhenAQueueIsStuck() {
+		this.runner.withPropertyValues("sqlqueue.health.max-due-age=1s", "sqlqueue.health.stale-status=STALE")
+			.run((context) -> {
+				context.getBean(JobQueue.class)
+					.enqueue(Job.of("unknown.handler", null).runAt(Instant.now().minusSeconds(30)));
+				context.getBean(QueueStats.class).refresh();
+				assertThat(context.getBean(SqlQueueHealthIndicator.class).health().getStatus())
+					.isEqualTo(new Status("STALE"));
+			});
+	}
+
+	@Test
+	void downWhenTheCountsCannotBeRead() {
+		this.runner.run((context) -> {
+			QueueStats stats = context.getBean(QueueStats.class);
+			stats.refresh();
+			new JdbcTemplate(context.getBean(DataSource.class)).execute("DROP TABLE queue_job");
+			stats.refresh();
+			Health health = context.getBean(SqlQueueHealthIndicator.class).health();
+			assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+			assertThat(health.getDetails()).containsKey("error");
+		});
+	}
+
+	@Test
+	void downWhenTheManagerHasStopped() {
+		this.runner.withBean("work", Work.class).run((context) -> {
+			Manager manager = context.getBean(Manager.class);
+			QueueStats stats = context.getBean(QueueStats.class);
+			stats.refresh();
+			SqlQueueHealthIndicator indicator = context.getBean(SqlQueueHealthIndicator.class);
+			assertThat(manager.isRunning()).isTrue();
+			assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
+			assertThat(indicator.health().getDetails()).containsEntry("manager", "running");
+			manager.stop();
+			assertThat(indicator.health().getStatus()).isEqualTo(Status.DOWN);
+			assertThat(indicator.health().getDetails()).containsEntry("manager", "stopped");
+		});
+	}
+
+	@Test
+	void unknownBeforeTheFirstCount() {
+		this.runner.run((context) -> {
+			QueueStats stats = context.getBean(QueueStats.class);
+			stats.stop();
+			QueueStats fresh = new QueueStats(context.getBean(JobStore.class),
+					new ThreadPoolTaskScheduler(), Duration.ofMinutes(1));
+			SqlQueueHealthIndicator indicator = new SqlQueueHealthIndicator(fresh, null, Duration.ofMinutes(5),
+					Status.DOWN);
+			assertThat(indicator.health().getStatus()).isEqualTo(Status.UNKNOWN);
+			assertThat(indicator.health().getDetails()).containsEntry("manager", "none");
+		});
+	}
+
+	@Test
+	void backsOffWhenDisabled() {
+		this.runner.withPropertyValues("management.health.sqlqueue.enabled=false")
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(QueueStats.class)
+				.doesNotHaveBean(SqlQueueHealthIndicator.class));
+	}
+
+	@Test
+	void backsOffWhereTheManagerDoesNotRun() {
+		this.runner.withPropertyValues("sqlqueue.manager.enabled=false")
+			.run((context) -> assertThat(context).hasNotFailed()
+				.doesNotHaveBean(QueueStats.class)
+				.doesNotHaveBean(SqlQueueHealthIndicator.class));
+	}
+
+	@Test
+	void backsOffWithoutActuatorAndTheQueueStillRunsJobs() {
+		this.runner.withConfiguration(AutoConfigurations.of(SqlQueueEndpointAutoConfiguration.class))
+			.withClassLoader(new FilteredClassLoader(HealthIndicator.class, ConditionalOnAvailableEndpoint.class))
+			.withPropertyValues("management.endpoints.web.exposure.include=*")
+			.withBean("work", Work.class)
+			.run((context) -> {
+				assertThat(context).hasNotFailed()
+					.doesNotHaveBean(SqlQueueHealthIndicator.class)
+					.doesNotHaveBean(SqlQueueEndpoint.class)
+					.hasSingleBean(QueueStats.class);
+				JobQueue jobs = context.getBean(JobQueue.class);
+				long id = jobs.enqueue("ok", null);
+				await().atMost(Duration.ofSeconds(20))
+					.until(() -> jobs.find(id).map(JobRecord::status).orElseThrow() == JobStatus.SUCCEEDED);
+			});
+	}
+
+	static class Work {
+
+		@JobHandler("ok")
+		String ok() {
+			return "done";
+		}
+
+	}
+
+}

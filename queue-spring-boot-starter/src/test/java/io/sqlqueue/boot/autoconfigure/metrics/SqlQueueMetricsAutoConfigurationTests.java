@@ -1,0 +1,220 @@
+package io.sqlqueue.boot.autoconfigure.metrics;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.micrometer.core.instrument.Meter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.config.MeterFilter;
+import io.micrometer.core.instrument.distribution.DistributionStatisticConfig;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
+import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
+import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import io.sqlqueue.Job;
+import io.sqlqueue.JobHandler;
+import io.sqlqueue.JobListener;
+import io.sqlqueue.JobQueue;
+import io.sqlqueue.JobRecord;
+import io.sqlqueue.JobStatus;
+import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
+import io.sqlqueue.boot.metrics.SqlQueueMetrics;
+import io.sqlqueue.manager.QueueStats;
+import io.sqlqueue.store.ClaimRequest;
+import io.sqlqueue.store.JobStore;
+import io.sqlqueue.store.Lease;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+class SqlQueueMetricsAutoConfigurationTests {
+
+	private static final Duration WAIT = Duration.ofSeconds(20);
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+				DataSourceTransactionManagerAutoConfiguration.class, JacksonAutoConfiguration.class,
+				SqlQueueAutoConfiguration.class, MetricsAutoConfiguration.class,
+				SqlQueueMetricsAutoConfiguration.class))
+		.withBean(SimpleMeterRegistry.class)
+		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
+				"sqlqueue.poll-interval=50ms", "sqlqueue.shutdown-timeout=1s", "sqlqueue.concurrency=2",
+				"sqlqueue.retry.initial-backoff=10ms", "sqlqueue.retry.max-backoff=20ms", "sqlqueue.retry.jitter=0");
+
+	@Test
+	void countsWhatRan() {
+		this.runner.withBean("work", Work.class).run((context) -> {
+			assertThat(context).hasNotFailed().hasSingleBean(SqlQueueMetrics.class);
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			JobQueue jobs = context.getBean(JobQueue.class);
+			jobs.enqueueAll(List.of(Job.of("ok", null), Job.of("ok", null), Job.of("ok", null)));
+			long flaky = jobs.enqueue("flaky", null);
+			long later = jobs.enqueue(Job.of("ok", null).delay(Duration.ofHours(1)));
+			assertThat(jobs.cancel(later)).isTrue();
+			await().atMost(WAIT).untilAsserted(() -> {
+				assertThat(finished(registry, "flaky", "failed")).isEqualTo(1);
+				assertThat(finished(registry, "ok", "succeeded")).isEqualTo(3);
+			});
+			assertThat(jobs.find(flaky)).map(JobRecord::status).hasValue(JobStatus.FAILED);
+			assertThat(registry.get("sqlqueue.jobs.enqueued").tags("queue", "work", "handler", "ok").counter().count())
+				.isEqualTo(4);
+			assertThat(registry.get("sqlqueue.jobs.enqueued").tags("handler", "flaky").counter().count()).isEqualTo(1);
+			assertThat(finished(registry, "flaky", "retried")).isEqualTo(2);
+			assertThat(finished(registry, "ok", "cancelled")).isEqualTo(1);
+			assertThat(registry.find("sqlqueue.jobs.finished").tags("handler", "ok", "outcome", "failed").counter())
+				.isNull();
+			Timer execution = registry.get("sqlqueue.jobs.execution")
+				.tags("queue", "work", "handler", "ok", "outcome", "succeeded")
+				.timer();
+			assertThat(execution.count()).isEqualTo(3);
+			assertThat(registry.get("sqlqueue.jobs.execution").tags("handler", "flaky", "outcome", "retried").timer()
+				.count()).isEqualTo(2);
+			assertThat(registry.get("sqlqueue.jobs.wait").tags("handler", "ok").timer().count()).isEqualTo(3);
+			assertThat(registry.get("sqlqueue.jobs.wait").tags("handler", "flaky").timer().count()).isEqualTo(3);
+			assertThat(registry.get("sqlqueue.claim.batch.size").tag("queue", "work").summary().totalAmount())
+				.isEqualTo(3 + 3);
+			assertThat(registry.get("sqlqueue.workers.concurrency").tag("queue", "work").gauge().value()).isEqualTo(2);
+			assertThat(registry.get("sqlqueue.workers.busy").tag("queue", "work").gauge().value()).isZero();
+			assertThat(registry.find("sqlqueue.leases.lost").counters()).isEmpty();
+		});
+	}
+
+	@Test
+	void gaugesShowTheJobsPerQueueAndStateAsLastCounted() {
+		this.runner.run((context) -> {
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			JobQueue jobs = context.getBean(JobQueue.class);
+			JobStore store = context.getBean(JobStore.class);
+			Instant minuteAgo = Instant.now().minusSeconds(60);
+			jobs.enqueueAll(List.of(Job.of("nobody", 1).queue("mix").runAt(minuteAgo), Job.of("nobody", 2).queue("mix"),
+					Job.of("nobody", 3).queue("mix").delay(Duration.ofHours(1)), Job.of("nobody", 4).queue("mix")));
+			JobRecord claimed = store.claim(new ClaimRequest("test", "mix", List.of("nobody"), 2, 60_000)).get(0);
+			store.fail(new Lease(claimed.id(), claimed.leaseToken()), "broken");
+			QueueStats stats = context.getBean(QueueStats.class);
+			stats.refresh();
+			assertThat(jobsGauge(registry, "mix", "queued")).isEqualTo(2);
+			assertThat(jobsGauge(registry, "mix", "running")).isEqualTo(1);
+			assertThat(jobsGauge(registry, "mix", "failed")).isEqualTo(1);
+			assertThat(jobsGauge(registry, "mix", "succeeded")).isZero();
+			assertThat(jobsGauge(registry, "mix", "cancelled")).isZero();
+			assertThat(registry.get("sqlqueue.jobs.oldest.due.age").tag("queue", "mix").timeGauge().value())
+				.isBetween(0.0, 60.0);
+
+			jobs.enqueue(Job.of("nobody", 5).queue("later").runAt(minuteAgo));
+			assertThat(registry.find("sqlqueue.jobs").tag("queue", "later").gauges()).isEmpty();
+			stats.refresh();
+			assertThat(jobsGauge(registry, "later", "queued")).isEqualTo(1);
+			assertThat(registry.get("sqlqueue.jobs.oldest.due.age").tag("queue", "later").timeGauge()
+				.value(java.util.concurrent.TimeUnit.SECONDS)).isBetween(59.0, 600.0);
+			assertThat(jobsGauge(registry, "mix", "queued")).isEqualTo(2);
+		});
+	}
+
+	@Test
+	void asksForAHistogramWhenConfigured() {
+		this.runner.withPropertyValues("sqlqueue.metrics.percentiles-histogram=true")
+			.withBean("work", Work.class)
+			.withBean(HistogramRequests.class)
+			.run((context) -> {
+				context.getBean(JobQueue.class).enqueue("ok", null);
+				HistogramRequests requests = context.getBean(HistogramRequests.class);
+				await().atMost(WAIT)
+					.untilAsserted(() -> assertThat(requests.byName).containsEntry("sqlqueue.jobs.execution", true)
+						.containsEntry("sqlqueue.jobs.wait", true));
+			});
+	}
+
+	@Test
+	void leavesTheHistogramToTheApplicationByDefault() {
+		this.runner.withBean("work", Work.class).withBean(HistogramRequests.class).run((context) -> {
+			context.getBean(JobQueue.class).enqueue("ok", null);
+			HistogramRequests requests = context.getBean(HistogramRequests.class);
+			await().atMost(WAIT)
+				.untilAsserted(() -> assertThat(requests.byName).containsEntry("sqlqueue.jobs.execution", false));
+		});
+	}
+
+	@Test
+	void backsOffWithoutAMeterRegistry() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+					SqlQueueAutoConfiguration.class, SqlQueueMetricsAutoConfiguration.class))
+			.withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1")
+			.run((context) -> assertThat(context).hasNotFailed()
+				.hasSingleBean(JobQueue.class)
+				.doesNotHaveBean(SqlQueueMetrics.class));
+	}
+
+	@Test
+	void backsOffWithoutMicrometerAndTheQueueStillRunsJobs() {
+		new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+					DataSourceTransactionManagerAutoConfiguration.class, JacksonAutoConfiguration.class,
+					SqlQueueAutoConfiguration.class, SqlQueueMetricsAutoConfiguration.class))
+			.withClassLoader(new FilteredClassLoader("io.micrometer"))
+			.withBean("work", Work.class)
+			.withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
+					"sqlqueue.poll-interval=50ms", "sqlqueue.shutdown-timeout=1s")
+			.run((context) -> {
+				assertThat(context).hasNotFailed().doesNotHaveBean(SqlQueueMetrics.class);
+				assertThat(context.getBeansOfType(JobListener.class)).isEmpty();
+				JobQueue jobs = context.getBean(JobQueue.class);
+				long id = jobs.enqueue("ok", null);
+				await().atMost(WAIT)
+					.until(() -> jobs.find(id).map(JobRecord::status).orElseThrow() == JobStatus.SUCCEEDED);
+			});
+	}
+
+	private static double finished(MeterRegistry registry, String handler, String outcome) {
+		io.micrometer.core.instrument.Counter counter = registry.find("sqlqueue.jobs.finished")
+			.tags("handler", handler, "outcome", outcome)
+			.counter();
+		return (counter != null) ? counter.count() : 0;
+	}
+
+	private static double jobsGauge(MeterRegistry registry, String queue, String status) {
+		return registry.get("sqlqueue.jobs").tags("queue", queue, "status", status).gauge().value();
+	}
+
+	/** Whether each timer asked for a percentile histogram (unset counts as no). */
+	static class HistogramRequests implements MeterFilter {
+
+		final Map<String, Boolean> byName = new ConcurrentHashMap<>();
+
+		@Override
+		public DistributionStatisticConfig configure(Meter.Id id, DistributionStatisticConfig config) {
+			if (id.getType() == Meter.Type.TIMER) {
+				this.byName.put(id.getName(), Boolean.TRUE.equals(config.isPercentileHistogram()));
+			}
+			return config;
+		}
+
+	}
+
+	static class Work {
+
+		@JobHandler(value = "ok", queue = "work")
+		String ok() {
+			return "done";
+		}
+
+		@JobHandler(value = "flaky", queue = "work", maxAttempts = 3)
+		void flaky() {
+			throw new IllegalStateException("always");
+		}
+
+	}
+
+}
