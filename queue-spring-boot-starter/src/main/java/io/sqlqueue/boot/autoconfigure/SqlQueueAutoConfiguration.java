@@ -8,11 +8,13 @@ import java.util.concurrent.Executor;
 
 import javax.sql.DataSource;
 
+import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
@@ -50,6 +52,7 @@ import io.sqlqueue.store.ClaimMethod;
 import io.sqlqueue.store.Dialect;
 import io.sqlqueue.store.Dialects;
 import io.sqlqueue.store.JobStore;
+import io.sqlqueue.store.PostgresNotifications;
 
 /**
  * Auto-configuration for sqlqueue: the {@link JobQueue} on the application's
@@ -93,7 +96,12 @@ public final class SqlQueueAutoConfiguration {
 	@ConditionalOnMissingBean
 	Dialect sqlqueueDialect(DataSource dataSource, SqlQueueProperties properties) {
 		String name = properties.getDialect();
-		return (name != null) ? Dialects.named(name) : Dialects.detect(dataSource);
+		if (name == null) {
+			return Dialects.detect(dataSource);
+		}
+		Dialect dialect = Dialects.named(name);
+		Dialects.check(dialect, dataSource);
+		return dialect;
 	}
 
 	@Bean
@@ -101,7 +109,13 @@ public final class SqlQueueAutoConfiguration {
 	JobStore sqlqueueJobStore(DataSource dataSource, Dialect dialect, SqlQueueProperties properties) {
 		ClaimMethod claimMethod = (properties.getClaimMethod() != null) ? properties.getClaimMethod()
 				: dialect.claimMethod();
-		return new JobStore(dataSource, dialect, properties.getSchema(), claimMethod);
+		return new JobStore(dataSource, dialect, properties.getSchema(), claimMethod, notifyChannel(dialect, properties));
+	}
+
+	/** Where enqueues are announced: PostgreSQL with {@code sqlqueue.notify}, else nowhere. */
+	static @Nullable String notifyChannel(Dialect dialect, SqlQueueProperties properties) {
+		return (properties.isNotify() && dialect.notifyStatement() != null)
+				? PostgresNotifications.channel(properties.getSchema()) : null;
 	}
 
 	@Bean
@@ -154,6 +168,9 @@ public final class SqlQueueAutoConfiguration {
 		map.from(properties::getWorkerId).to(settings::workerId);
 		map.from(properties::getPollInterval).to(settings::pollInterval);
 		map.from(properties::getBatchSize).to(settings::batchSize);
+		map.from(properties::getPrefetch).to(settings::prefetch);
+		map.from(properties.getCompletion()::getLinger).to(settings::completionLinger);
+		map.from(properties.getCompletion()::getBatchSize).to(settings::completionBatchSize);
 		map.from(properties::getLeaseDuration).to(settings::leaseDuration);
 		map.from(properties::getHeartbeatInterval).to(settings::heartbeatInterval);
 		map.from(properties::getShutdownTimeout).to(settings::shutdownTimeout);
@@ -209,6 +226,21 @@ public final class SqlQueueAutoConfiguration {
 					workers, listener(listeners));
 			jobQueue.addEnqueueListener(manager::wakeUp);
 			return manager;
+		}
+
+		/** On PostgreSQL, listens for enqueues of every instance and wakes the Manager up. */
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnClass(name = "org.postgresql.PGConnection")
+		@DependsOnDatabaseInitialization
+		@Nullable PostgresNotifications sqlqueueNotifications(DataSource dataSource, Dialect dialect,
+				SqlQueueProperties properties, Manager manager) {
+			String channel = notifyChannel(dialect, properties);
+			if (channel == null) {
+				return null;
+			}
+			return new PostgresNotifications(dataSource, channel, manager::wakeUp,
+					new SimpleAsyncTaskExecutor("sqlqueue-listen-"));
 		}
 
 		@Bean

@@ -63,6 +63,20 @@ public class SqlQueueProperties {
 	private int batchSize = 100;
 
 	/**
+	 * Most claimed jobs a queue holds beyond its busy workers, ready for the next free one;
+	 * it holds only as many as its workers finish within about 100 ms. When not set, the
+	 * batch size.
+	 */
+	private @Nullable Integer prefetch;
+
+	/**
+	 * Whether an enqueue on PostgreSQL sends a NOTIFY when it commits, and running
+	 * instances LISTEN for it, so idle workers start new jobs at once instead of at their
+	 * next poll. Ignored on other databases.
+	 */
+	private boolean notify = true;
+
+	/**
 	 * How long a claim holds without a heartbeat before the reaper may hand the job to
 	 * another worker.
 	 */
@@ -113,6 +127,8 @@ public class SqlQueueProperties {
 	private Duration statsInterval = Duration.ofSeconds(30);
 
 	private final Manager manager = new Manager();
+
+	private final Completion completion = new Completion();
 
 	private final Retry retry = new Retry();
 
@@ -178,6 +194,26 @@ public class SqlQueueProperties {
 
 	public void setPollInterval(Duration pollInterval) {
 		this.pollInterval = pollInterval;
+	}
+
+	public @Nullable Integer getPrefetch() {
+		return this.prefetch;
+	}
+
+	public void setPrefetch(@Nullable Integer prefetch) {
+		this.prefetch = prefetch;
+	}
+
+	public boolean isNotify() {
+		return this.notify;
+	}
+
+	public void setNotify(boolean notify) {
+		this.notify = notify;
+	}
+
+	public Completion getCompletion() {
+		return this.completion;
 	}
 
 	public int getBatchSize() {
@@ -307,6 +343,40 @@ public class SqlQueueProperties {
 	/**
 	 * Whether and how this instance runs jobs.
 	 */
+	/**
+	 * How finished jobs are recorded.
+	 */
+	public static class Completion {
+
+		/**
+		 * Longest a finished job waits to be recorded together with others, in one round trip
+		 * and one commit. A crash before then re-runs the job after its lease, as any crash.
+		 */
+		private Duration linger = Duration.ofMillis(2);
+
+		/**
+		 * Most finished jobs recorded in one round trip.
+		 */
+		private int batchSize = 100;
+
+		public Duration getLinger() {
+			return this.linger;
+		}
+
+		public void setLinger(Duration linger) {
+			this.linger = linger;
+		}
+
+		public int getBatchSize() {
+			return this.batchSize;
+		}
+
+		public void setBatchSize(int batchSize) {
+			this.batchSize = batchSize;
+		}
+
+	}
+
 	public static class Manager {
 
 		/**

@@ -52,7 +52,7 @@ class ConfigurationMetadataTests {
 			}
 		}
 		assertThat(dialect).isNotNull();
-		assertThat(dialect.get("values").findValuesAsString("value")).containsExactly("postgresql", "h2");
+		assertThat(dialect.get("values").findValuesAsString("value")).containsExactly("postgresql", "mariadb", "h2", "sqlite");
 	}
 
 	private static JsonNode property(JsonNode metadata, String name) {

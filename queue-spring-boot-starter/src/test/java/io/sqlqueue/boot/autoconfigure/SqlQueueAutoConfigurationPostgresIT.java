@@ -27,6 +27,7 @@ import io.sqlqueue.store.ClaimMethod;
 import io.sqlqueue.store.Dialect;
 import io.sqlqueue.store.JobStore;
 import io.sqlqueue.store.PostgresDialect;
+import io.sqlqueue.store.PostgresNotifications;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -117,6 +118,42 @@ class SqlQueueAutoConfigurationPostgresIT {
 					long id = jobs.enqueue("ping", null);
 					await().atMost(Duration.ofSeconds(10))
 						.until(() -> jobs.find(id).orElseThrow().status() == JobStatus.SUCCEEDED);
+				}
+				finally {
+					dropSchema();
+				}
+			});
+	}
+
+	@Test
+	void idleInstanceIsWokenByAnEnqueueOfAnotherInstance() {
+		this.runner.withBean("greeter", JobHandlerRegistrationTests.Greeter.class)
+			.withPropertyValues("sqlqueue.poll-interval=2m")
+			.run((worker) -> {
+				try {
+					PostgresNotifications notifications = worker.getBean(PostgresNotifications.class);
+					await().atMost(Duration.ofSeconds(10)).until(notifications::isListening);
+					this.runner.withPropertyValues("sqlqueue.manager.enabled=false").run((producer) -> {
+						JobQueue jobs = producer.getBean(JobQueue.class);
+						long id = jobs.enqueue("ping", null);
+						await().atMost(Duration.ofSeconds(30))
+							.until(() -> jobs.find(id).orElseThrow().status() == JobStatus.SUCCEEDED);
+					});
+				}
+				finally {
+					dropSchema();
+				}
+			});
+	}
+
+	@Test
+	void noListenerWithoutNotify() {
+		this.runner.withBean("greeter", JobHandlerRegistrationTests.Greeter.class)
+			.withPropertyValues("sqlqueue.notify=false")
+			.run((context) -> {
+				try {
+					assertThat(context).hasNotFailed();
+					assertThat(context.getBeanProvider(PostgresNotifications.class).getIfAvailable()).isNull();
 				}
 				finally {
 					dropSchema();

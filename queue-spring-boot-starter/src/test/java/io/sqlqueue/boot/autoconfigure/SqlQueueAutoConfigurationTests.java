@@ -181,13 +181,17 @@ class SqlQueueAutoConfigurationTests {
 					"sqlqueue.concurrency=3", "sqlqueue.queues.mail.concurrency=2", "sqlqueue.queues.bulk.concurrency=4",
 					"sqlqueue.retry.max-attempts=4", "sqlqueue.retry.initial-backoff=1s",
 					"sqlqueue.retry.multiplier=3", "sqlqueue.retry.max-backoff=10m", "sqlqueue.retry.jitter=0",
-					"sqlqueue.payload-max-size=64KB", "sqlqueue.claim-method=compare-and-set")
+					"sqlqueue.payload-max-size=64KB", "sqlqueue.claim-method=compare-and-set", "sqlqueue.prefetch=7",
+					"sqlqueue.completion.linger=5ms", "sqlqueue.completion.batch-size=50")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				ManagerSettings settings = context.getBean(Manager.class).settings();
 				assertThat(settings.workerId()).isEqualTo("node-1");
 				assertThat(settings.pollInterval()).isEqualTo(Duration.ofMillis(250));
 				assertThat(settings.batchSize()).isEqualTo(5);
+				assertThat(settings.prefetch()).isEqualTo(7);
+				assertThat(settings.completionLinger()).isEqualTo(Duration.ofMillis(5));
+				assertThat(settings.completionBatchSize()).isEqualTo(50);
 				assertThat(settings.leaseDuration()).isEqualTo(Duration.ofSeconds(30));
 				assertThat(settings.heartbeatInterval()).isEqualTo(Duration.ofSeconds(4));
 				assertThat(settings.handlerTimeout()).isEqualTo(Duration.ofMinutes(2));
@@ -204,6 +208,15 @@ class SqlQueueAutoConfigurationTests {
 				assertThat(workers.getCorePoolSize()).isEqualTo(2 + 4);
 				assertThat(workers.getMaxPoolSize()).isEqualTo(2 + 4);
 			});
+	}
+
+	@Test
+	void prefetchesABatchByDefault() {
+		this.runner.withPropertyValues("sqlqueue.batch-size=40").run((context) -> {
+			ManagerSettings settings = context.getBean(Manager.class).settings();
+			assertThat(settings.prefetch()).isEqualTo(40);
+			assertThat(settings.completionBatchSize()).isEqualTo(100);
+		});
 	}
 
 	@Test
