@@ -74,8 +74,9 @@ public final class Benchmark {
 		benchmark.printTable();
 	}
 
-	/** Creates the table once (a throw-away instance migrates it). */
+	/** Creates the table anew (a throw-away instance migrates it). */
 	private void prepare() {
+		this.target.drop();
 		try (Instance instance = Instance.producer(this.target, false)) {
 			this.target.emptyTable();
 		}
@@ -200,7 +201,7 @@ public final class Benchmark {
 	private void soak(Duration duration, int rate) {
 		int total = (int) (duration.toSeconds() * rate);
 		Map<String, Object> settings = Map.of("sqlqueue.retention.succeeded", "30s", "sqlqueue.retention.interval",
-				"5s");
+				"5s", "sqlqueue.vacuum-interval", "10s");
 		try (Instance worker = Instance.start(this.target, settings);
 				Instance producer = Instance.producer(this.target, true)) {
 			Executions executions = Executions.expect(total);

@@ -45,6 +45,17 @@ record Target(String url, String user, String password, @Nullable String schema)
 		return new JdbcTemplate(dataSource);
 	}
 
+	/** Drops the benchmark's table (and on PostgreSQL its schema), so every run starts from the current migrations. */
+	void drop() {
+		if (isPostgres()) {
+			jdbc().execute("DROP SCHEMA IF EXISTS \"" + this.schema + "\" CASCADE");
+		}
+		else {
+			jdbc().execute("DROP TABLE IF EXISTS queue_job");
+			jdbc().execute("DROP TABLE IF EXISTS sqlqueue_schema_history");
+		}
+	}
+
 	void emptyTable() {
 		jdbc().execute(isPostgres() ? "TRUNCATE " + table() : "DELETE FROM " + table());
 	}

@@ -60,6 +60,20 @@ public abstract class Dialect {
 		return null;
 	}
 
+	/**
+	 * A query answering whether the database leaves dead rows of the table (bound as the
+	 * only parameter, by name) unreclaimed, so that the queue must vacuum it itself; or
+	 * {@code null} where the database reclaims space on its own.
+	 */
+	public @Nullable String unvacuumedQuery() {
+		return null;
+	}
+
+	/** Reclaims the dead rows of the table, or {@code null} where nothing needs doing. */
+	public @Nullable String vacuumStatement(String table) {
+		return null;
+	}
+
 	/** A bound parameter ({@code ?}) written into a JSON column. */
 	public String jsonParameter() {
 		return "?";

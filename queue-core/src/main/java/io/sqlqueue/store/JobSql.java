@@ -26,6 +26,11 @@ final class JobSql {
 
 	final @Nullable String completeAll;
 
+	final @Nullable String vacuum;
+
+	/** The table's name as {@code regclass} reads it. */
+	final String tableName;
+
 	final String reschedule;
 
 	final String fail;
@@ -74,6 +79,8 @@ final class JobSql {
 				    lease_token = NULL, lease_expires_at = NULL, version = version + 1
 				WHERE id = ? AND lease_token = ? AND status = 'RUNNING'""".formatted(this.table, json, now, now);
 		this.completeAll = dialect.completeAll(this.table);
+		this.vacuum = dialect.vacuumStatement(this.table);
+		this.tableName = this.table;
 		this.reschedule = """
 				UPDATE %s SET status = 'QUEUED', run_at = %s, last_error = ?, updated_at = %s,
 				    lease_token = NULL, lease_expires_at = NULL, version = version + 1

@@ -432,6 +432,23 @@ public class JobStore {
 	}
 
 	/**
+	 * Whether nothing but the queue itself will reclaim the table's dead rows: on
+	 * PostgreSQL, when autovacuum is off for the server or the table. Every claim and
+	 * completion leaves a dead row version behind, so such a table would grow without end.
+	 */
+	public boolean needsOwnVacuum() {
+		String query = this.dialect.unvacuumedQuery();
+		return query != null && Boolean.TRUE.equals(this.jdbc.queryForObject(query, Boolean.class, this.sql.tableName));
+	}
+
+	/** Reclaims the table's dead rows where the database needs to be told ({@code VACUUM} on PostgreSQL). */
+	public void vacuum() {
+		if (this.sql.vacuum != null) {
+			this.jdbc.execute(this.sql.vacuum);
+		}
+	}
+
+	/**
 	 * Jobs per queue and status, with the age of each queue's oldest due job: one grouped
 	 * query over the table, meant for a schedule rather than for every look.
 	 */

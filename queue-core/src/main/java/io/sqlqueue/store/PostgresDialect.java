@@ -50,6 +50,20 @@ public final class PostgresDialect extends Dialect {
 				RETURNING j.id""".formatted(table);
 	}
 
+	/** Autovacuum switched off for the server, or for the table by a storage parameter. */
+	@Override
+	public String unvacuumedQuery() {
+		return """
+				SELECT current_setting('autovacuum') = 'off'
+				    OR EXISTS (SELECT 1 FROM pg_class WHERE oid = CAST(? AS regclass)
+				               AND reloptions @> ARRAY['autovacuum_enabled=false'])""";
+	}
+
+	@Override
+	public String vacuumStatement(String table) {
+		return "VACUUM (ANALYZE) " + table;
+	}
+
 	@Override
 	public String notifyStatement() {
 		return "SELECT pg_notify(?, ?)";

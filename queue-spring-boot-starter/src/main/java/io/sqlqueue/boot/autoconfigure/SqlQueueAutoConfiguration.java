@@ -48,6 +48,7 @@ import io.sqlqueue.manager.ManagerSettings;
 import io.sqlqueue.manager.Pruner;
 import io.sqlqueue.manager.QueueStats;
 import io.sqlqueue.manager.Reaper;
+import io.sqlqueue.manager.Vacuumer;
 import io.sqlqueue.store.ClaimMethod;
 import io.sqlqueue.store.Dialect;
 import io.sqlqueue.store.Dialects;
@@ -241,6 +242,14 @@ public final class SqlQueueAutoConfiguration {
 			}
 			return new PostgresNotifications(dataSource, channel, manager::wakeUp,
 					new SimpleAsyncTaskExecutor("sqlqueue-listen-"));
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		@DependsOnDatabaseInitialization
+		Vacuumer sqlqueueVacuumer(JobStore store, SqlQueueProperties properties,
+				@Qualifier(TASK_SCHEDULER_BEAN_NAME) TaskScheduler scheduler) {
+			return new Vacuumer(store, scheduler, properties.getVacuumInterval());
 		}
 
 		@Bean

@@ -77,6 +77,12 @@ public class SqlQueueProperties {
 	private boolean notify = true;
 
 	/**
+	 * How often the queue vacuums its table itself where the database would not (PostgreSQL
+	 * with autovacuum off); where autovacuum runs, the queue leaves it alone.
+	 */
+	private Duration vacuumInterval = Duration.ofMinutes(1);
+
+	/**
 	 * How long a claim holds without a heartbeat before the reaper may hand the job to
 	 * another worker.
 	 */
@@ -202,6 +208,14 @@ public class SqlQueueProperties {
 
 	public void setPrefetch(@Nullable Integer prefetch) {
 		this.prefetch = prefetch;
+	}
+
+	public Duration getVacuumInterval() {
+		return this.vacuumInterval;
+	}
+
+	public void setVacuumInterval(Duration vacuumInterval) {
+		this.vacuumInterval = vacuumInterval;
 	}
 
 	public boolean isNotify() {

@@ -147,6 +147,20 @@ class SqlQueueAutoConfigurationPostgresIT {
 	}
 
 	@Test
+	void vacuumsItsTableWhenAutovacuumIsOff() {
+		this.runner.run((context) -> {
+			try {
+				JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
+				boolean autovacuumOff = "off".equals(jdbc.queryForObject("SHOW autovacuum", String.class));
+				assertThat(context.getBean(io.sqlqueue.manager.Vacuumer.class).isRunning()).isEqualTo(autovacuumOff);
+			}
+			finally {
+				dropSchema();
+			}
+		});
+	}
+
+	@Test
 	void noListenerWithoutNotify() {
 		this.runner.withBean("greeter", JobHandlerRegistrationTests.Greeter.class)
 			.withPropertyValues("sqlqueue.notify=false")

@@ -38,6 +38,7 @@ import io.sqlqueue.handler.RetryPolicy;
 import io.sqlqueue.manager.Manager;
 import io.sqlqueue.manager.ManagerSettings;
 import io.sqlqueue.manager.Pruner;
+import io.sqlqueue.manager.Vacuumer;
 import io.sqlqueue.manager.QueueStats;
 import io.sqlqueue.manager.Reaper;
 import io.sqlqueue.store.ClaimMethod;
@@ -94,6 +95,15 @@ class SqlQueueAutoConfigurationTests {
 			assertThat(context.getBean(Reaper.class).isRunning()).isTrue();
 			assertThat(context.getBean(SqlQueueAutoConfiguration.TASK_SCHEDULER_BEAN_NAME))
 				.isInstanceOf(ThreadPoolTaskScheduler.class);
+		});
+	}
+
+	@Test
+	void vacuumsNothingOnADatabaseThatReclaimsSpaceItself() {
+		this.runner.withPropertyValues("sqlqueue.vacuum-interval=5s").run((context) -> {
+			Vacuumer vacuumer = context.getBean(Vacuumer.class);
+			assertThat(vacuumer).extracting("interval").isEqualTo(Duration.ofSeconds(5));
+			assertThat(vacuumer.isRunning()).isFalse();
 		});
 	}
 

@@ -1,0 +1,71 @@
+package io.sqlqueue.store;
+
+import java.time.Duration;
+import java.util.List;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import io.sqlqueue.manager.Vacuumer;
+import io.sqlqueue.schema.QueueSchemaMigrator;
+import io.sqlqueue.test.TestDatabase;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The queue knows whether PostgreSQL vacuums its table, and vacuums it itself when it does not.
+ */
+class PostgresVacuumIT {
+
+	private TestDatabase.Isolated database;
+
+	private JobStore store;
+
+	private JdbcTemplate jdbc;
+
+	@BeforeEach
+	void setUp() {
+		this.database = TestDatabase.POSTGRESQL.isolated();
+		new QueueSchemaMigrator(this.database.dataSource(), this.database.dialect(), this.database.schema()).migrate();
+		this.store = new JobStore(this.database.dataSource(), this.database.dialect(), this.database.schema());
+		this.jdbc = new JdbcTemplate(this.database.dataSource());
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.database.close();
+	}
+
+	@Test
+	void needsItsOwnVacuumExactlyWhenAutovacuumIsOffForTheTable() {
+		boolean serverOff = "off".equals(this.jdbc.queryForObject("SHOW autovacuum", String.class));
+		assertThat(this.store.needsOwnVacuum()).isEqualTo(serverOff);
+		this.jdbc.execute("ALTER TABLE queue_job SET (autovacuum_enabled = false)");
+		assertThat(this.store.needsOwnVacuum()).isTrue();
+	}
+
+	@Test
+	void vacuumReclaimsTheDeadRowsOfClaimsAndCompletions() {
+		this.store.insert(List.of(new NewJob("default", "work", "{}", 0, null, 0, 3, null, null),
+				new NewJob("default", "work", "{}", 0, null, 0, 3, null, null)));
+		List<io.sqlqueue.JobRecord> claimed = this.store
+			.claim(new ClaimRequest("w", "default", List.of("work"), 10, 30_000));
+		this.store.complete(claimed.stream()
+			.map((job) -> new Completion(new Lease(job.id(), job.leaseToken()), null))
+			.toList());
+		new Vacuumer(this.store, new org.springframework.scheduling.concurrent.ConcurrentTaskScheduler(),
+				Duration.ofMinutes(1)).runOnce();
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.jdbc.queryForObject(
+					"SELECT vacuum_count FROM pg_stat_user_tables WHERE relid = CAST(? AS regclass)", Long.class,
+					this.database.schema() + ".queue_job") > 0);
+		assertThat(this.jdbc.queryForObject(
+				"SELECT n_dead_tup FROM pg_stat_user_tables WHERE relid = CAST(? AS regclass)", Long.class,
+				this.database.schema() + ".queue_job")).isZero();
+	}
+
+}
