@@ -84,6 +84,7 @@ record Target(String url, String user, String password, @Nullable String schema)
 		return jdbc().queryForObject("""
 				SELECT 'PostgreSQL ' || current_setting('server_version') || ', shared_buffers='
 				    || current_setting('shared_buffers') || ', synchronous_commit=' || current_setting('synchronous_commit')
+				    || ', fsync=' || current_setting('fsync') || ', autovacuum=' || current_setting('autovacuum')
 				    || ', max_connections=' || current_setting('max_connections')""", String.class);
 	}
 
