@@ -41,6 +41,8 @@ final class Attempt {
 
 	private volatile long startedNanos;
 
+	private boolean handlerReturned;
+
 	Attempt(JobRecord job, HandlerDefinition handler, Lane lane) {
 		this.job = job;
 		this.lease = new Lease(job.id(), requireToken(job));
@@ -91,11 +93,17 @@ final class Attempt {
 		return this.leaseLost.compareAndSet(false, true);
 	}
 
-	void interrupt() {
+	/** Interrupts the handler, unless it has returned (its thread may already run the next job). */
+	synchronized void interrupt() {
 		Thread thread = this.worker;
-		if (thread != null) {
+		if (thread != null && !this.handlerReturned) {
 			thread.interrupt();
 		}
+	}
+
+	/** The handler returned or threw: from now on its thread is not this attempt's to interrupt. */
+	synchronized void handlerReturned() {
+		this.handlerReturned = true;
 	}
 
 	@Override

@@ -283,17 +283,22 @@ public class Manager implements SmartLifecycle {
 		if (!attempt.start()) {
 			return;
 		}
+		// A timeout may have interrupted this thread just as its previous job ended: that
+		// interrupt belongs to the previous job, not to this one.
+		Thread.interrupted();
 		MDC.put("sqlqueue.jobId", String.valueOf(attempt.job.id()));
 		MDC.put("sqlqueue.handler", attempt.job.handler());
 		MDC.put("sqlqueue.attempt", String.valueOf(attempt.job.attempts()));
 		this.listener.started(attempt.job, waited(attempt.job));
 		try {
 			Object result = attempt.handler.invoker().invoke(attempt.job.payload(), new AttemptContext(attempt));
+			attempt.handlerReturned();
 			if (attempt.settle()) {
 				this.completer.add(attempt, encodeResult(attempt, result));
 			}
 		}
 		catch (Throwable failure) {
+			attempt.handlerReturned();
 			if (attempt.settle()) {
 				this.recorder.failed(attempt, failure, false);
 			}
