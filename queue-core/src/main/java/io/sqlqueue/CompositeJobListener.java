@@ -3,12 +3,18 @@ package io.sqlqueue;
 import java.time.Duration;
 import java.util.List;
 
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
 import io.sqlqueue.store.ReapedJob;
 
 /**
- * Several listeners as one.
+ * Several listeners as one. A listener that throws is logged and skipped: what a listener
+ * does must never change what happens to a job.
  */
 final class CompositeJobListener implements JobListener {
+
+	private static final Logger logger = LoggerFactory.getLogger(CompositeJobListener.class);
 
 	private final List<JobListener> listeners;
 
@@ -18,37 +24,46 @@ final class CompositeJobListener implements JobListener {
 
 	@Override
 	public void enqueued(String queue, String handler, int jobs) {
-		this.listeners.forEach((listener) -> listener.enqueued(queue, handler, jobs));
+		this.listeners.forEach((listener) -> guarded(() -> listener.enqueued(queue, handler, jobs)));
 	}
 
 	@Override
 	public void claimed(String queue, int jobs) {
-		this.listeners.forEach((listener) -> listener.claimed(queue, jobs));
+		this.listeners.forEach((listener) -> guarded(() -> listener.claimed(queue, jobs)));
 	}
 
 	@Override
 	public void started(JobRecord job, Duration waited) {
-		this.listeners.forEach((listener) -> listener.started(job, waited));
+		this.listeners.forEach((listener) -> guarded(() -> listener.started(job, waited)));
 	}
 
 	@Override
 	public void finished(JobRecord job, JobOutcome outcome, Duration took) {
-		this.listeners.forEach((listener) -> listener.finished(job, outcome, took));
+		this.listeners.forEach((listener) -> guarded(() -> listener.finished(job, outcome, took)));
 	}
 
 	@Override
 	public void cancelled(String queue, String handler) {
-		this.listeners.forEach((listener) -> listener.cancelled(queue, handler));
+		this.listeners.forEach((listener) -> guarded(() -> listener.cancelled(queue, handler)));
 	}
 
 	@Override
 	public void leaseLost(JobRecord job) {
-		this.listeners.forEach((listener) -> listener.leaseLost(job));
+		this.listeners.forEach((listener) -> guarded(() -> listener.leaseLost(job)));
 	}
 
 	@Override
 	public void reaped(ReapedJob job) {
-		this.listeners.forEach((listener) -> listener.reaped(job));
+		this.listeners.forEach((listener) -> guarded(() -> listener.reaped(job)));
+	}
+
+	private static void guarded(Runnable call) {
+		try {
+			call.run();
+		}
+		catch (RuntimeException ex) {
+			logger.warn("A sqlqueue JobListener failed; the job goes on regardless", ex);
+		}
 	}
 
 }

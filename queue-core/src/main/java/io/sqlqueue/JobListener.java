@@ -43,15 +43,14 @@ public interface JobListener {
 	default void reaped(ReapedJob job) {
 	}
 
-	/** Tells all of these listeners, in order. */
+	/** Tells all of these listeners, in order; one that throws is logged and skipped. */
 	static JobListener all(List<? extends JobListener> listeners) {
-		if (listeners.isEmpty()) {
-			return NONE;
-		}
-		if (listeners.size() == 1) {
-			return listeners.get(0);
-		}
-		return new CompositeJobListener(List.copyOf(listeners));
+		return listeners.isEmpty() ? NONE : new CompositeJobListener(List.copyOf(listeners));
+	}
+
+	/** This listener, with its failures logged instead of thrown. */
+	static JobListener guarded(JobListener listener) {
+		return (listener == NONE || listener instanceof CompositeJobListener) ? listener : all(List.of(listener));
 	}
 
 }

@@ -59,7 +59,7 @@ public class JobQueue {
 		this.codec = codec;
 		this.handlers = handlers;
 		this.retryPolicy = retryPolicy;
-		this.listener = listener;
+		this.listener = JobListener.guarded(listener);
 	}
 
 	/** Enqueues a job for {@code handler} with this payload, due now; returns its id. */

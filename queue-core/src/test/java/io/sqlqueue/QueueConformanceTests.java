@@ -227,6 +227,25 @@ public abstract class QueueConformanceTests {
 	}
 
 	@Test
+	void enqueueAllWithADuplicateInsideACallersTransactionWritesNoneOfItsJobs() {
+		this.fixture.queue().enqueue(Job.of("work", 1).uniqueKey("k"));
+		TransactionTemplate transaction = new TransactionTemplate(
+				new DataSourceTransactionManager(this.database.dataSource()));
+		transaction.executeWithoutResult((status) -> {
+			this.fixture.queue().enqueue("work", "before");
+			assertThatThrownBy(() -> this.fixture.queue()
+				.enqueueAll(List.of(Job.of("work", 2), Job.of("work", 3).uniqueKey("k"), Job.of("work", 4))))
+				.isInstanceOf(DuplicateJobException.class);
+			this.fixture.queue().enqueue("work", "after");
+		});
+		assertThat(this.fixture.count("1 = 1")).isEqualTo(3);
+		assertThat(this.fixture.jdbc()
+			.queryForList("SELECT payload FROM " + this.fixture.table() + " ORDER BY id", String.class))
+			.map((payload) -> payload.replace(" ", ""))
+			.containsExactly("1", "\"before\"", "\"after\"");
+	}
+
+	@Test
 	void enqueueRolledBackWithTheCallersTransactionLeavesNoJob() {
 		TransactionTemplate transaction = new TransactionTemplate(
 				new DataSourceTransactionManager(this.database.dataSource()));
@@ -569,7 +588,7 @@ public abstract class QueueConformanceTests {
 	// --- groups
 
 	@Test
-	void jobsOfOneGroupRunOneAtATimeInOrder() {
+	void jobsOfOneGroupRunOneAtATimeInOrder() throws Exception {
 		Map<String, List<Integer>> order = new ConcurrentHashMap<>();
 		Map<String, AtomicInteger> running = new ConcurrentHashMap<>();
 		AtomicBoolean overlapped = new AtomicBoolean();
@@ -592,8 +611,13 @@ public abstract class QueueConformanceTests {
 			jobs.add(Job.of("grouped", "free" + i + ":" + i));
 		}
 		this.fixture.queue().enqueueAll(jobs);
-		this.fixture.startManager((s) -> s.defaultConcurrency(6));
-		await().atMost(WAIT).until(() -> this.fixture.count("status = 'SUCCEEDED'") == jobs.size());
+		// Two instances, so that claims race each other as well as workers.
+		try (HikariDataSource one = this.database.newDataSource(8); HikariDataSource two = this.database.newDataSource(8)) {
+			this.fixture.startInstance((s) -> s.defaultConcurrency(6).batchSize(3), one);
+			this.fixture.startInstance((s) -> s.defaultConcurrency(6).batchSize(3), two);
+			await().atMost(WAIT).until(() -> this.fixture.count("status = 'SUCCEEDED'") == jobs.size());
+			this.fixture.close();
+		}
 		assertThat(overlapped).isFalse();
 		assertThat(order.get("g")).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
 		assertThat(order.get("h")).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
@@ -670,7 +694,7 @@ public abstract class QueueConformanceTests {
 	void completionsAreRecordedTogetherAndFlushedAtStop() {
 		handler("work", (payload, context) -> payload);
 		Manager manager = this.fixture.startManager(
-				(s) -> s.completionLinger(Duration.ofHours(1)).completionBatchSize(3).defaultConcurrency(1));
+				(s) -> s.completionLinger(Duration.ofSeconds(5)).completionBatchSize(3).defaultConcurrency(1));
 		List<Long> ids = this.fixture.queue().enqueueAll(List.of(Job.of("work", 1), Job.of("work", 2)));
 		await().atMost(WAIT).until(() -> this.fixture.listener().events("started").size() == 2);
 		assertThat(ids).allSatisfy((id) -> assertThat(this.fixture.status(id)).isEqualTo(JobStatus.RUNNING));
@@ -722,6 +746,33 @@ public abstract class QueueConformanceTests {
 				"finished bad failed");
 		assertThat(heard.events("started")).hasSize(4);
 		assertThat(heard.waits()).allSatisfy((wait) -> assertThat(wait).isGreaterThanOrEqualTo(Duration.ZERO));
+	}
+
+	@Test
+	void listenerThatThrowsChangesNothingForTheJobs() {
+		handler("ok", (payload, context) -> "fine");
+		JobListener broken = new JobListener() {
+			@Override
+			public void claimed(String queue, int jobs) {
+				throw new IllegalStateException("listener bug");
+			}
+
+			@Override
+			public void started(JobRecord job, Duration waited) {
+				throw new IllegalStateException("listener bug");
+			}
+		};
+		Manager manager = new Manager(this.fixture.store(), this.fixture.handlers(), this.fixture.codec(),
+				QueueFixture.fastSettings().build(), this.fixture.scheduler(), this.fixture.workerExecutor(4), broken);
+		manager.start();
+		try {
+			long id = this.fixture.queue().enqueue("ok", null);
+			awaitStatus(id, JobStatus.SUCCEEDED);
+		}
+		finally {
+			manager.stop();
+		}
+		assertThat(this.fixture.count("status = 'RUNNING'")).isZero();
 	}
 
 	@Test

@@ -40,7 +40,10 @@ final class Completer {
 
 	private final Object lock = new Object();
 
-	/** Held (shared) by every write, so that {@link #flushAndWait()} can wait for those under way. */
+	/**
+	 * Held (shared) from taking a batch until it is written, so that {@link #flushAndWait()}
+	 * can wait for every write under way.
+	 */
 	private final ReadWriteLock writes = new ReentrantReadWriteLock();
 
 	private List<Pending> batch = new ArrayList<>();
@@ -56,28 +59,41 @@ final class Completer {
 	}
 
 	void add(Attempt attempt, @Nullable String result) {
-		List<Pending> full = null;
-		synchronized (this.lock) {
-			this.batch.add(new Pending(attempt, new Completion(attempt.lease, result)));
-			if (this.batch.size() >= this.batchSize || this.linger.isZero()) {
-				full = takeBatch();
+		// A write counts as under way from the moment its batch is taken (see flushAndWait).
+		this.writes.readLock().lock();
+		try {
+			List<Pending> full = null;
+			synchronized (this.lock) {
+				this.batch.add(new Pending(attempt, new Completion(attempt.lease, result)));
+				if (this.batch.size() >= this.batchSize || this.linger.isZero()) {
+					full = takeBatch();
+				}
+				else if (this.batch.size() == 1) {
+					this.scheduledFlush = this.scheduler.schedule(this::flush, Instant.now().plus(this.linger));
+				}
 			}
-			else if (this.batch.size() == 1) {
-				this.scheduledFlush = this.scheduler.schedule(this::flush, Instant.now().plus(this.linger));
+			if (full != null) {
+				write(full);
 			}
 		}
-		if (full != null) {
-			write(full);
+		finally {
+			this.writes.readLock().unlock();
 		}
 	}
 
 	/** Records what waits now. */
 	void flush() {
 		List<Pending> pending;
-		synchronized (this.lock) {
-			pending = takeBatch();
+		this.writes.readLock().lock();
+		try {
+			synchronized (this.lock) {
+				pending = takeBatch();
+			}
+			write(pending);
 		}
-		write(pending);
+		finally {
+			this.writes.readLock().unlock();
+		}
 	}
 
 	/** Records what waits now, and returns only when every write under way has ended (at shutdown). */
@@ -101,7 +117,6 @@ final class Completer {
 		if (pending.isEmpty()) {
 			return;
 		}
-		this.writes.readLock().lock();
 		try {
 			boolean[] held = this.store.complete(pending.stream().map(Pending::completion).toList());
 			for (int i = 0; i < held.length; i++) {
@@ -111,9 +126,6 @@ final class Completer {
 		catch (RuntimeException ex) {
 			logger.error("Could not record {} finished jobs; they run again after their leases expire",
 					pending.size(), ex);
-		}
-		finally {
-			this.writes.readLock().unlock();
 		}
 	}
 

@@ -3,6 +3,7 @@ package io.sqlqueue.manager;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -72,7 +73,8 @@ public class Manager implements SmartLifecycle {
 
 	private final Completer completer;
 
-	private final Map<String, Lane> lanes = new LinkedHashMap<>();
+	/** Replaced whole at start, read by commit and notification threads: never changed in place. */
+	private volatile Map<String, Lane> lanes = Map.of();
 
 	private final Set<Attempt> inFlight = ConcurrentHashMap.newKeySet();
 
@@ -99,8 +101,8 @@ public class Manager implements SmartLifecycle {
 		this.settings = settings;
 		this.scheduler = scheduler;
 		this.workers = workers;
-		this.listener = listener;
-		this.recorder = new OutcomeRecorder(store, settings.retryPolicy(), listener);
+		this.listener = JobListener.guarded(listener);
+		this.recorder = new OutcomeRecorder(store, settings.retryPolicy(), this.listener);
 		this.completer = new Completer(store, scheduler, settings.completionLinger(),
 				settings.completionBatchSize(), this.recorder);
 		this.loop = new PollLoop(scheduler, this::pollOnce);
@@ -118,9 +120,10 @@ public class Manager implements SmartLifecycle {
 			}
 			Set<String> queues = new TreeSet<>(this.handlers.queues());
 			queues.addAll(this.settings.queues());
-			this.lanes.clear();
-			queues.forEach((queue) -> this.lanes.put(queue,
+			Map<String, Lane> lanes = new LinkedHashMap<>();
+			queues.forEach((queue) -> lanes.put(queue,
 					new Lane(queue, this.settings.concurrencyOf(queue), this.settings.prefetch())));
+			this.lanes = Collections.unmodifiableMap(lanes);
 			this.running = true;
 			Duration heartbeat = this.settings.heartbeatInterval();
 			this.periodic.add(this.scheduler.scheduleWithFixedDelay(this::beat, Instant.now().plus(heartbeat),
@@ -174,10 +177,15 @@ public class Manager implements SmartLifecycle {
 	public void wakeUp(Set<String> queues) {
 		for (String queue : queues) {
 			Lane lane = this.lanes.get(queue);
-			if (lane != null && lane.room() > 0) {
+			if (lane == null) {
+				continue;
+			}
+			if (lane.room() > 0) {
 				this.loop.wakeUp();
 				return;
 			}
+			// Full now: the worker that frees room claims again.
+			lane.moreWork(true);
 		}
 	}
 
@@ -289,8 +297,8 @@ public class Manager implements SmartLifecycle {
 		MDC.put("sqlqueue.jobId", String.valueOf(attempt.job.id()));
 		MDC.put("sqlqueue.handler", attempt.job.handler());
 		MDC.put("sqlqueue.attempt", String.valueOf(attempt.job.attempts()));
-		this.listener.started(attempt.job, waited(attempt.job));
 		try {
+			this.listener.started(attempt.job, waited(attempt.job));
 			Object result = attempt.handler.invoker().invoke(attempt.job.payload(), new AttemptContext(attempt));
 			attempt.handlerReturned();
 			if (attempt.settle()) {

@@ -48,6 +48,11 @@ public record ManagerSettings(String workerId, Duration pollInterval, int batchS
 		if (shutdownTimeout.isNegative()) {
 			throw new IllegalArgumentException("shutdownTimeout must not be negative");
 		}
+		if (completionLinger.compareTo(heartbeatInterval) >= 0) {
+			// A finished job waiting to be recorded gets no heartbeat: it must be written well within its lease.
+			throw new IllegalArgumentException("completionLinger (" + completionLinger
+					+ ") must be shorter than heartbeatInterval (" + heartbeatInterval + ")");
+		}
 		if (heartbeatInterval.compareTo(leaseDuration) >= 0) {
 			throw new IllegalArgumentException("heartbeatInterval (" + heartbeatInterval
 					+ ") must be shorter than leaseDuration (" + leaseDuration + "), or leases expire between beats");

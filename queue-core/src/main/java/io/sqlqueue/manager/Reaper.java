@@ -35,7 +35,7 @@ public class Reaper extends PeriodicTask {
 	public Reaper(JobStore store, TaskScheduler scheduler, Duration interval, JobListener listener) {
 		super(scheduler, interval, "reaper");
 		this.store = store;
-		this.listener = listener;
+		this.listener = JobListener.guarded(listener);
 	}
 
 	/** One pass: reaps up to {@link #BATCH_SIZE} expired leases; returns what it reaped. */

@@ -60,6 +60,12 @@ public class JobStore {
 
 	private final TransactionTemplate claimTransaction;
 
+	/** The queue's own writes (completions, leases), even when called inside a handler's transaction. */
+	private final TransactionTemplate ownTransaction;
+
+	/** A savepoint inside the caller's transaction, so a batch enqueue is all or nothing there too. */
+	private final TransactionTemplate savepoint;
+
 	private final RowMapper<JobRecord> rowMapper = this::mapJob;
 
 	private final RowMapper<JobRecord> candidateMapper = this::mapCandidate;
@@ -97,6 +103,10 @@ public class JobStore {
 		// enqueues deadlock (see MariaDbDialect).
 		this.claimTransaction = new TransactionTemplate(transactionManager);
 		this.claimTransaction.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+		this.ownTransaction = new TransactionTemplate(transactionManager);
+		this.ownTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+		this.savepoint = new TransactionTemplate(transactionManager);
+		this.savepoint.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
 	}
 
 	public Dialect dialect() {
@@ -108,17 +118,19 @@ public class JobStore {
 	}
 
 	/**
-	 * Inserts the jobs and returns their ids, in order. All or nothing: a duplicate unique
-	 * key throws {@link DuplicateJobException}, and the transaction that surrounds the call
-	 * should then roll back (without one, nothing is written).
+	 * Inserts the jobs and returns their ids, in order, in the caller's transaction when there
+	 * is one. All or nothing: a duplicate unique key throws {@link DuplicateJobException} and
+	 * writes none of them, and the caller's transaction stays usable.
 	 */
 	public List<Long> insert(List<NewJob> jobs) {
 		if (jobs.isEmpty()) {
 			return List.of();
 		}
 		if (TransactionSynchronizationManager.hasResource(this.dataSource)) {
-			// Joined as it is: a transaction template would mark the caller's transaction rollback-only.
-			return insertInCurrentTransaction(jobs);
+			// One row needs no savepoint: its one statement is atomic, and a duplicate inserts
+			// nothing. A template joining the caller's transaction would mark it rollback-only.
+			return (jobs.size() == 1) ? insertInCurrentTransaction(jobs)
+					: this.savepoint.execute((status) -> insertInCurrentTransaction(jobs));
 		}
 		return this.transaction.execute((status) -> insertInCurrentTransaction(jobs));
 	}
@@ -275,14 +287,16 @@ public class JobStore {
 	 * completion, whether its lease still held.
 	 */
 	public boolean[] complete(List<Completion> completions) {
-		if (this.sql.completeAll != null && completions.size() > 1) {
-			return completeInOneStatement(completions, this.sql.completeAll);
-		}
-		return this.transaction.execute((status) -> held(batch(this.sql.complete, completions, (ps, completion) -> {
-			ps.setString(1, completion.result());
-			ps.setLong(2, completion.lease().jobId());
-			ps.setLong(3, completion.lease().token());
-		})));
+		return this.ownTransaction.execute((status) -> {
+			if (this.sql.completeAll != null && completions.size() > 1) {
+				return completeInOneStatement(completions, this.sql.completeAll);
+			}
+			return held(batch(this.sql.complete, completions, (ps, completion) -> {
+				ps.setString(1, completion.result());
+				ps.setLong(2, completion.lease().jobId());
+				ps.setLong(3, completion.lease().token());
+			}));
+		});
 	}
 
 	private boolean[] completeInOneStatement(List<Completion> completions, String statement) {
@@ -336,7 +350,7 @@ public class JobStore {
 			return List.of();
 		}
 		List<Lease> ordered = List.copyOf(leases);
-		int[] counts = this.transaction.execute((status) -> batch(this.sql.extendLease, ordered, (ps, lease) -> {
+		int[] counts = this.ownTransaction.execute((status) -> batch(this.sql.extendLease, ordered, (ps, lease) -> {
 			ps.setLong(1, duration.toMillis());
 			ps.setLong(2, lease.jobId());
 			ps.setLong(3, lease.token());

@@ -210,7 +210,9 @@ public final class SqlQueueAutoConfiguration {
 				return scheduler;
 			}
 			ThreadPoolTaskScheduler scheduler = new ThreadPoolTaskScheduler();
-			scheduler.setPoolSize(2);
+			// The poll loop, heartbeats, completion flushes, the timeout sweep and the maintenance
+			// passes (reaper, pruner, counts, vacuum): enough threads that a long pass delays no flush.
+			scheduler.setPoolSize(4);
 			scheduler.setThreadNamePrefix("sqlqueue-scheduler-");
 			scheduler.setAcceptTasksAfterContextClose(true);
 			return scheduler;
