@@ -571,6 +571,25 @@ public abstract class QueueConformanceTests {
 	}
 
 	@Test
+	void completionThatCannotBeWrittenIsTriedAgain() {
+		try (HikariDataSource pool = this.database.newDataSource(8)) {
+			SwitchableDataSource connection = new SwitchableDataSource(pool);
+			handler("cuts", (payload, context) -> {
+				connection.cut();
+				return "done";
+			});
+			this.fixture.startInstance((s) -> s, connection);
+			long id = this.fixture.queue().enqueue("cuts", null);
+			await().atMost(WAIT).until(() -> connection.refusals() > 0);
+			connection.restore();
+			// No reaper runs here: only another try of the completion can finish the job.
+			awaitStatus(id, JobStatus.SUCCEEDED);
+			assertThat(this.fixture.job(id).attempts()).isEqualTo(1);
+			assertThat(this.fixture.job(id).result()).isEqualTo("\"done\"");
+		}
+	}
+
+	@Test
 	void jobContextExtendsTheLease() {
 		handler("long", (payload, context) -> {
 			JobRecord before = this.fixture.job(context.jobId());

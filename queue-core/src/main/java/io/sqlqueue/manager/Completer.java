@@ -20,13 +20,17 @@ import io.sqlqueue.store.JobStore;
 /**
  * Records successful attempts together: one fenced statement per job, all sent in one round
  * trip and one commit, when {@code batchSize} wait or {@code linger} has passed since the
- * first. The worker does not wait for it. A crash before the flush loses only the
- * record: the job is still {@code RUNNING}, and runs again once its lease expires
- * (at-least-once, as for any crash).
+ * first. The worker does not wait for it. A write that fails (failover, lost connection)
+ * is tried again three times within about eight seconds. A crash before the write lands
+ * loses only the record: the job is still {@code RUNNING}, and runs again once its lease
+ * expires (at-least-once, as for any crash).
  */
 final class Completer {
 
 	private static final Logger logger = LoggerFactory.getLogger(Completer.class);
+
+	/** Waits before each new try of a completion write that failed. */
+	private static final Duration[] RETRIES = { Duration.ofMillis(500), Duration.ofSeconds(2), Duration.ofSeconds(5) };
 
 	private final JobStore store;
 
@@ -114,6 +118,10 @@ final class Completer {
 	}
 
 	private void write(List<Pending> pending) {
+		write(pending, 0);
+	}
+
+	private void write(List<Pending> pending, int failures) {
 		if (pending.isEmpty()) {
 			return;
 		}
@@ -124,8 +132,17 @@ final class Completer {
 			}
 		}
 		catch (RuntimeException ex) {
-			logger.error("Could not record {} finished jobs; they run again after their leases expire",
-					pending.size(), ex);
+			if (failures < RETRIES.length) {
+				// A failover or a dropped connection is usually over within seconds; the leases
+				// (a minute by default) outlast these tries, and the write is fenced anyway.
+				Duration wait = RETRIES[failures];
+				logger.warn("Could not record {} finished jobs; trying again in {}", pending.size(), wait, ex);
+				this.scheduler.schedule(() -> write(pending, failures + 1), Instant.now().plus(wait));
+			}
+			else {
+				logger.error("Could not record {} finished jobs; they run again after their leases expire",
+						pending.size(), ex);
+			}
 		}
 	}
 
