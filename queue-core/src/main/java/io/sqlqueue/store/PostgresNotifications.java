@@ -6,6 +6,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -47,6 +48,8 @@ public class PostgresNotifications implements SmartLifecycle {
 
 	private volatile boolean listening;
 
+	private volatile CountDownLatch ended = new CountDownLatch(0);
+
 	public PostgresNotifications(DataSource dataSource, String channel, Consumer<Set<String>> wakeUp,
 			Executor executor) {
 		this.dataSource = dataSource;
@@ -59,14 +62,32 @@ public class PostgresNotifications implements SmartLifecycle {
 	public synchronized void start() {
 		if (!this.running) {
 			this.running = true;
-			this.executor.execute(this::listen);
+			CountDownLatch ended = new CountDownLatch(1);
+			this.ended = ended;
+			this.executor.execute(() -> {
+				try {
+					listen();
+				}
+				finally {
+					ended.countDown();
+				}
+			});
 		}
 	}
 
-	/** Stops listening; the connection goes back within half a second, when its wait ends. */
+	/**
+	 * Stops listening, and waits (a second at most) for the connection to go back to the
+	 * pool, which happens when its current wait for notifications ends.
+	 */
 	@Override
 	public synchronized void stop() {
 		this.running = false;
+		try {
+			this.ended.await(1, TimeUnit.SECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 	@Override

@@ -66,6 +66,8 @@ class PostgresNotificationsIT {
 		await().pollDelay(Duration.ofMillis(300)).until(() -> true);
 		long id = this.producer.enqueue("work", null);
 		await().atMost(LONG_POLL.dividedBy(4)).until(() -> this.fixture.status(id) == JobStatus.SUCCEEDED);
+		this.notifications.stop();
+		assertThat(this.notifications.isListening()).isFalse();
 	}
 
 	@Test
