@@ -43,4 +43,13 @@ public @interface JobHandler {
 	/** Exceptions (and their subclasses) that fail the job at once instead of being retried. */
 	Class<? extends Throwable>[] noRetryFor() default {};
 
+	/**
+	 * Whether the handler runs inside the transaction that marks its job {@code SUCCEEDED}
+	 * (exactly-once effects for database work): what it writes through Spring JDBC on the
+	 * queue's data source commits together with the completion, or not at all — when it
+	 * throws, and when its lease was lost by the time it finished. The transaction stays
+	 * open while the handler runs: keep such handlers short.
+	 */
+	boolean transactional() default false;
+
 }

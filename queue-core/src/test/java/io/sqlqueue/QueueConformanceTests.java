@@ -393,6 +393,55 @@ public abstract class QueueConformanceTests {
 		assertThat(manager.leaseLosses()).isZero();
 	}
 
+	// --- transactional handlers (exactly-once effects for database work)
+
+	private void transactionalHandler(String name, io.sqlqueue.handler.JobInvoker invoker) {
+		this.fixture.register(new HandlerDefinition(name, "default", null, null, Set.of(), invoker, name, true));
+	}
+
+	@Test
+	void transactionalHandlerWritesCommitWithItsCompletion() {
+		this.fixture.jdbc().execute("CREATE TABLE effect (job_id BIGINT NOT NULL, attempt INT NOT NULL)");
+		transactionalHandler("pay", (payload, context) -> {
+			this.fixture.jdbc().update("INSERT INTO effect (job_id, attempt) VALUES (?, ?)", context.jobId(),
+					context.attempt());
+			if (context.attempt() == 1) {
+				throw new IllegalStateException("first attempt fails after writing");
+			}
+			return "paid";
+		});
+		this.fixture.startManager((s) -> s);
+		long id = this.fixture.queue().enqueue("pay", null);
+		awaitStatus(id, JobStatus.SUCCEEDED);
+		assertThat(this.fixture.job(id).result()).isEqualTo("\"paid\"");
+		assertThat(this.fixture.jdbc().queryForList("SELECT attempt FROM effect WHERE job_id = ?", Integer.class, id))
+			.containsExactly(2);
+	}
+
+	@Test
+	void transactionalHandlerWhoseLeaseWasLostRollsItsWritesBack() {
+		this.fixture.jdbc().execute("CREATE TABLE effect (job_id BIGINT NOT NULL, attempt INT NOT NULL)");
+		try (HikariDataSource other = this.database.newDataSource(2)) {
+			transactionalHandler("pay", (payload, context) -> {
+				// While the handler runs, the job is handed to another worker (as after a reap and
+				// a new claim); before the handler's own write, as SQLite's single writer allows.
+				new org.springframework.jdbc.core.JdbcTemplate(other).update(
+						"UPDATE " + this.fixture.table() + " SET lease_token = lease_token + 1 WHERE id = ?",
+						context.jobId());
+				this.fixture.jdbc().update("INSERT INTO effect (job_id, attempt) VALUES (?, ?)", context.jobId(),
+						context.attempt());
+				return "paid";
+			});
+			Manager manager = this.fixture.startManager((s) -> s);
+			long id = this.fixture.queue().enqueue("pay", null);
+			await().atMost(WAIT).until(() -> manager.leaseLosses() == 1);
+			assertThat(this.fixture.jdbc().queryForObject("SELECT COUNT(*) FROM effect", Integer.class)).isZero();
+			assertThat(this.fixture.status(id)).isEqualTo(JobStatus.RUNNING);
+			assertThat(this.fixture.job(id).result()).isNull();
+			manager.stop();
+		}
+	}
+
 	// --- bad input
 
 	@Test

@@ -15,9 +15,10 @@ import io.sqlqueue.Names;
  * @param timeout how long an attempt may run, or {@code null} for the default
  * @param noRetryFor exceptions that fail the job at once
  * @param description where it comes from, for messages (such as the bean method)
+ * @param transactional whether the handler runs in the transaction that completes its job
  */
 public record HandlerDefinition(String name, String queue, @Nullable Integer maxAttempts, @Nullable Duration timeout,
-		Set<Class<? extends Throwable>> noRetryFor, JobInvoker invoker, String description) {
+		Set<Class<? extends Throwable>> noRetryFor, JobInvoker invoker, String description, boolean transactional) {
 
 	public HandlerDefinition {
 		Names.requireHandler(name);
@@ -29,6 +30,12 @@ public record HandlerDefinition(String name, String queue, @Nullable Integer max
 			throw new IllegalArgumentException("timeout of handler '" + name + "' must be positive");
 		}
 		noRetryFor = Set.copyOf(noRetryFor);
+	}
+
+	/** A handler that does not run in its job's completing transaction. */
+	public HandlerDefinition(String name, String queue, @Nullable Integer maxAttempts, @Nullable Duration timeout,
+			Set<Class<? extends Throwable>> noRetryFor, JobInvoker invoker, String description) {
+		this(name, queue, maxAttempts, timeout, noRetryFor, invoker, description, false);
 	}
 
 	/** A handler on the given queue with the defaults for everything else. */

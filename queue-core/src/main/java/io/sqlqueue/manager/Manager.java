@@ -31,6 +31,7 @@ import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
 import io.sqlqueue.handler.PayloadCodec;
 import io.sqlqueue.store.ClaimRequest;
+import io.sqlqueue.store.Completion;
 import io.sqlqueue.store.JobStore;
 import io.sqlqueue.store.Lease;
 
@@ -299,10 +300,15 @@ public class Manager implements SmartLifecycle {
 		MDC.put("sqlqueue.attempt", String.valueOf(attempt.job.attempts()));
 		try {
 			this.listener.started(attempt.job, waited(attempt.job));
-			Object result = attempt.handler.invoker().invoke(attempt.job.payload(), new AttemptContext(attempt));
-			attempt.handlerReturned();
-			if (attempt.settle()) {
-				this.completer.add(attempt, encodeResult(attempt, result));
+			if (attempt.handler.transactional()) {
+				runInTransaction(attempt);
+			}
+			else {
+				Object result = attempt.handler.invoker().invoke(attempt.job.payload(), new AttemptContext(attempt));
+				attempt.handlerReturned();
+				if (attempt.settle()) {
+					this.completer.add(attempt, encodeResult(attempt, result));
+				}
 			}
 		}
 		catch (Throwable failure) {
@@ -318,6 +324,61 @@ public class Manager implements SmartLifecycle {
 			attempt.lane.ran(attempt.runningFor().toNanos());
 			left(attempt);
 		}
+	}
+
+	/**
+	 * Runs the handler in the transaction that completes its job, fenced by the lease at
+	 * this moment: its writes and the completion commit together, or roll back together when
+	 * it throws, when it ran past its timeout, or when its lease was lost meanwhile.
+	 */
+	private void runInTransaction(Attempt attempt) throws Throwable {
+		try {
+			this.store.inTransaction(() -> {
+				Object result;
+				try {
+					result = attempt.handler.invoker().invoke(attempt.job.payload(), new AttemptContext(attempt));
+				}
+				catch (Throwable failure) {
+					throw new HandlerFailed(failure);
+				}
+				attempt.handlerReturned();
+				if (!attempt.settle()) {
+					throw new SettledElsewhere();
+				}
+				if (!this.store.completeWhileLeased(new Completion(attempt.lease, encodeResult(attempt, result)))) {
+					throw new LeaseLostException(attempt.job.id());
+				}
+				return result;
+			});
+			this.recorder.completed(attempt, true);
+		}
+		catch (HandlerFailed ex) {
+			throw ex.getCause();
+		}
+		catch (SettledElsewhere ex) {
+			// The timeout sweep recorded the failure; the handler's writes are rolled back.
+		}
+		catch (LeaseLostException ex) {
+			this.recorder.leaseLost(attempt, "transactional completion, rolled back");
+		}
+	}
+
+	/** A handler's failure, carried out of the transaction that it rolls back. */
+	private static final class HandlerFailed extends RuntimeException {
+
+		HandlerFailed(Throwable cause) {
+			super(cause);
+		}
+
+	}
+
+	/** The attempt timed out while its handler ran: its transaction must not commit. */
+	private static final class SettledElsewhere extends RuntimeException {
+
+		SettledElsewhere() {
+			super(null, null, false, false);
+		}
+
 	}
 
 	/** The attempt no longer occupies the lane: it ran, or was given back. */

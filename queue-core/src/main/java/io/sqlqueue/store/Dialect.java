@@ -27,6 +27,14 @@ public abstract class Dialect {
 	/** An expression for the database's current time. */
 	public abstract String now();
 
+	/**
+	 * An expression for the database's time at this moment, even late in a long transaction
+	 * (where {@link #now()} may be the transaction's start).
+	 */
+	public String currentTime() {
+		return now();
+	}
+
 	/** An expression for the database's current time plus a bound number of milliseconds (one {@code ?}). */
 	public abstract String nowPlusMillis();
 

@@ -24,6 +24,8 @@ final class JobSql {
 
 	final String complete;
 
+	final String completeWhileLeased;
+
 	final @Nullable String completeAll;
 
 	final @Nullable String vacuum;
@@ -79,6 +81,7 @@ final class JobSql {
 				    lease_token = NULL, lease_expires_at = NULL, version = version + 1
 				WHERE id = ? AND lease_token = ? AND status = 'RUNNING'""".formatted(this.table, json, now, now);
 		this.completeAll = dialect.completeAll(this.table);
+		this.completeWhileLeased = this.complete + " AND lease_expires_at > " + dialect.currentTime();
 		this.vacuum = dialect.vacuumStatement(this.table);
 		this.tableName = this.table;
 		this.reschedule = """

@@ -14,6 +14,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Supplier;
 import java.util.concurrent.ThreadLocalRandom;
 
 import javax.sql.DataSource;
@@ -297,6 +298,24 @@ public class JobStore {
 				ps.setLong(3, completion.lease().token());
 			}));
 		});
+	}
+
+	/**
+	 * Runs {@code work} in one transaction on the queue's data source, in which
+	 * {@link #completeWhileLeased} then completes the job: the work's writes through Spring
+	 * JDBC and the completion commit or roll back together.
+	 */
+	public <T> T inTransaction(Supplier<T> work) {
+		return this.ownTransaction.execute((status) -> work.get());
+	}
+
+	/**
+	 * Marks the job {@code SUCCEEDED} if its lease still holds now (by the database's clock
+	 * at this moment, not the transaction's start); within {@link #inTransaction}.
+	 */
+	public boolean completeWhileLeased(Completion completion) {
+		return this.jdbc.update(this.sql.completeWhileLeased, completion.result(), completion.lease().jobId(),
+				completion.lease().token()) == 1;
 	}
 
 	private boolean[] completeInOneStatement(List<Completion> completions, String statement) {

@@ -18,6 +18,12 @@ public final class PostgresDialect extends Dialect {
 		return "now()";
 	}
 
+	/** {@code now()} is the transaction's start; a transactional handler's completion needs the time now. */
+	@Override
+	public String currentTime() {
+		return "clock_timestamp()";
+	}
+
 	@Override
 	public String nowPlusMillis() {
 		return "(now() + CAST(? AS double precision) * interval '1 millisecond')";

@@ -104,7 +104,8 @@ public class JobHandlerBeanPostProcessor implements BeanPostProcessor, BeanFacto
 			definition = new HandlerDefinition(annotation.value(), annotation.queue(),
 					(annotation.maxAttempts() != 0) ? annotation.maxAttempts() : null, timeout(annotation),
 					Set.copyOf(Arrays.asList(annotation.noRetryFor())),
-					new MethodJobInvoker(bean, invocable, annotation.value(), this.codec.getObject()), description);
+					new MethodJobInvoker(bean, invocable, annotation.value(), this.codec.getObject()), description,
+					annotation.transactional());
 		}
 		catch (IllegalArgumentException ex) {
 			throw new IllegalStateException(

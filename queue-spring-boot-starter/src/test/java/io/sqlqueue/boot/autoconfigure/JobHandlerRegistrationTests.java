@@ -61,6 +61,23 @@ class JobHandlerRegistrationTests {
 			assertThat(ping.queue()).isEqualTo(JobQueue.DEFAULT_QUEUE);
 			assertThat(ping.maxAttempts()).isNull();
 			assertThat(ping.timeout()).isNull();
+			assertThat(ping.transactional()).isFalse();
+		});
+	}
+
+	@Test
+	void runsATransactionalHandlerInTheTransactionThatCompletesItsJob() {
+		this.runner.withBean("ledger", Ledger.class).withPropertyValues("sqlqueue.retry.initial-backoff=50ms").run((context) -> {
+			assertThat(context.getBean(HandlerRegistry.class).find("ledger.book").orElseThrow().transactional())
+				.isTrue();
+			JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
+			jdbc.execute("CREATE TABLE ledger (job_id BIGINT NOT NULL, attempt INT NOT NULL)");
+			JobQueue jobs = context.getBean(JobQueue.class);
+			long id = jobs.enqueue("ledger.book", null);
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> jobs.find(id).orElseThrow().status() == io.sqlqueue.JobStatus.SUCCEEDED);
+			assertThat(jdbc.queryForList("SELECT attempt FROM ledger WHERE job_id = ?", Integer.class, id))
+				.containsExactly(2);
 		});
 	}
 
@@ -185,6 +202,24 @@ class JobHandlerRegistrationTests {
 
 		@JobHandler("ping")
 		void ping() {
+		}
+
+	}
+
+	static class Ledger {
+
+		private final JdbcTemplate jdbc;
+
+		Ledger(DataSource dataSource) {
+			this.jdbc = new JdbcTemplate(dataSource);
+		}
+
+		@JobHandler(value = "ledger.book", transactional = true)
+		void book(JobContext context) {
+			this.jdbc.update("INSERT INTO ledger (job_id, attempt) VALUES (?, ?)", context.jobId(), context.attempt());
+			if (context.attempt() == 1) {
+				throw new IllegalStateException("the first attempt's row must roll back");
+			}
 		}
 
 	}
