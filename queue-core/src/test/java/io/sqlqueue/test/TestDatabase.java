@@ -107,7 +107,7 @@ public enum TestDatabase {
 	},
 
 	/** MariaDB; each test gets its own database (a MariaDB "schema"). */
-	MARIADB("SQLQUEUE_TEST_MARIADB_URL", "jdbc:mariadb://127.0.0.1:3306/test", "root") {
+	MARIADB("SQLQUEUE_TEST_MARIADB_URL", "jdbc:mariadb://127.0.0.1:3306/test", "root", true) {
 		@Override
 		public Dialect dialect() {
 			return new MariaDbDialect();
@@ -117,23 +117,14 @@ public enum TestDatabase {
 		ServerAddress startContainer() {
 			return Containers.mariadb();
 		}
-
-		@Override
-		Isolated create() {
-			return createDatabase(this);
-		}
-
-		@Override
-		void drop(Isolated database, Statement statement) throws SQLException {
-			statement.execute("DROP DATABASE IF EXISTS " + database.schema());
-		}
 	},
 
 	/**
 	 * MySQL 8, through the MariaDB driver like MariaDB: no local server is expected (the
 	 * default URL is port 3307), so this runs where Docker is or the variable points at one.
 	 */
-	MYSQL("SQLQUEUE_TEST_MYSQL_URL", "jdbc:mariadb://127.0.0.1:3307/test?allowPublicKeyRetrieval=true", "root") {
+	MYSQL("SQLQUEUE_TEST_MYSQL_URL", "jdbc:mariadb://127.0.0.1:3307/test?allowPublicKeyRetrieval=true", "root",
+			true) {
 		@Override
 		public Dialect dialect() {
 			return new MariaDbDialect();
@@ -142,16 +133,6 @@ public enum TestDatabase {
 		@Override
 		ServerAddress startContainer() {
 			return Containers.mysql();
-		}
-
-		@Override
-		Isolated create() {
-			return createDatabase(this);
-		}
-
-		@Override
-		void drop(Isolated database, Statement statement) throws SQLException {
-			statement.execute("DROP DATABASE IF EXISTS " + database.schema());
 		}
 	};
 
@@ -163,12 +144,21 @@ public enum TestDatabase {
 
 	private final @Nullable String defaultUser;
 
+	/** MariaDB and MySQL: a database per test, which is their schema. */
+	private final boolean databasePerTest;
+
 	private @Nullable ServerAddress server;
 
 	TestDatabase(@Nullable String urlVariable, @Nullable String defaultUrl, @Nullable String defaultUser) {
+		this(urlVariable, defaultUrl, defaultUser, false);
+	}
+
+	TestDatabase(@Nullable String urlVariable, @Nullable String defaultUrl, @Nullable String defaultUser,
+			boolean databasePerTest) {
 		this.urlVariable = urlVariable;
 		this.defaultUrl = defaultUrl;
 		this.defaultUser = defaultUser;
+		this.databasePerTest = databasePerTest;
 	}
 
 	/** The dialect the queue uses on this database. */
@@ -183,8 +173,11 @@ public enum TestDatabase {
 		return create();
 	}
 
-	/** A new schema on the server; the queue's table goes there. */
+	/** A new schema (or database) on the server; the queue's table goes there. */
 	Isolated create() {
+		if (this.databasePerTest) {
+			return createDatabase(this);
+		}
 		ServerAddress address = server();
 		String schema = newName();
 		execute(address.url(), address, "CREATE SCHEMA " + schema);
@@ -193,7 +186,8 @@ public enum TestDatabase {
 
 	/** Drops what {@link #create()} made, on a connection of its own pool. */
 	void drop(Isolated database, Statement statement) throws SQLException {
-		statement.execute("DROP SCHEMA " + database.schema() + " CASCADE");
+		statement.execute(this.databasePerTest ? "DROP DATABASE IF EXISTS " + database.schema()
+				: "DROP SCHEMA " + database.schema() + " CASCADE");
 	}
 
 	void deleteFiles(Isolated database) {
