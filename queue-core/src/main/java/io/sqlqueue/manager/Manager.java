@@ -3,6 +3,7 @@ package io.sqlqueue.manager;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -77,6 +78,9 @@ public class Manager implements SmartLifecycle {
 	/** Replaced whole at start, read by commit and notification threads: never changed in place. */
 	private volatile Map<String, Lane> lanes = Map.of();
 
+	/** The handlers' names, read once at start: the registry is complete by then. */
+	private volatile List<String> handlerNames = List.of();
+
 	private final Set<Attempt> inFlight = ConcurrentHashMap.newKeySet();
 
 	private final PollLoop loop;
@@ -125,6 +129,7 @@ public class Manager implements SmartLifecycle {
 			queues.forEach((queue) -> lanes.put(queue,
 					new Lane(queue, this.settings.concurrencyOf(queue), this.settings.prefetch())));
 			this.lanes = Collections.unmodifiableMap(lanes);
+			this.handlerNames = List.copyOf(this.handlers.names());
 			this.running = true;
 			Duration heartbeat = this.settings.heartbeatInterval();
 			this.periodic.add(this.scheduler.scheduleWithFixedDelay(this::beat, Instant.now().plus(heartbeat),
@@ -243,7 +248,7 @@ public class Manager implements SmartLifecycle {
 		}
 		int wanted = Math.min(room, this.settings.batchSize());
 		List<JobRecord> jobs = this.store.claim(new ClaimRequest(this.settings.workerId(), lane.queue,
-				this.handlers.names(), wanted, this.settings.leaseDuration().toMillis()));
+				this.handlerNames, wanted, this.settings.leaseDuration().toMillis()));
 		this.listener.claimed(lane.queue, jobs.size());
 		boolean full = jobs.size() == wanted;
 		lane.moreWork(full);
@@ -434,8 +439,8 @@ public class Manager implements SmartLifecycle {
 			return;
 		}
 		try {
-			List<Lease> lost = this.store.extendLeases(attempts.stream().map((attempt) -> attempt.lease).toList(),
-					this.settings.leaseDuration());
+			Set<Lease> lost = new HashSet<>(this.store.extendLeases(
+					attempts.stream().map((attempt) -> attempt.lease).toList(), this.settings.leaseDuration()));
 			for (Attempt attempt : attempts) {
 				if (lost.contains(attempt.lease) && !attempt.isSettled()) {
 					this.recorder.leaseLost(attempt, "heartbeat");

@@ -1,6 +1,8 @@
 package io.sqlqueue.store;
 
 import java.util.Collections;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import org.jspecify.annotations.Nullable;
 
@@ -56,6 +58,16 @@ final class JobSql {
 	final String dueBacklog;
 
 	final String claimIfUnchanged;
+
+	// The claim's text depends only on how many handlers (or ids) it binds: built once per
+	// count, not on every claim.
+	private final Map<Integer, String> claimReturning = new ConcurrentHashMap<>();
+
+	private final Map<Integer, String> lockReadyJobs = new ConcurrentHashMap<>();
+
+	private final Map<Integer, String> readyJobsQuery = new ConcurrentHashMap<>();
+
+	private final Map<Integer, String> claimIds = new ConcurrentHashMap<>();
 
 	final String countsByQueue;
 
@@ -151,26 +163,30 @@ final class JobSql {
 
 	/** The claim in one statement; parameters: queue, handlers…, limit, owner, token, lease millis. */
 	String claimReturning(int handlers) {
-		return this.dialect.claimReturning(this.table, readyJobs(handlers), claimedColumns());
+		return this.claimReturning.computeIfAbsent(handlers,
+				(count) -> this.dialect.claimReturning(this.table, readyJobs(count), claimedColumns()));
 	}
 
 	/** Candidates, locked; parameters: queue, handlers…, limit. */
 	String lockReadyJobs(int handlers) {
-		return readyJobsQuery(handlers) + "\nFOR UPDATE SKIP LOCKED";
+		return this.lockReadyJobs.computeIfAbsent(handlers,
+				(count) -> readyJobsQuery(count) + "\nFOR UPDATE SKIP LOCKED");
 	}
 
 	/** Candidates, unlocked, for compare-and-set; parameters: queue, handlers…, limit. */
 	String readyJobsQuery(int handlers) {
-		return """
+		return this.readyJobsQuery.computeIfAbsent(handlers, (count) -> """
 				SELECT j.*, %s AS claimed_at FROM %s j
 				WHERE %s
 				ORDER BY j.priority DESC, j.run_at, j.id
-				LIMIT ?""".formatted(this.dialect.now(), this.table, readyJobs(handlers));
+				LIMIT ?""".formatted(this.dialect.now(), this.table, readyJobs(count)));
 	}
 
 	/** Claims locked candidates; parameters: owner, token, lease millis, ids…. */
 	String claimIds(int ids) {
-		return "UPDATE %s SET %s\nWHERE id IN (%s)".formatted(this.table, claimedColumns(), placeholders(ids));
+		return this.claimIds.computeIfAbsent(ids,
+				(count) -> "UPDATE %s SET %s\nWHERE id IN (%s)".formatted(this.table, claimedColumns(),
+						placeholders(count)));
 	}
 
 	/**
