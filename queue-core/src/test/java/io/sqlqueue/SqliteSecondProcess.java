@@ -41,6 +41,9 @@ public final class SqliteSecondProcess {
 				List<JobRecord> claimed = store
 					.claim(new ClaimRequest("process-2", "default", List.of("record"), 4, 30_000));
 				for (JobRecord job : claimed) {
+					// A job's work takes a moment, so that this process cannot drain the file alone
+					// before the first one's Manager has started.
+					Thread.sleep(3);
 					jdbc.update("INSERT INTO ran (job_id, worker) VALUES (?, ?)", job.id(), "process-2");
 					boolean[] held = store.complete(List.of(new Completion(new Lease(job.id(), job.leaseToken()), null)));
 					if (!held[0]) {
