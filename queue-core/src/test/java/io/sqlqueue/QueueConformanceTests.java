@@ -642,6 +642,23 @@ public abstract class QueueConformanceTests {
 	}
 
 	@Test
+	void resultNestedDeeperThanTheDatabaseStoresIsNotStoredAndTheJobSucceedsOnce() {
+		int depth = database().dialect().maxJsonDepth();
+		handler("nested", (payload, context) -> nestedArrays(Integer.parseInt(payload)));
+		this.fixture.startManager((s) -> s);
+		long deepest = this.fixture.queue().enqueue("nested", depth);
+		long deeper = this.fixture.queue().enqueue("nested", depth + 1);
+		awaitStatus(deepest, JobStatus.SUCCEEDED);
+		awaitStatus(deeper, JobStatus.SUCCEEDED);
+		assertThat(this.fixture.job(deepest).result().replace(" ", ""))
+			.isEqualTo("[".repeat(depth) + "]".repeat(depth));
+		JobRecord job = this.fixture.job(deeper);
+		assertThat(job.result()).isNull();
+		assertThat(job.lastError()).startsWith("Result not stored:").contains("nest");
+		assertThat(job.attempts()).isEqualTo(1);
+	}
+
+	@Test
 	void errorWithANulCharacterIsRecordedWithTheCharacterReplaced() {
 		handler("nul-error", (payload, context) -> {
 			throw new IllegalStateException("bad\u0000message");
