@@ -1018,6 +1018,34 @@ public abstract class QueueConformanceTests {
 		}
 	}
 
+	/**
+	 * A worker frozen inside a transaction holds its row locks: the reaper passes over that
+	 * row instead of waiting for it, and re-queues the frozen worker's other jobs.
+	 */
+	@Test
+	void reaperPassesOverARowLockedByAFrozenTransaction() throws Exception {
+		assumeTrue(database() != TestDatabase.SQLITE,
+				"SQLite has no row locks: an open write transaction holds the whole database");
+		List<Long> ids = this.fixture.queue().enqueueAll(List.of(Job.of("work", 1), Job.of("work", 2)));
+		List<JobRecord> claimed = this.fixture.store()
+			.claim(new ClaimRequest("frozen", "default", List.of("work"), 2, 1));
+		assertThat(claimed).hasSize(2);
+		long locked = ids.get(0);
+		try (OpenTransaction<Integer> frozen = OpenTransaction.begin(this.database.dataSource(),
+				() -> this.fixture.jdbc().update("UPDATE " + this.fixture.table()
+						+ " SET version = version WHERE id = ?", locked))) {
+			assertThat(frozen.result()).isEqualTo(1);
+			Reaper reaper = this.fixture.reaper(this.fixture.store());
+			await().atMost(WAIT).until(() -> CompletableFuture.supplyAsync(reaper::runOnce)
+				.get(5, TimeUnit.SECONDS)
+				.stream()
+				.anyMatch((job) -> job.id() == ids.get(1)));
+			assertThat(this.fixture.status(ids.get(1))).isEqualTo(JobStatus.QUEUED);
+			assertThat(this.fixture.status(locked)).isEqualTo(JobStatus.RUNNING);
+		}
+		assertThat(this.fixture.reaper(this.fixture.store()).runOnce()).extracting(ReapedJob::id).containsExactly(locked);
+	}
+
 	/** A completion write that failed just before stop is tried again before stop returns. */
 	@Test
 	void stopWaitsForACompletionWriteToBeTriedAgain() throws Exception {

@@ -48,6 +48,8 @@ final class JobSql {
 
 	final String expiredLeases;
 
+	final String lockExpiredLeases;
+
 	final String reap;
 
 	final String find;
@@ -122,6 +124,7 @@ final class JobSql {
 				WHERE status = 'RUNNING' AND lease_expires_at < %s
 				ORDER BY lease_expires_at
 				LIMIT ?""".formatted(this.table, now);
+		this.lockExpiredLeases = this.expiredLeases + "\nFOR UPDATE SKIP LOCKED";
 		this.reap = """
 				UPDATE %s SET
 				    status = CASE WHEN attempts >= max_attempts THEN 'FAILED' ELSE 'QUEUED' END,

@@ -454,7 +454,21 @@ public class JobStore {
 	 * are used up. Safe to run from any number of instances at once.
 	 */
 	public List<ReapedJob> reapExpired(int limit) {
-		List<ReapedJob> expired = this.jdbc.query(this.sql.expiredLeases,
+		if (this.dialect.supports(ClaimMethod.LOCK_THEN_UPDATE)) {
+			return this.claimTransaction.execute((status) -> reap(this.sql.lockExpiredLeases, limit));
+		}
+		return reap(this.sql.expiredLeases, limit);
+	}
+
+	/**
+	 * Where the database has {@code SKIP LOCKED}, the expired rows are locked first and rows
+	 * locked by someone else are passed over: a worker that froze inside a transaction (a
+	 * completion, a transactional handler) holds its row locks, and waiting for them would
+	 * stall the reaper, and every job it should re-queue, for as long as the freeze lasts.
+	 * The row stays the frozen worker's; nobody else can run it meanwhile.
+	 */
+	private List<ReapedJob> reap(String expiredLeases, int limit) {
+		List<ReapedJob> expired = this.jdbc.query(expiredLeases,
 				(rs, row) -> new ReapedJob(rs.getLong("id"), rs.getString("queue"), rs.getString("handler"),
 						String.valueOf(rs.getString("lease_owner")), rs.getInt("attempts") >= rs.getInt("max_attempts")),
 				limit);
