@@ -3,6 +3,7 @@ package io.sqlqueue.manager;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ScheduledFuture;
@@ -134,6 +135,8 @@ final class Completer {
 
 	private List<Pending> takeBatch() {
 		List<Pending> taken = this.batch;
+		// In job id order, as heartbeats extend leases, so the two never lock rows in opposite orders.
+		taken.sort(Comparator.comparingLong((pending) -> pending.completion().lease().jobId()));
 		this.batch = new ArrayList<>();
 		if (this.scheduledFlush != null) {
 			this.scheduledFlush.cancel(false);

@@ -433,7 +433,8 @@ public class JobStore {
 		if (leases.isEmpty()) {
 			return List.of();
 		}
-		List<Lease> ordered = List.copyOf(leases);
+		// In job id order, as completions are written, so the two never lock rows in opposite orders.
+		List<Lease> ordered = leases.stream().sorted(java.util.Comparator.comparingLong(Lease::jobId)).toList();
 		int[] counts = this.ownTransaction.execute((status) -> batch(this.sql.extendLease, ordered, (ps, lease) -> {
 			ps.setLong(1, duration.toMillis());
 			ps.setLong(2, lease.jobId());
