@@ -69,7 +69,8 @@ public class JobQueue {
 
 	/**
 	 * Enqueues a job; returns its id.
-	 * @throws InvalidJobException for an invalid name or an oversized or unencodable payload (nothing is written)
+	 * @throws InvalidJobException for an invalid name, or a payload that is oversized, unencodable or not
+	 * storable by the database (a NUL character, nested too deep); nothing is written
 	 * @throws DuplicateJobException when an unfinished job has the same unique key
 	 */
 	public long enqueue(Job job) {
@@ -107,7 +108,12 @@ public class JobQueue {
 		Integer maxAttempts = (job.maxAttempts() != null) ? job.maxAttempts()
 				: definition.map(HandlerDefinition::maxAttempts).orElse(null);
 		Duration delay = (job.delay() != null) ? job.delay() : Duration.ZERO;
-		return new NewJob(queue, handler, this.codec.encodePayload(job.payload(), handler), job.priority(),
+		String payload = this.codec.encodePayload(job.payload(), handler);
+		String problem = this.store.whyNotStorable(payload);
+		if (problem != null) {
+			throw new InvalidJobException("The payload of a '" + handler + "' job cannot be stored: " + problem);
+		}
+		return new NewJob(queue, handler, payload, job.priority(),
 				job.runAt(), delay.toMillis(), (maxAttempts != null) ? maxAttempts : this.retryPolicy.maxAttempts(),
 				job.uniqueKey(), job.groupKey());
 	}

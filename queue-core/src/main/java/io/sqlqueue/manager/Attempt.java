@@ -41,10 +41,18 @@ final class Attempt {
 
 	private volatile long startedNanos;
 
+	/** Until when the lease surely holds, by this JVM's monotonic clock (see {@link #leaseHoldsFor}). */
+	private volatile long leaseSureUntilNanos;
+
 	private boolean handlerReturned;
 
-	Attempt(JobRecord job, HandlerDefinition handler, Lane lane) {
+	/**
+	 * @param claimSentNanos {@link System#nanoTime()} before the claim was sent: its lease
+	 * runs from a moment after that on the database's clock
+	 */
+	Attempt(JobRecord job, HandlerDefinition handler, Lane lane, long claimSentNanos, Duration leaseDuration) {
 		this.job = job;
+		this.leaseSureUntilNanos = claimSentNanos + leaseDuration.toNanos();
 		this.lease = new Lease(job.id(), requireToken(job));
 		this.handler = handler;
 		this.lane = lane;
@@ -56,6 +64,23 @@ final class Attempt {
 			throw new IllegalStateException("Claimed job " + job.id() + " has no lease token");
 		}
 		return token;
+	}
+
+	/**
+	 * A heartbeat sent at {@code sentNanos} extended the lease: it runs at least
+	 * {@code leaseDuration} from then.
+	 */
+	void leaseExtended(long sentNanos, Duration leaseDuration) {
+		this.leaseSureUntilNanos = Math.max(this.leaseSureUntilNanos, sentNanos + leaseDuration.toNanos());
+	}
+
+	/**
+	 * Whether the lease surely holds for {@code margin} more, by this JVM's monotonic clock:
+	 * counted from before the claim or heartbeat was sent, so a frozen JVM, a long GC pause
+	 * or a stalled database can only make it err on the safe side.
+	 */
+	boolean leaseHoldsFor(Duration margin) {
+		return this.leaseSureUntilNanos - System.nanoTime() > margin.toNanos();
 	}
 
 	/** On the worker thread: false when the attempt was released before it could start. */

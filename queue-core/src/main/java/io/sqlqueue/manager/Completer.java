@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -12,25 +13,31 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.core.NestedExceptionUtils;
 import org.springframework.scheduling.TaskScheduler;
 
 import io.sqlqueue.store.Completion;
 import io.sqlqueue.store.JobStore;
+import io.sqlqueue.store.Lease;
 
 /**
  * Records successful attempts together: one fenced statement per job, all sent in one round
  * trip and one commit, when {@code batchSize} wait or {@code linger} has passed since the
- * first. The worker does not wait for it. A write that fails (failover, lost connection)
- * is tried again three times within about eight seconds. A crash before the write lands
- * loses only the record: the job is still {@code RUNNING}, and runs again once its lease
- * expires (at-least-once, as for any crash).
+ * first. The worker does not wait for it.
+ * <p>
+ * A write that fails while the database is away (failover, lost connection) is tried again
+ * three times within about eight seconds; a try that then finds a lease gone asks the row
+ * whether the first write had landed after all (its answer lost), and counts a lost lease
+ * only when it had not. A batch the database refuses for its data (a result it cannot
+ * store) is recorded job by job, so one bad row holds up no other; a job whose success the
+ * database refuses with its result is recorded as succeeded without it, with the reason in
+ * {@code last_error}. A crash before the write lands loses only the record: the job is
+ * still {@code RUNNING}, and runs again once its lease expires (at-least-once, as for any
+ * crash).
  */
 final class Completer {
 
 	private static final Logger logger = LoggerFactory.getLogger(Completer.class);
-
-	/** Waits before each new try of a completion write that failed. */
-	private static final Duration[] RETRIES = { Duration.ofMillis(500), Duration.ofSeconds(2), Duration.ofSeconds(5) };
 
 	private final JobStore store;
 
@@ -50,6 +57,9 @@ final class Completer {
 	 */
 	private final ReadWriteLock writes = new ReentrantReadWriteLock();
 
+	/** Writes waiting for another try; {@link #flushAndWait()} waits for them too. */
+	private int retriesPending;
+
 	private List<Pending> batch = new ArrayList<>();
 
 	private @Nullable ScheduledFuture<?> scheduledFlush;
@@ -62,13 +72,13 @@ final class Completer {
 		this.recorder = recorder;
 	}
 
-	void add(Attempt attempt, @Nullable String result) {
+	void add(Attempt attempt, Completion completion) {
 		// A write counts as under way from the moment its batch is taken (see flushAndWait).
 		this.writes.readLock().lock();
 		try {
 			List<Pending> full = null;
 			synchronized (this.lock) {
-				this.batch.add(new Pending(attempt, new Completion(attempt.lease, result)));
+				this.batch.add(new Pending(attempt, completion));
 				if (this.batch.size() >= this.batchSize || this.linger.isZero()) {
 					full = takeBatch();
 				}
@@ -77,7 +87,7 @@ final class Completer {
 				}
 			}
 			if (full != null) {
-				write(full);
+				write(full, 0);
 			}
 		}
 		finally {
@@ -93,18 +103,33 @@ final class Completer {
 			synchronized (this.lock) {
 				pending = takeBatch();
 			}
-			write(pending);
+			write(pending, 0);
 		}
 		finally {
 			this.writes.readLock().unlock();
 		}
 	}
 
-	/** Records what waits now, and returns only when every write under way has ended (at shutdown). */
+	/**
+	 * Records what waits now, and returns only when every write under way has ended,
+	 * including the further tries of writes that failed (at shutdown).
+	 */
 	void flushAndWait() {
 		flush();
 		this.writes.writeLock().lock();
 		this.writes.writeLock().unlock();
+		synchronized (this.lock) {
+			while (this.retriesPending > 0) {
+				try {
+					this.lock.wait();
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					logger.warn("Stopped waiting for {} completion writes to be tried again", this.retriesPending);
+					return;
+				}
+			}
+		}
 	}
 
 	private List<Pending> takeBatch() {
@@ -117,32 +142,101 @@ final class Completer {
 		return taken;
 	}
 
-	private void write(List<Pending> pending) {
-		write(pending, 0);
-	}
-
 	private void write(List<Pending> pending, int failures) {
 		if (pending.isEmpty()) {
 			return;
 		}
+		boolean[] held;
 		try {
-			boolean[] held = this.store.complete(pending.stream().map(Pending::completion).toList());
-			for (int i = 0; i < held.length; i++) {
-				this.recorder.completed(pending.get(i).attempt(), held[i]);
-			}
+			held = this.store.complete(pending.stream().map(Pending::completion).toList());
 		}
 		catch (RuntimeException ex) {
-			if (failures < RETRIES.length) {
-				// A failover or a dropped connection is usually over within seconds; the leases
-				// (a minute by default) outlast these tries, and the write is fenced anyway.
-				Duration wait = RETRIES[failures];
-				logger.warn("Could not record {} finished jobs; trying again in {}", pending.size(), wait, ex);
-				this.scheduler.schedule(() -> write(pending, failures + 1), Instant.now().plus(wait));
+			if (DatabaseErrors.isTransient(ex)) {
+				tryAgainLater(pending, failures, ex);
 			}
 			else {
-				logger.error("Could not record {} finished jobs; they run again after their leases expire",
-						pending.size(), ex);
+				isolate(pending, failures, ex);
 			}
+			return;
+		}
+		report(pending, held, failures);
+	}
+
+	private void report(List<Pending> pending, boolean[] held, int failures) {
+		List<Lease> missed = new ArrayList<>();
+		for (int i = 0; i < held.length; i++) {
+			if (!held[i]) {
+				missed.add(pending.get(i).completion().lease());
+			}
+		}
+		Set<Lease> landed = (failures > 0 && !missed.isEmpty()) ? landedEarlier(missed) : Set.of();
+		for (int i = 0; i < held.length; i++) {
+			Pending one = pending.get(i);
+			this.recorder.completed(one.attempt(), held[i] || landed.contains(one.completion().lease()));
+		}
+	}
+
+	/** The leases whose job an earlier try recorded, though its answer was lost. */
+	private Set<Lease> landedEarlier(List<Lease> missed) {
+		try {
+			return this.store.finishedUnder(missed);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not look up whether {} finished jobs were recorded", missed.size(), ex);
+			return Set.of();
+		}
+	}
+
+	/** The database refused the batch for its data: record each job on its own. */
+	private void isolate(List<Pending> pending, int failures, RuntimeException ex) {
+		if (pending.size() > 1) {
+			logger.warn("Could not record {} finished jobs together; recording them one by one", pending.size(), ex);
+			pending.forEach((one) -> write(List.of(one), failures));
+			return;
+		}
+		Pending one = pending.get(0);
+		if (one.completion().result() == null) {
+			tryAgainLater(pending, failures, ex);
+			return;
+		}
+		logger.warn("The database refused the result of {}; recording its success without it", one.attempt(), ex);
+		String note = ErrorText.of("Result not stored: the database refused it: "
+				+ NestedExceptionUtils.getMostSpecificCause(ex).getMessage());
+		write(List.of(new Pending(one.attempt(), new Completion(one.completion().lease(), null, note))), failures);
+	}
+
+	private void tryAgainLater(List<Pending> pending, int failures, RuntimeException ex) {
+		if (failures >= DatabaseErrors.RETRY_WAITS.length) {
+			logger.error("Could not record {} finished jobs; they run again after their leases expire",
+					pending.size(), ex);
+			return;
+		}
+		Duration wait = DatabaseErrors.RETRY_WAITS[failures];
+		logger.warn("Could not record {} finished jobs; trying again in {}", pending.size(), wait, ex);
+		synchronized (this.lock) {
+			this.retriesPending++;
+		}
+		try {
+			this.scheduler.schedule(() -> {
+				try {
+					write(pending, failures + 1);
+				}
+				finally {
+					retryEnded();
+				}
+			}, Instant.now().plus(wait));
+		}
+		catch (RuntimeException rejected) {
+			retryEnded();
+			logger.error("Could not schedule another try to record {} finished jobs; they run again after their "
+					+ "leases expire", pending.size(), rejected);
+		}
+	}
+
+	private void retryEnded() {
+		synchronized (this.lock) {
+			this.retriesPending--;
+			this.lock.notifyAll();
 		}
 	}
 

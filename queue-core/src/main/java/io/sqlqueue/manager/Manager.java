@@ -1,5 +1,6 @@
 package io.sqlqueue.manager;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -247,6 +248,7 @@ public class Manager implements SmartLifecycle {
 			return false;
 		}
 		int wanted = Math.min(room, this.settings.batchSize());
+		long sent = System.nanoTime();
 		List<JobRecord> jobs = this.store.claim(new ClaimRequest(this.settings.workerId(), lane.queue,
 				this.handlerNames, wanted, this.settings.leaseDuration().toMillis()));
 		this.listener.claimed(lane.queue, jobs.size());
@@ -255,7 +257,7 @@ public class Manager implements SmartLifecycle {
 		for (JobRecord job : jobs) {
 			HandlerDefinition handler = this.handlers.find(job.handler())
 				.orElseThrow(() -> new IllegalStateException("Claimed job " + job.id() + " of unknown handler"));
-			Attempt attempt = new Attempt(job, handler, lane);
+			Attempt attempt = new Attempt(job, handler, lane, sent, this.settings.leaseDuration());
 			this.inFlight.add(attempt);
 			lane.add(attempt);
 		}
@@ -278,11 +280,23 @@ public class Manager implements SmartLifecycle {
 		}
 	}
 
-	/** A worker: runs the lane's waiting jobs in order until none is left. */
+	/**
+	 * A worker: runs the lane's waiting jobs in order until none is left. A job whose lease
+	 * may run out before the next heartbeat could extend it is not started but given back:
+	 * after a freeze (a stopped JVM, a long pause, a stalled database) it may have been
+	 * handed to another worker already, and running it here would run it twice.
+	 */
 	private void work(Lane lane) {
 		try {
 			for (Attempt attempt = lane.next(); attempt != null; attempt = lane.next()) {
-				run(attempt);
+				if (attempt.leaseHoldsFor(this.settings.heartbeatInterval())) {
+					run(attempt);
+				}
+				else {
+					logger.info("{} waited for a worker until its lease could have run out; giving it back unstarted",
+							attempt);
+					giveBack(attempt);
+				}
 			}
 		}
 		finally {
@@ -312,7 +326,7 @@ public class Manager implements SmartLifecycle {
 				Object result = attempt.handler.invoker().invoke(attempt.job.payload(), new AttemptContext(attempt));
 				attempt.handlerReturned();
 				if (attempt.settle()) {
-					this.completer.add(attempt, encodeResult(attempt, result));
+					this.completer.add(attempt, completion(attempt, result));
 				}
 			}
 		}
@@ -350,7 +364,7 @@ public class Manager implements SmartLifecycle {
 				if (!attempt.settle()) {
 					throw new SettledElsewhere();
 				}
-				if (!this.store.completeWhileLeased(new Completion(attempt.lease, encodeResult(attempt, result)))) {
+				if (!this.store.completeWhileLeased(completion(attempt, result))) {
 					throw new LeaseLostException(attempt.job.id());
 				}
 				return result;
@@ -401,14 +415,38 @@ public class Manager implements SmartLifecycle {
 		}
 	}
 
-	private @Nullable String encodeResult(Attempt attempt, @Nullable Object result) {
+	/**
+	 * The success to record, with the handler's result as JSON when the database can store
+	 * it. A result it cannot (not encodable, too large, a NUL character, nested too deep) is
+	 * left out and the job still succeeds — the handler did its work, and running it again
+	 * would not change its result — with the reason in {@code last_error}.
+	 */
+	private Completion completion(Attempt attempt, @Nullable Object result) {
+		String json;
 		try {
-			return this.codec.encodeResult(result);
+			json = this.codec.encodeResult(result);
 		}
 		catch (RuntimeException ex) {
-			logger.warn("The result of {} cannot be encoded as JSON; storing none", attempt, ex);
-			return null;
+			return withoutResult(attempt, "it cannot be encoded as JSON: " + ex.getMessage());
 		}
+		if (json == null) {
+			return new Completion(attempt.lease, null);
+		}
+		int limit = this.settings.resultMaxSize();
+		if (json.length() * 3L > limit) {
+			int bytes = json.getBytes(StandardCharsets.UTF_8).length;
+			if (bytes > limit) {
+				return withoutResult(attempt, "it is " + bytes + " bytes of JSON, larger than the limit of " + limit
+						+ " (sqlqueue.result-max-size)");
+			}
+		}
+		String problem = this.store.whyNotStorable(json);
+		return (problem != null) ? withoutResult(attempt, problem) : new Completion(attempt.lease, json);
+	}
+
+	private Completion withoutResult(Attempt attempt, String why) {
+		logger.warn("The result of {} is not stored: {}", attempt, ErrorText.of(why));
+		return new Completion(attempt.lease, null, ErrorText.of("Result not stored: " + why));
 	}
 
 	/** Fails attempts that ran past their timeout, and interrupts their handlers. */
@@ -439,10 +477,14 @@ public class Manager implements SmartLifecycle {
 			return;
 		}
 		try {
+			long sent = System.nanoTime();
 			Set<Lease> lost = new HashSet<>(this.store.extendLeases(
 					attempts.stream().map((attempt) -> attempt.lease).toList(), this.settings.leaseDuration()));
 			for (Attempt attempt : attempts) {
-				if (lost.contains(attempt.lease) && !attempt.isSettled()) {
+				if (!lost.contains(attempt.lease)) {
+					attempt.leaseExtended(sent, this.settings.leaseDuration());
+				}
+				else if (!attempt.isSettled()) {
 					this.recorder.leaseLost(attempt, "heartbeat");
 				}
 			}
@@ -559,11 +601,13 @@ public class Manager implements SmartLifecycle {
 
 		@Override
 		public void extendLease() {
-			if (!Manager.this.store.extendLeases(List.of(this.attempt.lease), Manager.this.settings.leaseDuration())
-				.isEmpty()) {
+			long sent = System.nanoTime();
+			Duration lease = Manager.this.settings.leaseDuration();
+			if (!Manager.this.store.extendLeases(List.of(this.attempt.lease), lease).isEmpty()) {
 				Manager.this.recorder.leaseLost(this.attempt, "extendLease");
 				throw new LeaseLostException(this.attempt.job.id());
 			}
+			this.attempt.leaseExtended(sent, lease);
 		}
 
 	}

@@ -31,11 +31,16 @@ import io.sqlqueue.handler.RetryPolicy;
  * @param concurrency workers per queue, by queue name
  * @param queues queues to serve besides those the handlers name
  * @param retryPolicy attempts and backoff unless a handler says otherwise
+ * @param resultMaxSize the largest result, in bytes of JSON, that is stored; a larger one is
+ *     dropped and the job still succeeds, with a note in {@code last_error}
  */
 public record ManagerSettings(String workerId, Duration pollInterval, int batchSize, int prefetch,
 		Duration completionLinger, int completionBatchSize, Duration leaseDuration,
 		Duration heartbeatInterval, Duration shutdownTimeout, Duration handlerTimeout, int defaultConcurrency,
-		Map<String, Integer> concurrency, Set<String> queues, RetryPolicy retryPolicy) {
+		Map<String, Integer> concurrency, Set<String> queues, RetryPolicy retryPolicy, int resultMaxSize) {
+
+	/** The default largest stored result: 1 MiB, as for payloads. */
+	public static final int DEFAULT_RESULT_MAX_SIZE = 1024 * 1024;
 
 	public ManagerSettings {
 		if (workerId.isEmpty() || workerId.length() > 128) {
@@ -57,9 +62,9 @@ public record ManagerSettings(String workerId, Duration pollInterval, int batchS
 			throw new IllegalArgumentException("heartbeatInterval (" + heartbeatInterval
 					+ ") must be shorter than leaseDuration (" + leaseDuration + "), or leases expire between beats");
 		}
-		if (batchSize < 1 || defaultConcurrency < 1 || completionBatchSize < 1) {
+		if (batchSize < 1 || defaultConcurrency < 1 || completionBatchSize < 1 || resultMaxSize < 1) {
 			throw new IllegalArgumentException(
-					"batchSize, completionBatchSize and defaultConcurrency must be at least 1");
+					"batchSize, completionBatchSize, defaultConcurrency and resultMaxSize must be at least 1");
 		}
 		if (prefetch < 0 || completionLinger.isNegative()) {
 			throw new IllegalArgumentException("prefetch and completionLinger must not be negative");
@@ -144,6 +149,8 @@ public record ManagerSettings(String workerId, Duration pollInterval, int batchS
 
 		private RetryPolicy retryPolicy = RetryPolicy.DEFAULT;
 
+		private int resultMaxSize = DEFAULT_RESULT_MAX_SIZE;
+
 		private Builder() {
 		}
 
@@ -219,12 +226,17 @@ public record ManagerSettings(String workerId, Duration pollInterval, int batchS
 			return this;
 		}
 
+		public Builder resultMaxSize(int resultMaxSize) {
+			this.resultMaxSize = resultMaxSize;
+			return this;
+		}
+
 		public ManagerSettings build() {
 			int prefetch = (this.prefetch != null) ? this.prefetch : this.batchSize;
 			return new ManagerSettings(this.workerId, this.pollInterval, this.batchSize, prefetch,
 					this.completionLinger, this.completionBatchSize, this.leaseDuration,
 					this.heartbeatInterval, this.shutdownTimeout, this.handlerTimeout, this.defaultConcurrency,
-					this.concurrency, this.queues, this.retryPolicy);
+					this.concurrency, this.queues, this.retryPolicy, this.resultMaxSize);
 		}
 
 	}

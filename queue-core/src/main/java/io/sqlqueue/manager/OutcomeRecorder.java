@@ -1,7 +1,10 @@
 package io.sqlqueue.manager;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,6 +18,12 @@ import io.sqlqueue.store.JobStore;
  * Writes how an attempt ended — retried with backoff, or failed for good — fenced by its
  * lease, and tells the listener; a write that finds the lease lost is counted and logged.
  * Successes go through the {@link Completer}, which reports back here.
+ * <p>
+ * A write that fails for a transient reason is tried again on the calling thread (see
+ * {@link DatabaseErrors#RETRY_WAITS}); if that try finds the lease gone, the row is asked
+ * whether the first write had landed after all (its answer lost to a failover), and only
+ * otherwise is the lease counted as lost. A write the database refuses for its error text
+ * is made again with a plain one.
  */
 final class OutcomeRecorder {
 
@@ -45,20 +54,23 @@ final class OutcomeRecorder {
 	}
 
 	void failed(Attempt attempt, Throwable failure, boolean timedOut) {
-		String error = describe(failure);
+		String error = ErrorText.describe(failure);
+		String plainError = ErrorText.of(failure.getClass().getName()
+				+ " (its message could not be stored; see this instance's log)");
 		int attempts = attempt.job.attempts();
 		if (!timedOut && attempt.handler.isNonRetryable(failure)) {
-			logger.warn("{} failed for good (not retryable): {}", attempt, failure.toString());
-			write(attempt, JobOutcome.FAILED, () -> this.store.fail(attempt.lease, error));
+			logger.warn("{} failed for good (not retryable): {}", attempt, ErrorText.of(failure.toString()));
+			write(attempt, JobOutcome.FAILED, List.of(error, plainError), (text) -> this.store.fail(attempt.lease, text));
 		}
 		else if (attempts >= attempt.job.maxAttempts()) {
-			logger.warn("{} failed for good (attempts used up): {}", attempt, failure.toString());
-			write(attempt, JobOutcome.FAILED, () -> this.store.fail(attempt.lease, error));
+			logger.warn("{} failed for good (attempts used up): {}", attempt, ErrorText.of(failure.toString()));
+			write(attempt, JobOutcome.FAILED, List.of(error, plainError), (text) -> this.store.fail(attempt.lease, text));
 		}
 		else {
 			Duration backoff = this.retryPolicy.backoff(attempts);
 			logger.debug("{} failed; retrying in {}: {}", attempt, backoff, failure.toString());
-			write(attempt, JobOutcome.RETRIED, () -> this.store.reschedule(attempt.lease, error, backoff));
+			write(attempt, JobOutcome.RETRIED, List.of(error, plainError),
+					(text) -> this.store.reschedule(attempt.lease, text, backoff));
 		}
 	}
 
@@ -75,39 +87,72 @@ final class OutcomeRecorder {
 		return this.leaseLosses.get();
 	}
 
-	private void write(Attempt attempt, JobOutcome outcome, FencedWrite write) {
-		try {
-			if (write.held()) {
-				this.listener.finished(attempt.job, outcome, attempt.runningFor());
+	/**
+	 * Tries the write with each error text in turn while the database refuses the text, and
+	 * again after a wait while the database is away.
+	 */
+	private void write(Attempt attempt, JobOutcome outcome, List<String> errors, FencedWrite write) {
+		int texts = 0;
+		int failures = 0;
+		while (true) {
+			try {
+				if (write.held(errors.get(texts)) || (failures > 0 && landed(attempt))) {
+					this.listener.finished(attempt.job, outcome, attempt.runningFor());
+				}
+				else {
+					leaseLost(attempt, "recording " + outcome.tag());
+				}
+				return;
 			}
-			else {
-				leaseLost(attempt, "recording " + outcome.tag());
+			catch (RuntimeException ex) {
+				if (DatabaseErrors.isTransient(ex) && failures < DatabaseErrors.RETRY_WAITS.length) {
+					Duration wait = DatabaseErrors.RETRY_WAITS[failures++];
+					logger.warn("Could not record {} as {}; trying again in {}", attempt, outcome.tag(), wait, ex);
+					sleep(wait);
+				}
+				else if (!DatabaseErrors.isTransient(ex) && texts + 1 < errors.size()) {
+					texts++;
+					logger.warn("Could not record {} as {} with its error text; recording a plain one", attempt,
+							outcome.tag(), ex);
+				}
+				else {
+					logger.error("Could not record {} as {}; it runs again after its lease expires", attempt,
+							outcome.tag(), ex);
+					return;
+				}
 			}
-		}
-		catch (RuntimeException ex) {
-			logger.error("Could not record {} as {}; it runs again after its lease expires", attempt, outcome.tag(),
-					ex);
 		}
 	}
 
-	/** Class, message and a short stack: enough to act on, small enough to store. */
-	static String describe(Throwable failure) {
-		StringBuilder text = new StringBuilder(failure.toString());
-		StackTraceElement[] frames = failure.getStackTrace();
-		for (int i = 0; i < Math.min(frames.length, 8); i++) {
-			text.append("\n\tat ").append(frames[i]);
+	/** Whether an earlier try of this attempt's write landed although its answer was lost. */
+	private boolean landed(Attempt attempt) {
+		try {
+			return this.store.finishedUnder(List.of(attempt.lease)).contains(attempt.lease);
 		}
-		Throwable cause = failure.getCause();
-		if (cause != null && cause != failure) {
-			text.append("\nCaused by: ").append(cause);
+		catch (RuntimeException ex) {
+			logger.warn("Could not look up whether {} was recorded", attempt, ex);
+			return false;
 		}
-		return (text.length() <= 4000) ? text.toString() : text.substring(0, 4000);
+	}
+
+	/** Waits, whatever interrupts: a timed-out handler's interrupt must not cut the retries short. */
+	private static void sleep(Duration wait) {
+		// A pending interrupt would make every park return at once: set it aside, then restore it.
+		boolean interrupted = Thread.interrupted();
+		long deadline = System.nanoTime() + wait.toNanos();
+		for (long left = wait.toNanos(); left > 0; left = deadline - System.nanoTime()) {
+			LockSupport.parkNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(100)));
+			interrupted |= Thread.interrupted();
+		}
+		if (interrupted) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 	@FunctionalInterface
 	private interface FencedWrite {
 
-		boolean held();
+		boolean held(String errorText);
 
 	}
 

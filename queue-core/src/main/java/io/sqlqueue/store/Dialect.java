@@ -61,7 +61,8 @@ public abstract class Dialect {
 	/**
 	 * Completes many jobs in one statement, where the database can say which rows it
 	 * updated; {@code null} to complete them with one statement each (in one round trip).
-	 * Parameters: the job ids, their lease tokens and their results, each as an array;
+	 * Parameters: the job ids, their lease tokens, their results and their notes for
+	 * {@code last_error} (null keeps it), each as an array;
 	 * returns the ids of the jobs whose lease held.
 	 */
 	public @Nullable String completeAll(String table) {
@@ -80,6 +81,14 @@ public abstract class Dialect {
 	/** Reclaims the dead rows of the table, or {@code null} where nothing needs doing. */
 	public @Nullable String vacuumStatement(String table) {
 		return null;
+	}
+
+	/**
+	 * The deepest nesting of arrays and objects a JSON column takes. 500 is Jackson's own
+	 * default limit for reading, so that whatever is stored can be decoded again.
+	 */
+	public int maxJsonDepth() {
+		return 500;
 	}
 
 	/** A bound parameter ({@code ?}) written into a JSON column. */

@@ -14,7 +14,10 @@ import io.sqlqueue.Names;
  * {@code json} and {@code timestamp} (bound parameters of those types).
  * <p>
  * Every write after a claim is fenced: {@code WHERE id = ? AND lease_token = ? AND
- * status = 'RUNNING'}.
+ * status = 'RUNNING'}. The writes that end an attempt (complete, reschedule, fail) keep its
+ * token on the row, so that an attempt whose write committed but whose answer was lost can
+ * tell "recorded by me" from "handed to someone else" ({@link #finishedUnder}); only a new
+ * claim, the reaper and a release change or clear it.
  */
 final class JobSql {
 
@@ -59,6 +62,9 @@ final class JobSql {
 
 	final String claimIfUnchanged;
 
+	// Per count of leases: id IN (?, …).
+	private final Map<Integer, String> finishedUnder = new ConcurrentHashMap<>();
+
 	// The claim's text depends only on how many handlers (or ids) it binds: built once per
 	// count, not on every claim.
 	private final Map<Integer, String> claimReturning = new ConcurrentHashMap<>();
@@ -89,8 +95,8 @@ final class JobSql {
 			.formatted(this.table, json, dialect.timestampParameter(), nowPlus, now, now,
 					dialect.insertIgnoringDuplicates());
 		this.complete = """
-				UPDATE %s SET status = 'SUCCEEDED', result = %s, finished_at = %s, updated_at = %s,
-				    lease_token = NULL, lease_expires_at = NULL, version = version + 1
+				UPDATE %s SET status = 'SUCCEEDED', result = %s, last_error = COALESCE(?, last_error),
+				    finished_at = %s, updated_at = %s, lease_expires_at = NULL, version = version + 1
 				WHERE id = ? AND lease_token = ? AND status = 'RUNNING'""".formatted(this.table, json, now, now);
 		this.completeAll = dialect.completeAll(this.table);
 		this.completeWhileLeased = this.complete + " AND lease_expires_at > " + dialect.currentTime();
@@ -98,11 +104,11 @@ final class JobSql {
 		this.tableName = this.table;
 		this.reschedule = """
 				UPDATE %s SET status = 'QUEUED', run_at = %s, last_error = ?, updated_at = %s,
-				    lease_token = NULL, lease_expires_at = NULL, version = version + 1
+				    lease_expires_at = NULL, version = version + 1
 				WHERE id = ? AND lease_token = ? AND status = 'RUNNING'""".formatted(this.table, nowPlus, now);
 		this.fail = """
 				UPDATE %s SET status = 'FAILED', last_error = ?, finished_at = %s, updated_at = %s,
-				    lease_token = NULL, lease_expires_at = NULL, version = version + 1
+				    lease_expires_at = NULL, version = version + 1
 				WHERE id = ? AND lease_token = ? AND status = 'RUNNING'""".formatted(this.table, now, now);
 		this.release = """
 				UPDATE %s SET status = 'QUEUED', attempts = attempts - 1, started_at = NULL, updated_at = %s,
@@ -201,6 +207,13 @@ final class JobSql {
 				          WHERE g.group_key = j.group_key AND g.id <> j.id
 				            AND (g.status = 'RUNNING' OR (g.status = 'QUEUED' AND g.id < j.id))))"""
 			.formatted(placeholders(handlers), this.dialect.now(), this.table);
+	}
+
+	/** The jobs of these ids that no longer run, with the token of their last attempt; parameters: ids…. */
+	String finishedUnder(int ids) {
+		return this.finishedUnder.computeIfAbsent(ids,
+				(count) -> "SELECT id, lease_token FROM %s WHERE id IN (%s) AND status <> 'RUNNING'"
+					.formatted(this.table, placeholders(count)));
 	}
 
 	/** Parameters: owner, token, lease millis. */

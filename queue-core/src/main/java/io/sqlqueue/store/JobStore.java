@@ -20,6 +20,8 @@ import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
 
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -41,6 +43,11 @@ import io.sqlqueue.JobStatus;
  * else in its own short one. A claim never leaves a transaction open.
  */
 public class JobStore {
+
+	private static final Logger logger = LoggerFactory.getLogger(JobStore.class);
+
+	/** Claims made in a row when each loses a race for a group's turn (see {@link #claim}). */
+	private static final int GROUP_RACE_TRIES = 5;
 
 	static final String LEASE_EXPIRED = "Lease expired before the attempt finished "
 			+ "(the worker crashed, hung, or lost its database connection)";
@@ -213,14 +220,33 @@ public class JobStore {
 		return jobs.stream().map(NewJob::uniqueKey).filter((key) -> key != null).findFirst().orElse("?");
 	}
 
-	/** Claims due jobs for the request's owner; the result is in the order they should run. */
+	/**
+	 * Claims due jobs for the request's owner; the result is in the order they should run.
+	 * <p>
+	 * At most one job of a group runs at a time, and the database holds that line: a unique
+	 * index on the group key of {@code RUNNING} jobs. The claim's own condition (no job of the
+	 * group running, none older waiting) cannot see a claim that has not committed yet, so
+	 * two claims may pick two jobs of one group; the index then makes the later one wait for
+	 * the earlier and fail. That claim is simply made again: its new snapshot sees the group's
+	 * running job and leaves the group alone.
+	 */
 	public List<JobRecord> claim(ClaimRequest request) {
-		long token = ThreadLocalRandom.current().nextLong();
-		return switch (this.claimMethod) {
-			case UPDATE_RETURNING -> claimReturning(request, token);
-			case LOCK_THEN_UPDATE -> this.claimTransaction.execute((status) -> lockThenUpdate(request, token));
-			case COMPARE_AND_SET -> compareAndSet(request, token);
-		};
+		for (int tries = 1;; tries++) {
+			long token = ThreadLocalRandom.current().nextLong();
+			try {
+				return switch (this.claimMethod) {
+					case UPDATE_RETURNING -> claimReturning(request, token);
+					case LOCK_THEN_UPDATE -> this.claimTransaction.execute((status) -> lockThenUpdate(request, token));
+					case COMPARE_AND_SET -> compareAndSet(request, token);
+				};
+			}
+			catch (DuplicateKeyException ex) {
+				if (tries == GROUP_RACE_TRIES) {
+					logger.debug("Claim lost {} races for a group's turn in a row; claiming again later", tries, ex);
+					return List.of();
+				}
+			}
+		}
 	}
 
 	private List<JobRecord> claimReturning(ClaimRequest request, long token) {
@@ -249,10 +275,15 @@ public class JobStore {
 				this.candidateMapper, readyJobsArgs(request));
 		List<JobRecord> claimed = new ArrayList<>(candidates.size());
 		for (JobRecord job : candidates) {
-			int updated = this.jdbc.update(this.sql.claimIfUnchanged, request.owner(), token, request.leaseMillis(),
-					job.id(), job.version());
-			if (updated == 1) {
-				claimed.add(claimed(job, request.owner(), token));
+			try {
+				int updated = this.jdbc.update(this.sql.claimIfUnchanged, request.owner(), token,
+						request.leaseMillis(), job.id(), job.version());
+				if (updated == 1) {
+					claimed.add(claimed(job, request.owner(), token));
+				}
+			}
+			catch (DuplicateKeyException ex) {
+				// Another job of its group started meanwhile: this one waits for its turn.
 			}
 		}
 		return claimed;
@@ -294,8 +325,9 @@ public class JobStore {
 			}
 			return held(batch(this.sql.complete, completions, (ps, completion) -> {
 				ps.setString(1, completion.result());
-				ps.setLong(2, completion.lease().jobId());
-				ps.setLong(3, completion.lease().token());
+				ps.setString(2, completion.note());
+				ps.setLong(3, completion.lease().jobId());
+				ps.setLong(4, completion.lease().token());
 			}));
 		});
 	}
@@ -314,24 +346,27 @@ public class JobStore {
 	 * at this moment, not the transaction's start); within {@link #inTransaction}.
 	 */
 	public boolean completeWhileLeased(Completion completion) {
-		return this.jdbc.update(this.sql.completeWhileLeased, completion.result(), completion.lease().jobId(),
-				completion.lease().token()) == 1;
+		return this.jdbc.update(this.sql.completeWhileLeased, completion.result(), completion.note(),
+				completion.lease().jobId(), completion.lease().token()) == 1;
 	}
 
 	private boolean[] completeInOneStatement(List<Completion> completions, String statement) {
 		Long[] ids = new Long[completions.size()];
 		Long[] tokens = new Long[completions.size()];
 		String[] results = new String[completions.size()];
+		String[] notes = new String[completions.size()];
 		for (int i = 0; i < ids.length; i++) {
 			ids[i] = completions.get(i).lease().jobId();
 			tokens[i] = completions.get(i).lease().token();
 			results[i] = completions.get(i).result();
+			notes[i] = completions.get(i).note();
 		}
 		Set<Long> held = new HashSet<>(this.jdbc.execute((Connection connection) -> {
 			try (PreparedStatement ps = connection.prepareStatement(statement)) {
 				ps.setArray(1, connection.createArrayOf("bigint", ids));
 				ps.setArray(2, connection.createArrayOf("bigint", tokens));
 				ps.setArray(3, connection.createArrayOf("text", results));
+				ps.setArray(4, connection.createArrayOf("text", notes));
 				List<Long> updated = new ArrayList<>();
 				try (ResultSet rs = ps.executeQuery()) {
 					while (rs.next()) {
@@ -346,6 +381,36 @@ public class JobStore {
 			flags[i] = held.contains(ids[i]);
 		}
 		return flags;
+	}
+
+	/**
+	 * The leases whose job no longer runs and still carries their token: the write that ended
+	 * that attempt landed, even if its caller never heard so (a commit whose answer was lost
+	 * to a failover). Any other lease that a fenced write missed was handed on, or its job
+	 * changed by an operator.
+	 */
+	public Set<Lease> finishedUnder(Collection<Lease> leases) {
+		if (leases.isEmpty()) {
+			return Set.of();
+		}
+		Set<Lease> finished = new HashSet<>();
+		this.jdbc.query(this.sql.finishedUnder(leases.size()), (rs) -> {
+			long token = rs.getLong("lease_token");
+			if (!rs.wasNull()) {
+				finished.add(new Lease(rs.getLong("id"), token));
+			}
+		}, leases.stream().map(Lease::jobId).toArray());
+		finished.retainAll(leases);
+		return finished;
+	}
+
+	/**
+	 * Why this database cannot store the JSON text (a NUL character, nesting too deep), or
+	 * {@code null} when it can; checked before a write, so that nothing reaches the
+	 * database that it would refuse.
+	 */
+	public @Nullable String whyNotStorable(String json) {
+		return StorableJson.problem(json, this.dialect.maxJsonDepth());
 	}
 
 	/** Puts the job back to wait {@code delay} (on the database's clock) before its next attempt. */

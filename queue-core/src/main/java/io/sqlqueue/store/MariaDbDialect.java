@@ -74,6 +74,12 @@ public final class MariaDbDialect extends Dialect {
 		return "`" + identifier + "`";
 	}
 
+	/** {@code JSON_VALID} is false for 32 or more levels of nesting (MariaDB's JSON_DEPTH_LIMIT). */
+	@Override
+	public int maxJsonDepth() {
+		return 31;
+	}
+
 	@Override
 	public ClaimMethod claimMethod() {
 		return ClaimMethod.LOCK_THEN_UPDATE;

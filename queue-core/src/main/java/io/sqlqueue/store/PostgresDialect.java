@@ -49,9 +49,11 @@ public final class PostgresDialect extends Dialect {
 	@Override
 	public String completeAll(String table) {
 		return """
-				UPDATE %s j SET status = 'SUCCEEDED', result = CAST(d.result AS jsonb), finished_at = now(),
-				    updated_at = now(), lease_token = NULL, lease_expires_at = NULL, version = j.version + 1
-				FROM unnest(CAST(? AS bigint[]), CAST(? AS bigint[]), CAST(? AS text[])) AS d(id, token, result)
+				UPDATE %s j SET status = 'SUCCEEDED', result = CAST(d.result AS jsonb),
+				    last_error = COALESCE(d.note, j.last_error), finished_at = now(), updated_at = now(),
+				    lease_expires_at = NULL, version = j.version + 1
+				FROM unnest(CAST(? AS bigint[]), CAST(? AS bigint[]), CAST(? AS text[]), CAST(? AS text[]))
+				    AS d(id, token, result, note)
 				WHERE j.id = d.id AND j.lease_token = d.token AND j.status = 'RUNNING'
 				RETURNING j.id""".formatted(table);
 	}

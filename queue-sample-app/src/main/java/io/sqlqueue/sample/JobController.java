@@ -6,6 +6,7 @@ import com.fasterxml.jackson.annotation.JsonRawValue;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.HttpStatus;
+import org.springframework.transaction.annotation.Transactional;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -20,7 +21,8 @@ import io.sqlqueue.JobStatus;
 /**
  * Look at a job as stored, retry a {@code FAILED} one, cancel a {@code QUEUED} one. (The
  * starter's Actuator endpoint offers the same to operators; this shows the
- * {@link JobQueue} API an application would use.)
+ * {@link JobQueue} API an application would use.) Retry and cancel run in a transaction, so
+ * they answer with the job as they left it: workers hear of a retried job only when it commits.
  */
 @RestController
 @RequestMapping("/jobs/{id}")
@@ -39,6 +41,7 @@ public class JobController {
 
 	/** Queues a {@code FAILED} job again with a fresh set of attempts; 409 when it is not failed. */
 	@PostMapping("/retry")
+	@Transactional
 	public JobView retry(@PathVariable long id) {
 		JobRecord job = find(id);
 		if (!this.jobs.retry(id)) {
@@ -50,6 +53,7 @@ public class JobController {
 
 	/** Cancels a {@code QUEUED} job; 409 when it is not queued (any more). */
 	@PostMapping("/cancel")
+	@Transactional
 	public JobView cancel(@PathVariable long id) {
 		JobRecord job = find(id);
 		if (!this.jobs.cancel(id)) {

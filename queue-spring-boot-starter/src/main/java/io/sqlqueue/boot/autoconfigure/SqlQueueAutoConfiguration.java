@@ -177,6 +177,9 @@ public final class SqlQueueAutoConfiguration {
 		map.from(properties::getShutdownTimeout).to(settings::shutdownTimeout);
 		map.from(properties::getHandlerTimeout).to(settings::handlerTimeout);
 		map.from(properties::getConcurrency).to(settings::defaultConcurrency);
+		map.from(properties::getResultMaxSize)
+			.as((size) -> (int) Math.min(Integer.MAX_VALUE, size.toBytes()))
+			.to(settings::resultMaxSize);
 		Map<String, Integer> concurrency = new LinkedHashMap<>();
 		properties.getQueues().forEach((queue, settingsOfQueue) -> {
 			if (settingsOfQueue.getConcurrency() != null) {

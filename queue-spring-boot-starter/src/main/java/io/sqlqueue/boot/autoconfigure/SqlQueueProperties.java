@@ -127,6 +127,12 @@ public class SqlQueueProperties {
 	private DataSize payloadMaxSize = DataSize.ofMegabytes(1);
 
 	/**
+	 * Largest encoded result (JSON) that is stored; a larger one is left out, and the job
+	 * still succeeds with the reason in its last error.
+	 */
+	private DataSize resultMaxSize = DataSize.ofMegabytes(1);
+
+	/**
 	 * How often the jobs per queue and state are counted (one grouped query) for the
 	 * gauges and the health indicator.
 	 */
@@ -292,6 +298,14 @@ public class SqlQueueProperties {
 
 	public void setQueues(Map<String, QueueProperties> queues) {
 		this.queues = queues;
+	}
+
+	public DataSize getResultMaxSize() {
+		return this.resultMaxSize;
+	}
+
+	public void setResultMaxSize(DataSize resultMaxSize) {
+		this.resultMaxSize = resultMaxSize;
 	}
 
 	public DataSize getPayloadMaxSize() {

@@ -23,6 +23,7 @@ class ConfigurationMetadataTests {
 			.isEqualTo("Longest wait between claims when the queues are empty.");
 		assertThat(pollInterval.get("defaultValue").asString()).isEqualTo("1s");
 		assertThat(property(metadata, "sqlqueue.payload-max-size").get("defaultValue").asString()).isEqualTo("1MB");
+		assertThat(property(metadata, "sqlqueue.result-max-size").get("defaultValue").asString()).isEqualTo("1MB");
 		assertThat(property(metadata, "sqlqueue.manager.enabled").get("defaultValue").asBoolean()).isTrue();
 		assertThat(property(metadata, "sqlqueue.retry.max-attempts").get("defaultValue").asInt()).isEqualTo(10);
 		assertThat(property(metadata, "sqlqueue.stats-interval").get("defaultValue").asString()).isEqualTo("30s");

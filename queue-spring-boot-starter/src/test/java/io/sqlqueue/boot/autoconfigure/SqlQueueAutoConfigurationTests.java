@@ -191,7 +191,7 @@ class SqlQueueAutoConfigurationTests {
 					"sqlqueue.concurrency=3", "sqlqueue.queues.mail.concurrency=2", "sqlqueue.queues.bulk.concurrency=4",
 					"sqlqueue.retry.max-attempts=4", "sqlqueue.retry.initial-backoff=1s",
 					"sqlqueue.retry.multiplier=3", "sqlqueue.retry.max-backoff=10m", "sqlqueue.retry.jitter=0",
-					"sqlqueue.payload-max-size=64KB", "sqlqueue.claim-method=compare-and-set", "sqlqueue.prefetch=7",
+					"sqlqueue.payload-max-size=64KB", "sqlqueue.result-max-size=32KB", "sqlqueue.claim-method=compare-and-set", "sqlqueue.prefetch=7",
 					"sqlqueue.completion.linger=5ms", "sqlqueue.completion.batch-size=50")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
@@ -210,6 +210,7 @@ class SqlQueueAutoConfigurationTests {
 				assertThat(settings.queues()).containsExactlyInAnyOrder("mail", "bulk");
 				assertThat(settings.retryPolicy())
 					.isEqualTo(new RetryPolicy(4, Duration.ofSeconds(1), 3.0, Duration.ofMinutes(10), 0.0));
+				assertThat(settings.resultMaxSize()).isEqualTo((int) DataSize.ofKilobytes(32).toBytes());
 				assertThat(context.getBean(PayloadCodec.class).maxPayloadBytes())
 					.isEqualTo((int) DataSize.ofKilobytes(64).toBytes());
 				assertThat(context.getBean(JobStore.class).claimMethod()).isEqualTo(ClaimMethod.COMPARE_AND_SET);
