@@ -14,7 +14,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * over its jobs, then thawed ({@code SIGCONT}) — a long GC pause or a suspended VM. What
  * it does when it wakes up must change nothing: every late write is fenced, no job
  * changes state twice, and it starts none of the jobs it had claimed but not started.
- * The same run with the fence taken out shows that the checker sees the difference.
+ * The same run with the fence taken out shows that the checker sees the difference. A
+ * worker frozen while its open transaction locks a job's row must not keep the others from
+ * its other jobs.
  */
 class WorkerFreezeFaultIT extends FaultScenario {
 
@@ -34,7 +36,8 @@ class WorkerFreezeFaultIT extends FaultScenario {
 		enqueue(JOBS);
 		startWorker("steady");
 		WorkerProcess frozen = startWorker("frozen");
-		freezeWhileOthersTakeOver(frozen, () -> effectsBy(frozen) >= 100 && runningHeldBy(frozen) > 0);
+		freezeHoldingNoRowLock(frozen, () -> effectsBy(frozen) >= 100 && runningHeldBy(frozen) > 0);
+		keepFrozenWhileOthersTakeOver(frozen);
 		enqueue(SECOND_WAVE);
 		awaitDrained(JOBS + SECOND_WAVE);
 		stopWorkers();
@@ -52,7 +55,8 @@ class WorkerFreezeFaultIT extends FaultScenario {
 		enqueue(JOBS);
 		startWorker("steady");
 		WorkerProcess frozen = startWorker("unfenced", "unfenced=true", "tx-sleep-ms=200");
-		freezeWhileOthersTakeOver(frozen, () -> effectsBy(frozen) >= 50 && openTransactionsOf(frozen) >= 3);
+		freezeHoldingNoRowLock(frozen, () -> effectsBy(frozen) >= 50 && openTransactionsOf(frozen) >= 3);
+		keepFrozenWhileOthersTakeOver(frozen);
 		awaitDrained(JOBS);
 		// A clean stop waits for the thawed handlers and their (unfenced) completions.
 		stopWorkers();
@@ -72,28 +76,51 @@ class WorkerFreezeFaultIT extends FaultScenario {
 		enqueue(JOBS);
 		startWorker("steady");
 		WorkerProcess frozen = startWorker("frozen-in-commit", "pause-before-commit-ms=300");
-		freezeWhileOthersTakeOver(frozen, () -> effectsBy(frozen) >= 50 && uncommittedCompletionsOf(frozen) >= 1);
+		awaitUntil(frozen + " is committing", Duration.ofSeconds(60),
+				() -> effectsBy(frozen) >= 50 && uncommittedCompletionsOf(frozen) >= 1);
+		frozen.freeze();
+		assertThat(rowsLockedBy(frozen)).as("rows locked by %s frozen", frozen).isPositive();
+		keepFrozenWhileOthersTakeOver(frozen);
 		awaitDrained(JOBS);
 		stopWorkers();
 		assertThat(check(JOBS).violations()).isEmpty();
 	}
 
 	/**
-	 * Freezes the worker once {@code ready}, keeps it frozen for at least {@link #FREEZE} and
-	 * until every job it held has been finished by another (but those whose row its own open
-	 * transaction locks), then thaws it. The checker learns both moments from
-	 * {@code fault_event}.
+	 * Freezes the worker once {@code ready}, at a moment when it holds no row lock (between a
+	 * write and its commit): a locked row cannot be taken over, which is another test's
+	 * subject. A freeze that caught a lock is thawed at once and tried again; so short a pause
+	 * (far shorter than the lease) changes nothing for the run.
 	 */
-	private void freezeWhileOthersTakeOver(WorkerProcess worker, Callable<Boolean> ready) {
-		awaitUntil(worker + " is busy", Duration.ofSeconds(60), ready);
-		worker.freeze();
+	private void freezeHoldingNoRowLock(WorkerProcess worker, Callable<Boolean> ready) {
+		for (int tries = 1;; tries++) {
+			awaitUntil(worker + " is busy", Duration.ofSeconds(60), ready);
+			worker.freeze();
+			// Statements it sent just before are carried out by the server regardless.
+			awaitUntil("statements of " + worker + " done", Duration.ofSeconds(10),
+					() -> count("SELECT count(*) FROM pg_stat_activity WHERE application_name = ? AND state = 'active'",
+							worker.id()) == 0);
+			if (rowsLockedBy(worker) == 0) {
+				System.out.println("Froze " + worker + " holding no row lock at try " + tries);
+				return;
+			}
+			worker.resume();
+			assertThat(tries).as("tries to freeze %s while it holds no row lock", worker).isLessThan(50);
+		}
+	}
+
+	/**
+	 * Keeps the frozen worker frozen for at least {@link #FREEZE} and until every job it held
+	 * has been finished by another (but those whose row its own open transaction locks), then
+	 * thaws it. The checker learns both moments from {@code fault_event}.
+	 */
+	private void keepFrozenWhileOthersTakeOver(WorkerProcess worker) {
 		long frozenAt = System.nanoTime();
 		event("freeze", worker);
 		List<Long> held = this.jdbc.queryForList(
 				"SELECT id FROM queue_job WHERE status = 'RUNNING' AND lease_owner = ?", Long.class, worker.id());
 		assertThat(held).as("jobs %s held when it froze", worker).isNotEmpty();
 		String ids = held.stream().map(String::valueOf).collect(Collectors.joining(", "));
-		// A row that an open transaction updated shows that transaction's id as its xmax.
 		awaitUntil("the jobs of " + worker + " finished by another", TAKE_OVER_WAIT,
 				() -> System.nanoTime() - frozenAt >= FREEZE.toNanos() && count("""
 						SELECT count(*) FROM queue_job j
@@ -103,6 +130,13 @@ class WorkerFreezeFaultIT extends FaultScenario {
 					.formatted(ids), worker.id()) == 0);
 		event("resume", worker);
 		worker.resume();
+	}
+
+	/** Rows of the queue's table that an open transaction of the worker has updated (their xmax is its id). */
+	private int rowsLockedBy(WorkerProcess worker) {
+		return count("""
+				SELECT count(*) FROM queue_job j JOIN pg_stat_activity a ON a.backend_xid = j.xmax
+				WHERE a.application_name = ?""", worker.id());
 	}
 
 	private int uncommittedCompletionsOf(WorkerProcess worker) {
