@@ -69,6 +69,10 @@ final class FaultChecker {
 			WHERE a.job_id = e.job_id AND a.old_status = 'QUEUED' AND a.new_status = 'RUNNING'
 			  AND a.new_owner = e.worker_id AND a.new_attempts = e.attempt""";
 
+	/** A run of this effect's job by another worker; {@code e} is the effect. */
+	private static final String RUN_BY_ANOTHER = """
+			SELECT 1 FROM fault_effect o WHERE o.job_id = e.job_id AND o.worker_id <> e.worker_id""";
+
 	private static final int EXAMPLES = 5;
 
 	private final JdbcTemplate jdbc;
@@ -167,16 +171,14 @@ final class FaultChecker {
 			report(violations, Check.STARTED_AFTER_FREEZE, worker + " ran jobs after it resumed that another worker "
 					+ "ran too", """
 					SELECT DISTINCT 'job ' || e.job_id FROM fault_effect e
-					WHERE e.worker_id = ? AND e.at > ?
-					  AND EXISTS (SELECT 1 FROM fault_effect o WHERE o.job_id = e.job_id AND o.worker_id <> e.worker_id)""",
+					WHERE e.worker_id = ? AND e.at > ? AND EXISTS (%s)""".formatted(RUN_BY_ANOTHER),
 					worker, resumed);
 			// In hand at the freeze: a running handler per worker, and at most one finished job per
 			// worker whose completion waited to be recorded (its linger is far shorter than a job).
 			int limit = 2 * FaultWorker.WORKERS;
 			int again = count("""
 					SELECT count(DISTINCT e.job_id) FROM fault_effect e
-					WHERE e.worker_id = ? AND e.at < ?
-					  AND EXISTS (SELECT 1 FROM fault_effect o WHERE o.job_id = e.job_id AND o.worker_id <> e.worker_id)""",
+					WHERE e.worker_id = ? AND e.at < ? AND EXISTS (%s)""".formatted(RUN_BY_ANOTHER),
 					worker, resumed);
 			if (again > limit) {
 				violations.add(new Violation(Check.FROZEN_EXTRAS, again + " jobs that " + worker

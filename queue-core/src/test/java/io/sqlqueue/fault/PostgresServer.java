@@ -21,7 +21,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  */
 final class PostgresServer {
 
-	private static final Pattern HOST_AND_PORT = Pattern.compile("^jdbc:postgresql://([^/:?]+|\\[[^]]+\\])(?::(\\d+))?/.*");
+	private static final Pattern HOST_AND_PORT = Pattern
+		.compile("^jdbc:postgresql://([^/:?]+|\\[[^]]+\\])(?::(\\d+))?/.*");
 
 	private static final Set<String> LOCAL_HOSTS = Set.of("127.0.0.1", "localhost", "[::1]", "::1");
 
@@ -50,8 +51,9 @@ final class PostgresServer {
 			String[] columns = line.trim().split("\\s+");
 			if (columns.length >= 5 && columns[2].equals(String.valueOf(port)) && columns[3].startsWith("online")) {
 				String user = System.getProperty("user.name");
-				Assumptions.assumeTrue(user.equals("root") || user.equals(columns[4]), () -> "PostgreSQL cluster "
-						+ columns[0] + "/" + columns[1] + " belongs to " + columns[4] + "; " + user + " cannot restart it");
+				Assumptions.assumeTrue(user.equals("root") || user.equals(columns[4]),
+						() -> "PostgreSQL cluster " + columns[0] + "/" + columns[1] + " belongs to " + columns[4] + "; "
+								+ user + " cannot restart it");
 				return new LocalCluster(columns[0], columns[1], port);
 			}
 		}

@@ -147,7 +147,8 @@ class WorkerFreezeFaultIT extends FaultScenario {
 	}
 
 	private int openTransactionsOf(WorkerProcess worker) {
-		return count("SELECT count(*) FROM pg_stat_activity WHERE application_name = ? AND state = 'idle in transaction'",
+		return count("""
+				SELECT count(*) FROM pg_stat_activity WHERE application_name = ? AND state = 'idle in transaction'""",
 				worker.id());
 	}
 

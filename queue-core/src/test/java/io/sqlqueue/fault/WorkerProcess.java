@@ -38,13 +38,15 @@ final class WorkerProcess implements AutoCloseable {
 	 * @param options the worker's arguments beyond the database and its id, e.g.
 	 * {@code lease-ms=15000}
 	 */
-	static WorkerProcess start(String id, TestDatabase.Isolated database, Path logs, String... options) throws IOException {
+	static WorkerProcess start(String id, TestDatabase.Isolated database, Path logs, String... options)
+			throws IOException {
 		Files.createDirectories(logs);
 		Path log = logs.resolve(id + ".log");
-		List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-			.toString(), "-Xmx256m", "-XX:+UseSerialGC", "-cp", System.getProperty("java.class.path"),
-				FaultWorker.class.getName(), "url=" + database.url(), "user=" + database.user(),
-				"schema=" + database.schema(), "id=" + id));
+		String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+		// A small heap and the serial collector: several of these share two cores with the build.
+		List<String> command = new ArrayList<>(List.of(java, "-Xmx256m", "-XX:+UseSerialGC", "-cp",
+				System.getProperty("java.class.path"), FaultWorker.class.getName(), "url=" + database.url(),
+				"user=" + database.user(), "schema=" + database.schema(), "id=" + id));
 		command.addAll(List.of(options));
 		ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
 			.redirectOutput(log.toFile());
