@@ -30,7 +30,9 @@ import static org.awaitility.Awaitility.await;
  * the fault suite's own ({@link FaultSchema}), jobs of both handlers, worker JVMs that are
  * always killed at the end, and the {@link FaultChecker}'s verdict.
  * <p>
- * Waits are bounded and generous (the box may be loaded); no sleep is an assertion.
+ * Waits are bounded and generous (the box may be loaded); no sleep is an assertion. The
+ * suite alone: {@code ./mvnw -pl queue-core verify -Dgroups=fault}; the workers' logs are in
+ * {@code target/fault-logs}.
  */
 @Tag("fault")
 abstract class FaultScenario {
