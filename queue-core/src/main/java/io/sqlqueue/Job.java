@@ -19,6 +19,21 @@ import org.jspecify.annotations.Nullable;
  */
 public final class Job {
 
+	/**
+	 * The earliest {@link #runAt(Instant) runAt}: the start of the range of times that every
+	 * supported database stores (MariaDB's and MySQL's {@code DATETIME} from year 1000).
+	 */
+	public static final Instant EARLIEST_RUN_AT = Instant.parse("1000-01-01T00:00:00Z");
+
+	/**
+	 * The latest {@link #runAt(Instant) runAt}: the end of the range of times that every
+	 * supported database stores ({@code DATETIME} and SQLite's four-digit years to 9999).
+	 */
+	public static final Instant LATEST_RUN_AT = Instant.parse("9999-12-31T23:59:59.999Z");
+
+	/** The longest {@link #delay(Duration) delay}: 100 years (36,525 days). */
+	public static final Duration MAX_DELAY = Duration.ofDays(36_525);
+
 	private final String handler;
 
 	private final @Nullable Object payload;
@@ -68,19 +83,31 @@ public final class Job {
 				this.uniqueKey, this.groupKey);
 	}
 
-	/** Not before this instant. Replaces a {@link #delay(Duration) delay}. */
+	/**
+	 * Not before this instant, from {@link #EARLIEST_RUN_AT} (year 1000) to
+	 * {@link #LATEST_RUN_AT} (year 9999); a past instant is due at once. Replaces a
+	 * {@link #delay(Duration) delay}.
+	 */
 	public Job runAt(Instant runAt) {
+		if (runAt.isBefore(EARLIEST_RUN_AT) || runAt.isAfter(LATEST_RUN_AT)) {
+			throw new InvalidJobException("runAt must be from " + EARLIEST_RUN_AT + " to " + LATEST_RUN_AT
+					+ " (the times every supported database stores), got " + runAt);
+		}
 		return new Job(this.handler, this.payload, this.queue, this.priority, runAt, null, this.maxAttempts,
 				this.uniqueKey, this.groupKey);
 	}
 
 	/**
-	 * Not before this long after the enqueue, measured on the database's clock. Replaces
-	 * a {@link #runAt(Instant) runAt}.
+	 * Not before this long after the enqueue, measured on the database's clock: zero to
+	 * {@link #MAX_DELAY} (100 years). Replaces a {@link #runAt(Instant) runAt}.
 	 */
 	public Job delay(Duration delay) {
 		if (delay.isNegative()) {
 			throw new InvalidJobException("delay must not be negative: " + delay);
+		}
+		if (delay.compareTo(MAX_DELAY) > 0) {
+			throw new InvalidJobException("delay must be at most " + MAX_DELAY.toDays() + " days (100 years), got "
+					+ delay);
 		}
 		return new Job(this.handler, this.payload, this.queue, this.priority, null, delay, this.maxAttempts,
 				this.uniqueKey, this.groupKey);

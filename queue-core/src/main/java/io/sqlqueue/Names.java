@@ -36,6 +36,10 @@ public final class Names {
 		if (key != null && (key.isEmpty() || key.length() > MAX_KEY_LENGTH)) {
 			throw new InvalidJobException(kind + " must have 1 to " + MAX_KEY_LENGTH + " characters, got " + key.length());
 		}
+		if (key != null && key.indexOf('\0') >= 0) {
+			// PostgreSQL stores no NUL in text; refused everywhere so that what enqueues in dev enqueues in prod.
+			throw new InvalidJobException(kind + " must not contain a NUL character (U+0000)");
+		}
 		return key;
 	}
 

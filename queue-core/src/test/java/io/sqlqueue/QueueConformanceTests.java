@@ -523,6 +523,333 @@ public abstract class QueueConformanceTests {
 		assertThat(this.fixture.count("status = 'QUEUED'")).isEqualTo(1);
 	}
 
+	// --- bad input catalogue (README, "What happens to bad input": one test per row)
+
+	private void assertRejectedAndNothingWritten(org.assertj.core.api.ThrowableAssert.ThrowingCallable enqueue,
+			String cause) {
+		int before = this.fixture.count("1 = 1");
+		assertThatThrownBy(enqueue).isInstanceOf(InvalidJobException.class).hasMessageContaining(cause);
+		assertThat(this.fixture.count("1 = 1")).isEqualTo(before);
+	}
+
+	/** {@code depth} arrays, one inside the other: {@code [[[]]]} for 3. */
+	private static Object nestedArrays(int depth) {
+		Object value = List.of();
+		for (int i = 1; i < depth; i++) {
+			value = List.of(value);
+		}
+		return value;
+	}
+
+	/** {@code depth} objects, one inside the other: {@code {"a":{"a":{}}}} for 3. */
+	private static Object nestedObjects(int depth) {
+		Object value = Map.of();
+		for (int i = 1; i < depth; i++) {
+			value = Map.of("a", value);
+		}
+		return value;
+	}
+
+	@Test
+	void payloadWithANulCharacterIsRejectedOnEveryDatabase() {
+		assertRejectedAndNothingWritten(() -> this.fixture.queue().enqueue("work", Map.of("s", "a\u0000b")), "NUL");
+		assertRejectedAndNothingWritten(() -> this.fixture.queue().enqueue("work", Map.of("key\u0000", 1)), "NUL");
+		assertRejectedAndNothingWritten(() -> this.fixture.queue()
+			.enqueueAll(List.of(Job.of("work", "fine"), Job.of("work", List.of("\u0000")))), "NUL");
+		assertThat(this.fixture.count("1 = 1")).isZero();
+		// Only the character itself: a backslash followed by "u0000", and other control
+		// characters, are ordinary payload.
+		long text = this.fixture.queue().enqueue("work", "C:\\u0000");
+		long control = this.fixture.queue().enqueue("work", "a\u0001\u001fb");
+		assertThat(this.fixture.job(text).payload()).isEqualTo("\"C:\\\\u0000\"");
+		assertThat(JSON.readValue(this.fixture.job(control).payload(), String.class)).isEqualTo("a\u0001\u001fb");
+	}
+
+	@Test
+	void payloadNestedAsDeepAsTheDatabaseStoresIsStoredAndOneLevelDeeperIsRejected() {
+		int depth = database().dialect().maxJsonDepth();
+		long arrays = this.fixture.queue().enqueue("work", nestedArrays(depth));
+		long objects = this.fixture.queue().enqueue("work", nestedObjects(depth));
+		assertThat(this.fixture.job(arrays).payload().replace(" ", ""))
+			.isEqualTo("[".repeat(depth) + "]".repeat(depth));
+		assertThat(this.fixture.job(objects).payload().replace(" ", ""))
+			.isEqualTo("{\"a\":".repeat(depth - 1) + "{}" + "}".repeat(depth - 1));
+		assertRejectedAndNothingWritten(() -> this.fixture.queue().enqueue("work", nestedArrays(depth + 1)), "nest");
+		assertRejectedAndNothingWritten(() -> this.fixture.queue().enqueue("work", nestedObjects(depth + 1)), "nest");
+		assertRejectedAndNothingWritten(() -> this.fixture.queue().enqueue("work", nestedArrays(5000)), "");
+		assertThat(this.fixture.count("1 = 1")).isEqualTo(2);
+	}
+
+	@Test
+	void payloadExactlyAtTheSizeLimitIsStoredAndOneByteOverIsRejected() {
+		int limit = this.fixture.codec().maxPayloadBytes();
+		// Counted in bytes of UTF-8, not in characters: two bytes each, plus two quotes.
+		String atLimit = "\u00e9".repeat((limit - 2) / 2) + "x".repeat((limit - 2) % 2);
+		long id = this.fixture.queue().enqueue("work", atLimit);
+		assertThat(this.fixture.job(id).payload()).isEqualTo("\"" + atLimit + "\"");
+		assertRejectedAndNothingWritten(() -> this.fixture.queue().enqueue("work", atLimit + "x"),
+				"over the limit of " + limit);
+		assertThat(this.fixture.count("1 = 1")).isEqualTo(1);
+	}
+
+	@Test
+	void resultWithANulCharacterIsNotStoredAndTheJobSucceedsOnce() {
+		AtomicInteger calls = new AtomicInteger();
+		handler("nul-result", (payload, context) -> {
+			calls.incrementAndGet();
+			return Map.of("s", "a\u0000b");
+		});
+		transactionalHandler("nul-result-tx", (payload, context) -> {
+			calls.incrementAndGet();
+			return "\u0000";
+		});
+		handler("fine", (payload, context) -> "ok");
+		this.fixture.startManager((s) -> s);
+		// One batch, so that on PostgreSQL one statement completes all three.
+		List<Long> ids = this.fixture.queue()
+			.enqueueAll(List.of(Job.of("nul-result", null), Job.of("fine", null), Job.of("nul-result-tx", null)));
+		ids.forEach((id) -> awaitStatus(id, JobStatus.SUCCEEDED));
+		for (long id : List.of(ids.get(0), ids.get(2))) {
+			JobRecord job = this.fixture.job(id);
+			assertThat(job.result()).isNull();
+			assertThat(job.lastError()).startsWith("Result not stored:").contains("NUL");
+			assertThat(job.attempts()).isEqualTo(1);
+		}
+		assertThat(this.fixture.job(ids.get(1)).result()).isEqualTo("\"ok\"");
+		assertThat(this.fixture.job(ids.get(1)).lastError()).isNull();
+		assertThat(calls).hasValue(2);
+	}
+
+	@Test
+	void resultAtTheSizeLimitIsStoredAndALargerOneIsNotButTheJobSucceedsOnce() {
+		AtomicInteger calls = new AtomicInteger();
+		handler("sized", (payload, context) -> {
+			calls.incrementAndGet();
+			return "x".repeat(Integer.parseInt(payload) - 2);
+		});
+		this.fixture.startManager((s) -> s.resultMaxSize(64));
+		long atLimit = this.fixture.queue().enqueue("sized", 64);
+		long over = this.fixture.queue().enqueue("sized", 65);
+		awaitStatus(atLimit, JobStatus.SUCCEEDED);
+		awaitStatus(over, JobStatus.SUCCEEDED);
+		assertThat(this.fixture.job(atLimit).result()).isEqualTo("\"" + "x".repeat(62) + "\"");
+		assertThat(this.fixture.job(atLimit).lastError()).isNull();
+		JobRecord job = this.fixture.job(over);
+		assertThat(job.result()).isNull();
+		assertThat(job.lastError()).startsWith("Result not stored:").contains("larger than");
+		assertThat(job.attempts()).isEqualTo(1);
+		assertThat(calls).hasValue(2);
+	}
+
+	@Test
+	void resultNestedDeeperThanTheDatabaseStoresIsNotStoredAndTheJobSucceedsOnce() {
+		int depth = database().dialect().maxJsonDepth();
+		handler("nested", (payload, context) -> nestedArrays(Integer.parseInt(payload)));
+		this.fixture.startManager((s) -> s);
+		long deepest = this.fixture.queue().enqueue("nested", depth);
+		long deeper = this.fixture.queue().enqueue("nested", depth + 1);
+		awaitStatus(deepest, JobStatus.SUCCEEDED);
+		awaitStatus(deeper, JobStatus.SUCCEEDED);
+		assertThat(this.fixture.job(deepest).result().replace(" ", ""))
+			.isEqualTo("[".repeat(depth) + "]".repeat(depth));
+		JobRecord job = this.fixture.job(deeper);
+		assertThat(job.result()).isNull();
+		assertThat(job.lastError()).startsWith("Result not stored:").contains("nest");
+		assertThat(job.attempts()).isEqualTo(1);
+	}
+
+	@Test
+	void errorWithANulCharacterIsRecordedWithTheCharacterReplaced() {
+		handler("nul-error", (payload, context) -> {
+			throw new IllegalStateException("bad\u0000message");
+		});
+		this.fixture.startManager((s) -> s);
+		long id = this.fixture.queue().enqueue(Job.of("nul-error", null).maxAttempts(2));
+		awaitStatus(id, JobStatus.FAILED);
+		JobRecord job = this.fixture.job(id);
+		assertThat(job.attempts()).isEqualTo(2);
+		assertThat(job.lastError()).startsWith("java.lang.IllegalStateException: bad\ufffdmessage")
+			.doesNotContain("\u0000");
+		// Both the retry and the failure were written (a write that fails tells the listener nothing).
+		await().atMost(WAIT)
+			.until(() -> this.fixture.listener().events("finished nul-error").size() == 2);
+		assertThat(this.fixture.listener().events("finished nul-error")).containsExactly("finished nul-error retried",
+				"finished nul-error failed");
+	}
+
+	@Test
+	void giganticErrorIsRecordedCutToFourThousandCharacters() {
+		handler("loud", (payload, context) -> {
+			throw new IllegalStateException("x".repeat(1_000_000));
+		});
+		this.fixture.startManager((s) -> s);
+		long id = this.fixture.queue().enqueue(Job.of("loud", null).maxAttempts(2));
+		awaitStatus(id, JobStatus.FAILED);
+		JobRecord job = this.fixture.job(id);
+		assertThat(job.attempts()).isEqualTo(2);
+		assertThat(job.lastError()).startsWith("java.lang.IllegalStateException: xxxxxxxx");
+		assertThat(job.lastError().length()).isBetween(1000, 4000);
+	}
+
+	@Test
+	void namesWithQuotesSemicolonsOrLookAlikesAreRejectedAndNothingIsWritten() {
+		List<String> names = List.of("o'brien", "mail\"", "mail;", "mail; DELETE FROM queue_job", "m\u0430il",
+				"\uff4d\uff41\uff49\uff4c", "mail\u200b", "ma\u0131l", "mail\u0000", "mail ", "mail\n", "ma%l");
+		for (String name : names) {
+			assertRejectedAndNothingWritten(() -> this.fixture.queue().enqueue(Job.of("work", null).queue(name)),
+					"Invalid queue name");
+			assertRejectedAndNothingWritten(() -> this.fixture.queue().enqueue(name, null), "Invalid handler name");
+		}
+		assertThat(this.fixture.count("1 = 1")).isZero();
+		long id = this.fixture.queue().enqueue(Job.of("mail.welcome-v2_x", null).queue("mail"));
+		assertThat(this.fixture.job(id).queue()).isEqualTo("mail");
+		assertThat(this.fixture.job(id).handler()).isEqualTo("mail.welcome-v2_x");
+	}
+
+	@Test
+	void namesOfTheLongestLengthAreStoredAndOneCharacterLongerAreRejected() {
+		String queue = "q".repeat(63) + "Z";
+		String handler = "h".repeat(127) + "Z";
+		long id = this.fixture.queue().enqueue(Job.of(handler, null).queue(queue));
+		assertThat(this.fixture.job(id).queue()).isEqualTo(queue);
+		assertThat(this.fixture.job(id).handler()).isEqualTo(handler);
+		assertThat(claim(queue, 1, handler)).extracting(JobRecord::id).containsExactly(id);
+		assertRejectedAndNothingWritten(() -> this.fixture.queue().enqueue(Job.of("work", null).queue(queue + "Y")),
+				"Invalid queue name");
+		assertRejectedAndNothingWritten(() -> this.fixture.queue().enqueue(handler + "Y", null),
+				"Invalid handler name");
+	}
+
+	@Test
+	void keysWithQuotesOrUnicodeAreStoredExactlyAndKeysWithANulCharacterAreRejected() {
+		String quoted = "o'brien; DELETE FROM queue_job; --";
+		String latin = "mail-\ud83d\ude00";
+		String cyrillic = "m\u0430il-\ud83d\ude00";
+		long first = this.fixture.queue().enqueue(Job.of("work", 1).uniqueKey(quoted).groupKey(latin));
+		long second = this.fixture.queue().enqueue(Job.of("work", 2).uniqueKey(latin));
+		long third = this.fixture.queue().enqueue(Job.of("work", 3).uniqueKey(cyrillic));
+		assertThat(this.fixture.job(first).uniqueKey()).isEqualTo(quoted);
+		assertThat(this.fixture.job(first).groupKey()).isEqualTo(latin);
+		assertThat(this.fixture.job(second).uniqueKey()).isEqualTo(latin);
+		assertThat(this.fixture.job(third).uniqueKey()).isEqualTo(cyrillic);
+		assertThatThrownBy(() -> this.fixture.queue().enqueue(Job.of("work", 4).uniqueKey(quoted)))
+			.isInstanceOf(DuplicateJobException.class);
+		assertRejectedAndNothingWritten(() -> this.fixture.queue().enqueue(Job.of("work", 5).uniqueKey("a\u0000b")),
+				"NUL");
+		assertRejectedAndNothingWritten(() -> this.fixture.queue().enqueue(Job.of("work", 6).groupKey("a\u0000b")),
+				"NUL");
+		assertRejectedAndNothingWritten(
+				() -> this.fixture.queue().enqueue(Job.of("work", 7).uniqueKey("k".repeat(Names.MAX_KEY_LENGTH + 1))),
+				"1 to 255 characters");
+	}
+
+	@Test
+	void negativeDelayIsRejectedWhenTheJobIsBuilt() {
+		assertRejectedAndNothingWritten(
+				() -> this.fixture.queue().enqueue(Job.of("work", null).delay(Duration.ofMillis(-1))),
+				"delay must not be negative");
+		assertRejectedAndNothingWritten(
+				() -> this.fixture.queue().enqueue(Job.of("work", null).delay(Duration.ofDays(-365))),
+				"delay must not be negative");
+		long now = this.fixture.queue().enqueue(Job.of("work", null).delay(Duration.ZERO));
+		assertThat(claim("default", 10, "work")).extracting(JobRecord::id).containsExactly(now);
+	}
+
+	@Test
+	void delayOverAHundredYearsIsRejectedAndAHundredYearsIsStoredExactly() {
+		assertRejectedAndNothingWritten(
+				() -> this.fixture.queue().enqueue(Job.of("work", null).delay(Job.MAX_DELAY.plusMillis(1))),
+				"delay must be at most 36525 days");
+		assertRejectedAndNothingWritten(
+				() -> this.fixture.queue().enqueue(Job.of("work", null).delay(Duration.ofSeconds(Long.MAX_VALUE))),
+				"delay must be at most 36525 days");
+		long id = this.fixture.queue().enqueue(Job.of("work", null).delay(Job.MAX_DELAY));
+		JobRecord job = this.fixture.job(id);
+		assertThat(Duration.between(job.createdAt(), job.runAt())).isEqualTo(Job.MAX_DELAY);
+		assertThat(claim("default", 10, "work")).isEmpty();
+	}
+
+	@Test
+	void runAtInTheYear2500IsStoredExactlyAndNotClaimed() {
+		Instant runAt = Instant.parse("2500-12-31T23:59:59.999Z");
+		long id = this.fixture.queue().enqueue(Job.of("work", null).runAt(runAt));
+		assertThat(this.fixture.job(id).runAt()).isEqualTo(runAt);
+		assertThat(claim("default", 10, "work")).isEmpty();
+		assertThat(this.fixture.status(id)).isEqualTo(JobStatus.QUEUED);
+		assertThat(this.fixture.store().dueBacklog()).isEmpty();
+	}
+
+	@Test
+	void runAtBefore1970IsStoredExactlyAndDueAtOnce() {
+		Instant justBefore = Instant.parse("1969-12-31T23:59:59.999Z");
+		Instant longBefore = Instant.parse("1901-12-13T20:45:51.001Z");
+		long now = this.fixture.queue().enqueue(Job.of("old", null));
+		long first = this.fixture.queue().enqueue(Job.of("old", null).runAt(justBefore));
+		long second = this.fixture.queue().enqueue(Job.of("old", null).runAt(longBefore));
+		assertThat(this.fixture.job(first).runAt()).isEqualTo(justBefore);
+		assertThat(this.fixture.job(second).runAt()).isEqualTo(longBefore);
+		// Due for longest, so first in line.
+		assertThat(claim("default", 10, "old")).extracting(JobRecord::id).containsExactly(second, first, now);
+		handler("work", (payload, context) -> "ran");
+		this.fixture.startManager((s) -> s);
+		long id = this.fixture.queue().enqueue(Job.of("work", null).runAt(justBefore));
+		awaitStatus(id, JobStatus.SUCCEEDED);
+		assertThat(this.fixture.job(id).result()).isEqualTo("\"ran\"");
+		assertThat(this.fixture.job(id).runAt()).isEqualTo(justBefore);
+	}
+
+	@Test
+	void runAtOutsideTheYears1000To9999IsRejectedAndTheEndsOfTheRangeAreStoredExactly() {
+		for (Instant outside : List.of(Job.LATEST_RUN_AT.plusMillis(1), Instant.parse("+10000-01-01T00:00:00Z"),
+				Instant.MAX, Job.EARLIEST_RUN_AT.minusMillis(1), Instant.parse("-0001-01-01T00:00:00Z"), Instant.MIN)) {
+			assertRejectedAndNothingWritten(() -> this.fixture.queue().enqueue(Job.of("work", null).runAt(outside)),
+					"runAt must be from 1000-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z");
+		}
+		long latest = this.fixture.queue().enqueue(Job.of("work", null).runAt(Job.LATEST_RUN_AT));
+		long earliest = this.fixture.queue().enqueue(Job.of("work", null).runAt(Job.EARLIEST_RUN_AT));
+		assertThat(this.fixture.job(latest).runAt()).isEqualTo(Job.LATEST_RUN_AT);
+		assertThat(this.fixture.job(earliest).runAt()).isEqualTo(Job.EARLIEST_RUN_AT);
+		assertThat(claim("default", 10, "work")).extracting(JobRecord::id).containsExactly(earliest);
+	}
+
+	@Test
+	void priorityMinAndMaxValueAreStoredExactlyAndOrderedAroundZero() {
+		long zero = this.fixture.queue().enqueue(Job.of("work", 1));
+		long min = this.fixture.queue().enqueue(Job.of("work", 2).priority(Integer.MIN_VALUE));
+		long minusOne = this.fixture.queue().enqueue(Job.of("work", 3).priority(-1));
+		long max = this.fixture.queue().enqueue(Job.of("work", 4).priority(Integer.MAX_VALUE));
+		long one = this.fixture.queue().enqueue(Job.of("work", 5).priority(1));
+		assertThat(this.fixture.job(min).priority()).isEqualTo(Integer.MIN_VALUE);
+		assertThat(this.fixture.job(max).priority()).isEqualTo(Integer.MAX_VALUE);
+		assertThat(claim("default", 1, "work")).extracting(JobRecord::id).containsExactly(max);
+		assertThat(claim("default", 10, "work")).extracting(JobRecord::id).containsExactly(one, zero, minusOne, min);
+	}
+
+	@Test
+	void maxAttemptsZeroIsRejectedAndOneMeansASingleAttempt() {
+		assertRejectedAndNothingWritten(() -> this.fixture.queue().enqueue(Job.of("once", null).maxAttempts(0)),
+				"maxAttempts must be at least 1");
+		assertRejectedAndNothingWritten(
+				() -> this.fixture.queue().enqueue(Job.of("once", null).maxAttempts(Integer.MIN_VALUE)),
+				"maxAttempts must be at least 1");
+		assertThatThrownBy(() -> new HandlerDefinition("once", "default", 0, null, Set.of(), (payload, context) -> null,
+				"once"))
+			.isInstanceOf(IllegalArgumentException.class)
+			.hasMessageContaining("must be at least 1");
+		AtomicInteger calls = new AtomicInteger();
+		handler("once", (payload, context) -> {
+			throw new IllegalStateException("attempt " + calls.incrementAndGet());
+		});
+		this.fixture.startManager((s) -> s);
+		long id = this.fixture.queue().enqueue(Job.of("once", null).maxAttempts(1));
+		awaitStatus(id, JobStatus.FAILED);
+		JobRecord job = this.fixture.job(id);
+		assertThat(job.attempts()).isEqualTo(1);
+		assertThat(job.maxAttempts()).isEqualTo(1);
+		assertThat(job.lastError()).startsWith("java.lang.IllegalStateException: attempt 1");
+		assertThat(calls).hasValue(1);
+	}
+
 	// --- leases, fencing, reaping
 
 	@Test

@@ -13,8 +13,16 @@ final class ErrorText {
 	}
 
 	static String of(String text) {
-		String cut = (text.length() <= MAX_LENGTH) ? text : text.substring(0, MAX_LENGTH);
-		return cut.replace('\u0000', '\uFFFD');
+		return cut(text, MAX_LENGTH).replace('\u0000', '\uFFFD');
+	}
+
+	/** At most {@code length} characters, never half of a surrogate pair (stored as '?' otherwise). */
+	private static String cut(String text, int length) {
+		if (text.length() <= length) {
+			return text;
+		}
+		int end = Character.isHighSurrogate(text.charAt(length - 1)) ? length - 1 : length;
+		return text.substring(0, end);
 	}
 
 	/** Class, message and a short stack: enough to act on, small enough to store. */
@@ -33,7 +41,7 @@ final class ErrorText {
 
 	/** A message is cut before the stack is added, so the stack survives a gigantic message. */
 	private static String cut(String text) {
-		return (text.length() <= MAX_LENGTH / 2) ? text : text.substring(0, MAX_LENGTH / 2) + "…";
+		return (text.length() <= MAX_LENGTH / 2) ? text : cut(text, MAX_LENGTH / 2) + "…";
 	}
 
 }

@@ -60,11 +60,12 @@ class PostgresQueryPlanIT {
 
 	@Test
 	void fencedWritesFindTheJobByItsKey() {
-		assertThat(plan(sql.complete, "{}", 1L, 1L)).contains("queue_job_pkey");
+		assertThat(plan(sql.complete, "{}", null, 1L, 1L)).contains("queue_job_pkey");
 		assertThat(plan(sql.extendLease, 1000L, 1L, 1L)).contains("queue_job_pkey");
 		assertThat(plan(sql.reschedule, 1000L, "error", 1L, 1L)).contains("queue_job_pkey");
 		// Either the primary key, or the running jobs' partial index (a small set): never the whole table.
-		assertThat(plan(sql.completeAll, new Long[] { 1L, 2L }, new Long[] { 1L, 2L }, new String[] { null, "1" }))
+		assertThat(plan(sql.completeAll, new Long[] { 1L, 2L }, new Long[] { 1L, 2L }, new String[] { null, "1" },
+				new String[] { null, null }))
 			.containsAnyOf("queue_job_pkey", "queue_job_lease_idx")
 			.doesNotContain("Seq Scan on queue_job");
 	}
