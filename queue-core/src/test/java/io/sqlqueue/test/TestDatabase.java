@@ -327,6 +327,16 @@ public enum TestDatabase {
 			return this.url;
 		}
 
+		/** The user of {@link #url()}, e.g. for a second process. */
+		public String user() {
+			return this.user;
+		}
+
+		/** The password of {@link #user()}, e.g. for a second process. */
+		public String password() {
+			return this.password;
+		}
+
 		@Override
 		public void close() {
 			try (Connection connection = this.dataSource.getConnection();

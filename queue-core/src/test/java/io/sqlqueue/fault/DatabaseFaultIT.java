@@ -1,0 +1,71 @@
+package io.sqlqueue.fault;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The database lost under live workers: their connections terminated by the server, or the
+ * server restarted. No worker dies, so nothing excuses a second run: every job runs exactly
+ * once, and no worker reports a lost lease (a completion that committed but whose answer
+ * was lost must not be taken for one).
+ */
+class DatabaseFaultIT extends FaultScenario {
+
+	private static final int JOBS = 4_000;
+
+	private static final int TERMINATIONS = 3;
+
+	private PostgresServer.LocalCluster cluster;
+
+	@AfterEach
+	void leaveTheServerRunning() {
+		if (this.cluster != null) {
+			this.cluster.ensureRunning();
+		}
+	}
+
+	@Test
+	void terminatedConnectionsLoseNoJobAndRunEachJobOnce() throws Exception {
+		enqueue(JOBS);
+		startWorker("a");
+		startWorker("b");
+		int terminated = 0;
+		for (int round = 1; round <= TERMINATIONS; round++) {
+			int runs = round * JOBS / (TERMINATIONS + 2);
+			awaitUntil(runs + " runs", DRAIN_WAIT, () -> effects() >= runs);
+			event("terminate", null);
+			terminated += PostgresServer.terminateBackends(this.jdbc, applicationNamePrefix());
+		}
+		assertThat(terminated).as("connections terminated").isPositive();
+		awaitDrained(JOBS);
+		stopWorkers();
+		assertThat(check(JOBS).violations()).isEmpty();
+	}
+
+	/**
+	 * A restart ends every session at once, commits in flight included. The lease is longer
+	 * here than the restart takes, as it must be for any worker to keep its jobs through an
+	 * outage: one longer than the lease is a crash as far as the queue can tell.
+	 */
+	@Test
+	void restartedServerLosesNoJobAndRunsEachJobOnce() throws Exception {
+		this.cluster = PostgresServer.localClusterOrSkip(this.database.url());
+		enqueue(JOBS);
+		startWorker("a", "lease-ms=15000");
+		startWorker("b", "lease-ms=15000");
+		awaitUntil("a quarter of the jobs run", DRAIN_WAIT, () -> effects() >= JOBS / 4);
+		event("restart", null);
+		long started = System.nanoTime();
+		this.cluster.restart();
+		System.out.println("PostgreSQL restarted in " + Duration.ofNanos(System.nanoTime() - started).toMillis()
+				+ " ms, " + queued() + " jobs still queued");
+		awaitDrained(JOBS);
+		stopWorkers();
+		assertThat(check(JOBS).violations()).isEmpty();
+	}
+
+}

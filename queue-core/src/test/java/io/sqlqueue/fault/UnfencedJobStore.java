@@ -1,0 +1,50 @@
+package io.sqlqueue.fault;
+
+import java.util.List;
+
+import javax.sql.DataSource;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import io.sqlqueue.store.ClaimMethod;
+import io.sqlqueue.store.Completion;
+import io.sqlqueue.store.Dialect;
+import io.sqlqueue.store.JobStore;
+
+/**
+ * A store with the fence taken out on purpose: it marks a job {@code SUCCEEDED} by its id
+ * alone, whoever holds it and whatever state it is in. A worker using it shows that the
+ * fault suite's checker notices a broken fence (a final state written twice, a
+ * transactional effect committed twice); it is never right to use it otherwise.
+ */
+final class UnfencedJobStore extends JobStore {
+
+	private final JdbcTemplate jdbc;
+
+	private final String completeById;
+
+	UnfencedJobStore(DataSource dataSource, Dialect dialect, String schema) {
+		super(dataSource, dialect, schema, ClaimMethod.UPDATE_RETURNING);
+		this.jdbc = new JdbcTemplate(dataSource);
+		this.completeById = """
+				UPDATE %s.queue_job SET status = 'SUCCEEDED', result = CAST(? AS jsonb), finished_at = now(),
+				    updated_at = now(), lease_expires_at = NULL, version = version + 1
+				WHERE id = ?""".formatted(schema);
+	}
+
+	@Override
+	public boolean[] complete(List<Completion> completions) {
+		boolean[] held = new boolean[completions.size()];
+		for (int i = 0; i < held.length; i++) {
+			held[i] = completeWhileLeased(completions.get(i));
+		}
+		return held;
+	}
+
+	/** In the handler's transaction when called from one: the JdbcTemplate joins it. */
+	@Override
+	public boolean completeWhileLeased(Completion completion) {
+		return this.jdbc.update(this.completeById, completion.result(), completion.lease().jobId()) == 1;
+	}
+
+}
