@@ -221,8 +221,7 @@ class DocumentedCallsTests {
 				step("""
 						curl -X POST localhost:8080/actuator/sqlqueue/5 -H 'Content-Type: application/json' \
 						-d '{"action": "retry"}'""", (call) -> {
-					// The endpoint reads the status after waking the workers, which may have claimed the job already.
-					assertThat(call.send().json("$.status")).isIn("QUEUED", "RUNNING");
+					assertThat(call.send().json("$.status")).isEqualTo("QUEUED");
 					Answer again = call.app().awaitJob(5, "FAILED", MOMENT);
 					assertThat(again.json("$.attempts")).as("fails again at once").isEqualTo(1);
 				}, "\"status\":\"QUEUED\""),

@@ -125,7 +125,9 @@ public class SqlQueueEndpoint {
 			message = done ? "Job " + id + " is cancelled"
 					: "Job " + id + " is " + before.get().status() + "; only a QUEUED job can be cancelled";
 		}
-		JobStatus status = this.jobs.find(id).map(JobRecord::status).orElse(null);
+		// The state the action left, not a later read: a worker may have claimed the retried job already.
+		JobStatus status = done ? (action.equals("retry") ? JobStatus.QUEUED : JobStatus.CANCELLED)
+				: this.jobs.find(id).map(JobRecord::status).orElse(null);
 		return new ActionDescriptor(id, action, done, status, message);
 	}
 
