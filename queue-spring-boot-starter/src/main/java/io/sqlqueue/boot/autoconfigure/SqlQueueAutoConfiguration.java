@@ -1,6 +1,8 @@
 package io.sqlqueue.boot.autoconfigure;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -39,6 +41,7 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 import io.sqlqueue.JobListener;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.boot.handler.JobHandlerBeanPostProcessor;
+import io.sqlqueue.boot.schedule.ScheduleDeclarer;
 import io.sqlqueue.boot.schema.QueueSchemaInitializer;
 import io.sqlqueue.handler.HandlerRegistry;
 import io.sqlqueue.handler.PayloadCodec;
@@ -49,18 +52,25 @@ import io.sqlqueue.manager.Pruner;
 import io.sqlqueue.manager.QueueStats;
 import io.sqlqueue.manager.Reaper;
 import io.sqlqueue.manager.Vacuumer;
+import io.sqlqueue.schedule.ScheduleDefinition;
+import io.sqlqueue.schedule.ScheduleFirer;
+import io.sqlqueue.schedule.Schedules;
 import io.sqlqueue.store.ClaimMethod;
 import io.sqlqueue.store.Dialect;
 import io.sqlqueue.store.Dialects;
 import io.sqlqueue.store.JobStore;
 import io.sqlqueue.store.PostgresNotifications;
+import io.sqlqueue.store.ScheduleStore;
 
 /**
  * Auto-configuration for sqlqueue: the {@link JobQueue} on the application's
  * {@link DataSource}, the queue's own schema migration, the {@link Manager} and
  * {@link Reaper} that run jobs on this instance, {@link QueueStats} (the counts behind
  * gauges and health) and the {@link Pruner} of finished jobs where the Manager runs, and
- * the registration of {@link io.sqlqueue.JobHandler @JobHandler} methods. The
+ * the registration of {@link io.sqlqueue.JobHandler @JobHandler} methods, and recurring
+ * jobs: {@link Schedules}, and where the Manager runs the {@link ScheduleFirer} and the
+ * declaration of the schedules of {@code sqlqueue.schedules.*} and
+ * {@link io.sqlqueue.boot.schedule.Recurring @Recurring} at start-up. The
  * application's {@link JobListener} beans hear what the queue does. Every bean backs off
  * when the application defines its own.
  * <p>
@@ -152,6 +162,34 @@ public final class SqlQueueAutoConfiguration {
 	/** The application's {@link JobListener} beans (such as the metrics) as one. */
 	static JobListener listener(ObjectProvider<JobListener> listeners) {
 		return JobListener.all(listeners.orderedStream().toList());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ScheduleStore sqlqueueScheduleStore(DataSource dataSource, Dialect dialect, SqlQueueProperties properties) {
+		return new ScheduleStore(dataSource, dialect, properties.getSchema());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@DependsOnDatabaseInitialization
+	Schedules sqlqueueSchedules(ScheduleStore store, JobQueue jobQueue, HandlerRegistry handlers,
+			ObjectProvider<JobListener> listeners) {
+		return new Schedules(store, jobQueue, handlers, listener(listeners));
+	}
+
+	/** The enabled schedules of {@code sqlqueue.schedules.*}, checked. */
+	static List<ScheduleDefinition> propertySchedules(SqlQueueProperties properties) {
+		List<ScheduleDefinition> definitions = new ArrayList<>();
+		properties.getSchedules().forEach((name, schedule) -> {
+			if (schedule.isEnabled()) {
+				definitions.add(ScheduleDeclarer.definition(
+						"Schedule '" + name + "' (sqlqueue.schedules." + name + ")", name, schedule.getHandler(),
+						schedule.getQueue(), schedule.getPayload(), schedule.getCron(), schedule.getZone(),
+						schedule.getEvery(), schedule.getMisfire(), schedule.getOverlap()));
+			}
+		});
+		return definitions;
 	}
 
 	@Bean
@@ -263,6 +301,30 @@ public final class SqlQueueAutoConfiguration {
 		Reaper sqlqueueReaper(JobStore store, SqlQueueProperties properties,
 				@Qualifier(TASK_SCHEDULER_BEAN_NAME) TaskScheduler scheduler, ObjectProvider<JobListener> listeners) {
 			return new Reaper(store, scheduler, properties.getReaperInterval(), listener(listeners));
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		@DependsOnDatabaseInitialization
+		ScheduleFirer sqlqueueScheduleFirer(Schedules schedules, SqlQueueProperties properties,
+				@Qualifier(TASK_SCHEDULER_BEAN_NAME) TaskScheduler scheduler) {
+			return new ScheduleFirer(schedules, scheduler, properties.getScheduleInterval());
+		}
+
+		/**
+		 * Declares the schedules of the properties and of {@code @Recurring} where the Manager
+		 * runs (an instance that only enqueues may lack the handlers, and would orphan them).
+		 */
+		@Bean
+		@ConditionalOnMissingBean
+		@DependsOnDatabaseInitialization
+		ScheduleDeclarer sqlqueueScheduleDeclarer(Schedules schedules, SqlQueueProperties properties,
+				ObjectProvider<JobHandlerBeanPostProcessor> handlerPostProcessor) {
+			List<ScheduleDefinition> fromProperties = propertySchedules(properties);
+			return new ScheduleDeclarer(schedules, fromProperties, () -> {
+				JobHandlerBeanPostProcessor processor = handlerPostProcessor.getIfUnique();
+				return (processor != null) ? processor.recurringSchedules() : List.of();
+			});
 		}
 
 		@Bean

@@ -2,7 +2,9 @@ package io.sqlqueue.boot.handler;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -23,18 +25,22 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
 
 import io.sqlqueue.JobHandler;
+import io.sqlqueue.boot.schedule.Recurring;
+import io.sqlqueue.boot.schedule.ScheduleDeclarer;
 import io.sqlqueue.handler.Durations;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
 import io.sqlqueue.handler.MethodJobInvoker;
 import io.sqlqueue.handler.PayloadCodec;
+import io.sqlqueue.schedule.ScheduleDefinition;
 
 /**
  * Registers the {@link JobHandler @JobHandler} methods of each singleton bean in the
  * {@link HandlerRegistry}, as Spring's {@code ScheduledAnnotationBeanPostProcessor} does
  * for {@code @Scheduled}. Methods are found on the bean's target class and invoked on the
  * bean itself, so proxies (such as {@code @Transactional}) apply. A duplicate handler name
- * or a method that cannot be a handler fails the bean's creation, naming it.
+ * or a method that cannot be a handler fails the bean's creation, naming it. It also
+ * collects the schedules of {@link Recurring @Recurring} handler methods.
  * <p>
  * The registry and the codec are looked up only when the first handler is found, so this
  * post-processor initializes no other bean early.
@@ -46,6 +52,8 @@ public class JobHandlerBeanPostProcessor implements BeanPostProcessor, BeanFacto
 	private final ObjectProvider<PayloadCodec> codec;
 
 	private final Set<Class<?>> classesWithoutHandlers = ConcurrentHashMap.newKeySet();
+
+	private final List<ScheduleDefinition> recurring = new ArrayList<>();
 
 	private @Nullable ConfigurableListableBeanFactory beanFactory;
 
@@ -112,6 +120,21 @@ public class JobHandlerBeanPostProcessor implements BeanPostProcessor, BeanFacto
 					"@JobHandler method " + method.toGenericString() + " is invalid: " + ex.getMessage(), ex);
 		}
 		this.registry.getObject().register(definition);
+		Recurring recurring = AnnotatedElementUtils.findMergedAnnotation(method, Recurring.class);
+		if (recurring != null) {
+			ScheduleDefinition schedule = ScheduleDeclarer.fromAnnotation(recurring, annotation.value(),
+					description);
+			synchronized (this.recurring) {
+				this.recurring.add(schedule);
+			}
+		}
+	}
+
+	/** The schedules that {@link Recurring @Recurring} declares on the handlers registered so far. */
+	public List<ScheduleDefinition> recurringSchedules() {
+		synchronized (this.recurring) {
+			return List.copyOf(this.recurring);
+		}
 	}
 
 	private static @Nullable Duration timeout(JobHandler annotation) {

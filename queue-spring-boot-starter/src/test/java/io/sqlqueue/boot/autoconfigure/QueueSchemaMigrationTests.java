@@ -45,7 +45,8 @@ class QueueSchemaMigrationTests {
 			assertThat(jdbc.queryForList(
 					"SELECT \"script\" FROM \"sqlqueue_schema_history\" WHERE \"type\" = 'SQL' ORDER BY \"installed_rank\"",
 					String.class))
-				.containsExactly("V1__create_queue_job.sql", "V2__one_running_job_per_group.sql");
+				.containsExactly("V1__create_queue_job.sql", "V2__one_running_job_per_group.sql",
+						"V3__create_queue_schedule.sql");
 		});
 	}
 

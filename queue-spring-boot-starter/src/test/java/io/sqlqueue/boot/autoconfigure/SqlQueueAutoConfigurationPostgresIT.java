@@ -82,7 +82,7 @@ class SqlQueueAutoConfigurationPostgresIT {
 				JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
 				assertThat(jdbc.queryForList("SELECT table_name FROM information_schema.tables WHERE table_schema = ?",
 						String.class, this.schema))
-					.containsExactlyInAnyOrder("queue_job", "sqlqueue_schema_history");
+					.containsExactlyInAnyOrder("queue_job", "queue_schedule", "sqlqueue_schema_history");
 			}
 			finally {
 				dropSchema();
