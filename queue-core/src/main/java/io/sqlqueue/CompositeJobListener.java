@@ -1,6 +1,7 @@
 package io.sqlqueue;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 
 import org.slf4j.Logger;
@@ -55,6 +56,11 @@ final class CompositeJobListener implements JobListener {
 	@Override
 	public void reaped(ReapedJob job) {
 		this.listeners.forEach((listener) -> guarded(() -> listener.reaped(job)));
+	}
+
+	@Override
+	public void ticked(String schedule, Instant tick, Duration lag, boolean fired) {
+		this.listeners.forEach((listener) -> guarded(() -> listener.ticked(schedule, tick, lag, fired)));
 	}
 
 	private static void guarded(Runnable call) {

@@ -1,5 +1,9 @@
 package io.sqlqueue;
 
+import java.time.Instant;
+
+import org.jspecify.annotations.Nullable;
+
 /**
  * What a handler may know about the attempt it runs in. Declare a parameter of this type
  * on a {@link JobHandler} method to receive it.
@@ -16,6 +20,15 @@ public interface JobContext {
 	int attempt();
 
 	int maxAttempts();
+
+	/**
+	 * The tick a recurring job was fired for (its schedule's due time, on the database's
+	 * clock), so a handler can work on "the day it was scheduled for"; {@code null} for a
+	 * job that no schedule fired.
+	 */
+	default @Nullable Instant scheduledFor() {
+		return null;
+	}
 
 	/**
 	 * Extends this attempt's lease now, for handlers that know they will run long. Leases

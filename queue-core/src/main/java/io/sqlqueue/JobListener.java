@@ -1,6 +1,7 @@
 package io.sqlqueue;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 
 import io.sqlqueue.store.ReapedJob;
@@ -41,6 +42,13 @@ public interface JobListener {
 
 	/** The reaper re-queued (or failed) a job whose lease expired. */
 	default void reaped(ReapedJob job) {
+	}
+
+	/**
+	 * A schedule's tick was handled, {@code lag} after it was due (database clock):
+	 * {@code fired} when its job was enqueued, else skipped by a policy.
+	 */
+	default void ticked(String schedule, Instant tick, Duration lag, boolean fired) {
 	}
 
 	/** Tells all of these listeners, in order; one that throws is logged and skipped. */

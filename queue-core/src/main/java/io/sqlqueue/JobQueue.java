@@ -1,6 +1,7 @@
 package io.sqlqueue;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.LinkedHashMap;
@@ -98,6 +99,21 @@ public class JobQueue {
 			this.enqueueListeners.forEach((listener) -> listener.accept(queues));
 		});
 		return ids;
+	}
+
+	/**
+	 * Enqueues the job a schedule fires for {@code tick}, in the caller's transaction (the
+	 * one that moves the schedule on); the handler sees the tick as
+	 * {@link JobContext#scheduledFor()}.
+	 */
+	public long enqueueForTick(Job job, Instant tick) {
+		NewJob row = toRow(job).forTick(tick);
+		long id = this.store.insert(List.of(row)).get(0);
+		afterCommit(() -> {
+			this.listener.enqueued(row.queue(), row.handler(), 1);
+			this.enqueueListeners.forEach((listener) -> listener.accept(Set.of(row.queue())));
+		});
+		return id;
 	}
 
 	private NewJob toRow(Job job) {

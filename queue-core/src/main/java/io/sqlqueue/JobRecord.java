@@ -11,14 +11,14 @@ public record JobRecord(long id, String queue, String handler, String payload, J
 		Instant runAt, int attempts, int maxAttempts, @Nullable String leaseOwner, @Nullable Long leaseToken,
 		@Nullable Instant leaseExpiresAt, long version, @Nullable String uniqueKey, @Nullable String groupKey,
 		@Nullable String lastError, @Nullable String result, Instant createdAt, Instant updatedAt,
-		@Nullable Instant startedAt, @Nullable Instant finishedAt) {
+		@Nullable Instant startedAt, @Nullable Instant finishedAt, @Nullable Instant scheduledFor) {
 
 	/** This job with another start time. */
 	public JobRecord withStartedAt(@Nullable Instant startedAt) {
 		return new JobRecord(this.id, this.queue, this.handler, this.payload, this.status, this.priority, this.runAt,
 				this.attempts, this.maxAttempts, this.leaseOwner, this.leaseToken, this.leaseExpiresAt, this.version,
 				this.uniqueKey, this.groupKey, this.lastError, this.result, this.createdAt, this.updatedAt, startedAt,
-				this.finishedAt);
+				this.finishedAt, this.scheduledFor);
 	}
 
 	@Override

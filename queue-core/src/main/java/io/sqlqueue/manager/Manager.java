@@ -600,6 +600,11 @@ public class Manager implements SmartLifecycle {
 		}
 
 		@Override
+		public @Nullable Instant scheduledFor() {
+			return this.attempt.job.scheduledFor();
+		}
+
+		@Override
 		public void extendLease() {
 			long sent = System.nanoTime();
 			Duration lease = Manager.this.settings.leaseDuration();

@@ -15,7 +15,7 @@ import org.springframework.scheduling.TaskScheduler;
  * throws. Starting or stopping twice, or stopping before starting, is harmless; tests call
  * the pass directly instead of waiting for the schedule.
  */
-abstract class PeriodicTask implements SmartLifecycle {
+public abstract class PeriodicTask implements SmartLifecycle {
 
 	private final TaskScheduler scheduler;
 
@@ -23,7 +23,7 @@ abstract class PeriodicTask implements SmartLifecycle {
 
 	private @Nullable ScheduledFuture<?> task;
 
-	PeriodicTask(TaskScheduler scheduler, Duration interval, String what) {
+	protected PeriodicTask(TaskScheduler scheduler, Duration interval, String what) {
 		if (interval.isNegative() || interval.isZero()) {
 			throw new IllegalArgumentException("The interval of the " + what + " must be positive");
 		}

@@ -92,9 +92,10 @@ final class JobSql {
 		String json = dialect.jsonParameter();
 		this.insert = """
 				INSERT INTO %s (queue, handler, payload, status, priority, run_at, max_attempts, unique_key, group_key,
-				                created_at, updated_at)
-				VALUES (?, ?, %s, 'QUEUED', ?, COALESCE(%s, %s), ?, ?, ?, %s, %s)%s"""
-			.formatted(this.table, json, dialect.timestampParameter(), nowPlus, now, now,
+				                scheduled_for, created_at, updated_at)
+				VALUES (?, ?, %s, 'QUEUED', ?, COALESCE(%s, %s), ?, ?, ?, %s, %s, %s)%s"""
+			.formatted(this.table, json, dialect.timestampParameter(), nowPlus, dialect.timestampParameter(), now,
+					now,
 					dialect.insertIgnoringDuplicates());
 		this.complete = """
 				UPDATE %s SET status = 'SUCCEEDED', result = %s, last_error = COALESCE(?, last_error),

@@ -214,6 +214,7 @@ public class JobStore {
 		statement.setInt(7, job.maxAttempts());
 		statement.setString(8, job.uniqueKey());
 		statement.setString(9, job.groupKey());
+		this.dialect.setTimestamp(statement, 10, job.scheduledFor());
 	}
 
 	private static String duplicateKeyOf(List<NewJob> jobs) {
@@ -302,7 +303,7 @@ public class JobStore {
 		return new JobRecord(job.id(), job.queue(), job.handler(), job.payload(), JobStatus.RUNNING, job.priority(),
 				job.runAt(), job.attempts() + 1, job.maxAttempts(), owner, token, null, job.version() + 1,
 				job.uniqueKey(), job.groupKey(), job.lastError(), job.result(), job.createdAt(), job.startedAt(),
-				job.startedAt(), job.finishedAt());
+				job.startedAt(), job.finishedAt(), job.scheduledFor());
 	}
 
 	private static int runOrder(JobRecord a, JobRecord b) {
@@ -624,7 +625,8 @@ public class JobStore {
 				token, this.dialect.getTimestamp(rs, "lease_expires_at"), rs.getLong("version"),
 				rs.getString("unique_key"), rs.getString("group_key"), rs.getString("last_error"),
 				rs.getString("result"), timestamp(rs, "created_at"), timestamp(rs, "updated_at"),
-				this.dialect.getTimestamp(rs, "started_at"), this.dialect.getTimestamp(rs, "finished_at"));
+				this.dialect.getTimestamp(rs, "started_at"), this.dialect.getTimestamp(rs, "finished_at"),
+				this.dialect.getTimestamp(rs, "scheduled_for"));
 	}
 
 	/** A candidate read by a claim: the claim's time (on the database's clock) becomes its start. */

@@ -5,9 +5,23 @@ import java.time.Instant;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A validated job ready to insert: names checked, payload encoded. Due at {@code runAt}
- * when given, else {@code delayMillis} after now on the database's clock.
+ * A job to insert, validated and encoded. Due at {@code runAt}, or when that is null after
+ * {@code delayMillis} on the database's clock. {@code scheduledFor} is the tick a recurring
+ * job was fired for, null for any other job.
  */
 public record NewJob(String queue, String handler, String payload, int priority, @Nullable Instant runAt,
-		long delayMillis, int maxAttempts, @Nullable String uniqueKey, @Nullable String groupKey) {
+		long delayMillis, int maxAttempts, @Nullable String uniqueKey, @Nullable String groupKey,
+		@Nullable Instant scheduledFor) {
+
+	public NewJob(String queue, String handler, String payload, int priority, @Nullable Instant runAt,
+			long delayMillis, int maxAttempts, @Nullable String uniqueKey, @Nullable String groupKey) {
+		this(queue, handler, payload, priority, runAt, delayMillis, maxAttempts, uniqueKey, groupKey, null);
+	}
+
+	/** This job, fired for a schedule's tick. */
+	public NewJob forTick(Instant tick) {
+		return new NewJob(this.queue, this.handler, this.payload, this.priority, this.runAt, this.delayMillis,
+				this.maxAttempts, this.uniqueKey, this.groupKey, tick);
+	}
+
 }

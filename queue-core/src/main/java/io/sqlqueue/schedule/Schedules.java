@@ -1,0 +1,266 @@
+package io.sqlqueue.schedule;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import tools.jackson.databind.util.RawValue;
+
+import io.sqlqueue.Job;
+import io.sqlqueue.JobListener;
+import io.sqlqueue.JobQueue;
+import io.sqlqueue.JobStatus;
+import io.sqlqueue.handler.HandlerRegistry;
+import io.sqlqueue.store.ScheduleRow;
+import io.sqlqueue.store.ScheduleStore;
+
+/**
+ * Recurring jobs: declare schedules (from the code at start-up, or at runtime), operate
+ * them (pause, resume, trigger now, delete), and fire the due ones.
+ * <p>
+ * Each schedule's next due time is stored, on the database's clock. A firing pass reads
+ * the due schedules and, for each, in one transaction: takes the tick by compare-and-set
+ * on the row's version, enqueues the tick's job (its {@code JobContext.scheduledFor()} is
+ * the tick) and moves the next due time on. Any number of instances may fire, each tick
+ * gives one job, and a JVM's clock plays no part: ticks are computed from the database's
+ * readings.
+ */
+public class Schedules {
+
+	/** Most missed ticks that {@link MisfirePolicy#EACH} enqueues at once (the newest). */
+	public static final int MAX_MISSED_TICKS = 100;
+
+	/** Most ticks counted through to find the latest missed one; past that, the schedule jumps ahead. */
+	private static final int MAX_TICKS_SCANNED = 10_000;
+
+	/** Most schedules one firing pass handles. */
+	private static final int BATCH_SIZE = 100;
+
+	private static final Logger logger = LoggerFactory.getLogger(Schedules.class);
+
+	private final ScheduleStore store;
+
+	private final JobQueue jobs;
+
+	private final HandlerRegistry handlers;
+
+	private final JobListener listener;
+
+	public Schedules(ScheduleStore store, JobQueue jobs, HandlerRegistry handlers, JobListener listener) {
+		this.store = store;
+		this.jobs = jobs;
+		this.handlers = handlers;
+		this.listener = JobListener.guarded(listener);
+	}
+
+	/**
+	 * Stores the schedules the code declares from one source (at start-up): new ones start
+	 * at their next tick, changed ones take their new definition (and, with a new
+	 * recurrence, their new next tick), and those of this source that the code no longer
+	 * declares stop firing and show as orphaned until deleted.
+	 * @throws IllegalStateException naming the schedule, when its handler is unknown here
+	 */
+	public void declare(ScheduleSource source, List<ScheduleDefinition> schedules) {
+		Set<String> names = new HashSet<>();
+		for (ScheduleDefinition schedule : schedules) {
+			if (this.handlers.find(schedule.handler()).isEmpty()) {
+				throw new IllegalStateException("Schedule '" + schedule.name() + "' names handler '"
+						+ schedule.handler() + "', which this application does not have");
+			}
+			if (!names.add(schedule.name())) {
+				throw new IllegalStateException("Schedule '" + schedule.name() + "' is declared twice");
+			}
+		}
+		Map<String, ScheduleRow> stored = new LinkedHashMap<>();
+		this.store.all().forEach((row) -> stored.put(row.name(), row));
+		Instant now = this.store.now();
+		for (ScheduleDefinition schedule : schedules) {
+			ScheduleRow row = stored.get(schedule.name());
+			if (row == null) {
+				this.store.insert(toRow(schedule, source, schedule.recurrence().first(now)));
+			}
+			else if (!definitionOf(row).equals(schedule) || !row.source().equals(source.name()) || row.orphaned()) {
+				boolean newTimes = !definitionOf(row).recurrence().equals(schedule.recurrence());
+				this.store.updateDefinition(toRow(schedule, source, row.nextRunAt()),
+						newTimes ? schedule.recurrence().first(now) : null);
+			}
+		}
+		stored.values()
+			.stream()
+			.filter((row) -> row.source().equals(source.name()) && !names.contains(row.name()) && !row.orphaned())
+			.forEach((row) -> {
+				logger.warn("Schedule '{}' is no longer declared by the application ({}); it stops firing and shows "
+						+ "as orphaned until it is deleted", row.name(), source);
+				this.store.orphan(row.name());
+			});
+	}
+
+	/**
+	 * Adds a schedule at runtime; it fires first at its next tick.
+	 * @throws IllegalStateException when a schedule of that name exists
+	 */
+	public ScheduleRecord create(ScheduleDefinition schedule) {
+		if (!this.store.insert(toRow(schedule, ScheduleSource.API, schedule.recurrence().first(this.store.now())))) {
+			throw new IllegalStateException("A schedule named '" + schedule.name() + "' exists already");
+		}
+		return require(schedule.name());
+	}
+
+	/**
+	 * Changes a schedule at runtime; a new recurrence starts at its next tick.
+	 * @throws IllegalStateException when there is no schedule of that name
+	 */
+	public ScheduleRecord update(ScheduleDefinition schedule) {
+		ScheduleRow row = requireRow(schedule.name());
+		boolean newTimes = !definitionOf(row).recurrence().equals(schedule.recurrence());
+		this.store.updateDefinition(toRow(schedule, ScheduleSource.valueOf(row.source()), row.nextRunAt()),
+				newTimes ? schedule.recurrence().first(this.store.now()) : null);
+		return require(schedule.name());
+	}
+
+	/** Stops a schedule firing until resumed; false when there is none of that name. */
+	public boolean pause(String name) {
+		return this.store.setPaused(name, true, null);
+	}
+
+	/** Fires a paused schedule again, from its next tick (ticks missed while paused are not fired). */
+	public boolean resume(String name) {
+		Optional<ScheduleRow> row = this.store.find(name);
+		return row.isPresent()
+				&& this.store.setPaused(name, false, definitionOf(row.get()).recurrence().first(row.get().databaseNow()));
+	}
+
+	/**
+	 * Enqueues the schedule's job now, besides its ticks (its next due time stays); the
+	 * job's {@code scheduledFor()} is now.
+	 * @return the job's id
+	 * @throws IllegalStateException when there is no schedule of that name
+	 */
+	public long trigger(String name) {
+		return this.store.inTransaction(() -> {
+			ScheduleRow row = requireRow(name);
+			long id = this.jobs.enqueueForTick(jobOf(definitionOf(row)), row.databaseNow());
+			this.store.advance(name, row.nextRunAt(), null, id);
+			return id;
+		});
+	}
+
+	public boolean delete(String name) {
+		return this.store.delete(name);
+	}
+
+	public List<ScheduleRecord> list() {
+		return this.store.all().stream().map(Schedules::toRecord).toList();
+	}
+
+	public Optional<ScheduleRecord> find(String name) {
+		return this.store.find(name).map(Schedules::toRecord);
+	}
+
+	/** One firing pass: every due schedule (up to 100) fires its due ticks; returns what it did. */
+	public List<FiredTick> fireDue() {
+		List<FiredTick> handled = new ArrayList<>();
+		for (ScheduleRow row : this.store.due(BATCH_SIZE)) {
+			try {
+				handled.addAll(fire(row));
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Schedule '{}' could not fire; trying again at the next pass", row.name(), ex);
+			}
+		}
+		handled.forEach((tick) -> this.listener.ticked(tick.schedule(), tick.tick(), tick.lag(), !tick.skipped()));
+		return handled;
+	}
+
+	private List<FiredTick> fire(ScheduleRow row) {
+		ScheduleDefinition schedule = definitionOf(row);
+		Recurrence recurrence = schedule.recurrence();
+		Instant now = row.databaseNow();
+		List<Instant> due = new ArrayList<>();
+		Instant tick = row.nextRunAt();
+		while (!tick.isAfter(now) && due.size() < MAX_TICKS_SCANNED) {
+			due.add(tick);
+			tick = recurrence.next(tick);
+		}
+		Instant next = tick.isAfter(now) ? tick : recurrence.next(now);
+		List<Instant> toFire = switch (schedule.misfire()) {
+			case FIRE_ONCE -> List.of(due.get(due.size() - 1));
+			case SKIP -> (due.size() == 1) ? due : List.of();
+			case EACH -> due.subList(Math.max(0, due.size() - MAX_MISSED_TICKS), due.size());
+		};
+		boolean overlapping = schedule.overlap() == OverlapPolicy.SKIP && row.lastJobStatus() != null
+				&& isUnfinished(JobStatus.valueOf(row.lastJobStatus()));
+		return this.store.inTransaction(() -> {
+			if (!this.store.take(row.name(), row.version())) {
+				return List.of();
+			}
+			List<FiredTick> handled = new ArrayList<>();
+			Long lastJob = null;
+			for (Instant each : due) {
+				Long id = (toFire.contains(each) && !overlapping) ? this.jobs.enqueueForTick(jobOf(schedule), each)
+						: null;
+				lastJob = (id != null) ? id : lastJob;
+				handled.add(new FiredTick(row.name(), each, id, Duration.between(each, now)));
+			}
+			if (overlapping) {
+				logger.info("Schedule '{}' skipped its tick {}: its previous job {} is still {}", row.name(),
+						due.get(due.size() - 1), row.lastJobId(), row.lastJobStatus());
+			}
+			this.store.advance(row.name(), next, due.get(due.size() - 1), lastJob);
+			return handled;
+		});
+	}
+
+	private static boolean isUnfinished(JobStatus status) {
+		return status == JobStatus.QUEUED || status == JobStatus.RUNNING;
+	}
+
+	private static Job jobOf(ScheduleDefinition schedule) {
+		// The stored JSON as it is, not encoded again as a string.
+		Job job = Job.of(schedule.handler(), new RawValue(schedule.payload()));
+		return (schedule.queue() != null) ? job.queue(Objects.requireNonNull(schedule.queue())) : job;
+	}
+
+	private ScheduleRecord require(String name) {
+		return find(name).orElseThrow(() -> new IllegalStateException("No schedule named '" + name + "'"));
+	}
+
+	private ScheduleRow requireRow(String name) {
+		return this.store.find(name).orElseThrow(() -> new IllegalStateException("No schedule named '" + name + "'"));
+	}
+
+	private static ScheduleRow toRow(ScheduleDefinition schedule, ScheduleSource source, Instant nextRunAt) {
+		Recurrence recurrence = schedule.recurrence();
+		Duration every = recurrence.every();
+		return new ScheduleRow(schedule.name(), schedule.handler(), schedule.queue(), schedule.payload(),
+				recurrence.cron(), recurrence.zone(), (every != null) ? every.toMillis() : null,
+				schedule.misfire().name(), schedule.overlap().name(), source.name(), false, false, nextRunAt, null,
+				null, null, null, 0, nextRunAt);
+	}
+
+	private static ScheduleDefinition definitionOf(ScheduleRow row) {
+		Long every = row.everyMillis();
+		Recurrence recurrence = Recurrence.of(row.cron(), row.zone(),
+				(every != null) ? Duration.ofMillis(every) : null);
+		return new ScheduleDefinition(row.name(), row.handler(), row.queue(), row.payload(), recurrence,
+				MisfirePolicy.valueOf(row.misfire()), OverlapPolicy.valueOf(row.overlap()));
+	}
+
+	private static ScheduleRecord toRecord(ScheduleRow row) {
+		@Nullable String status = row.lastJobStatus();
+		return new ScheduleRecord(definitionOf(row), ScheduleSource.valueOf(row.source()), row.paused(),
+				row.orphaned(), row.nextRunAt(), row.lastTickAt(), row.lastFiredAt(), row.lastJobId(),
+				(status != null) ? JobStatus.valueOf(status) : null);
+	}
+
+}

@@ -1,0 +1,16 @@
+package io.sqlqueue.store;
+
+import java.time.Instant;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A row of {@code queue_schedule} as stored, with the state of its last job
+ * ({@code lastJobStatus}, null when there is none) and the database's clock at the read.
+ */
+public record ScheduleRow(String name, String handler, @Nullable String queue, String payload, @Nullable String cron,
+		@Nullable String zone, @Nullable Long everyMillis, String misfire, String overlap, String source,
+		boolean paused, boolean orphaned, Instant nextRunAt, @Nullable Instant lastTickAt,
+		@Nullable Instant lastFiredAt, @Nullable Long lastJobId, @Nullable String lastJobStatus, long version,
+		Instant databaseNow) {
+}
