@@ -24,13 +24,19 @@ import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.manager.Manager;
+import io.sqlqueue.schedule.Recurrence;
+import io.sqlqueue.schedule.ScheduleRecord;
+import io.sqlqueue.schedule.ScheduleSource;
+import io.sqlqueue.schedule.Schedules;
 import io.sqlqueue.store.JobStore;
 import io.sqlqueue.store.QueueCount;
 
 /**
  * The {@code sqlqueue} Actuator endpoint, for operators: the jobs per queue and state
  * (read when asked), one job by id, retrying a {@code FAILED} job, cancelling a
- * {@code QUEUED} one, and retrying the failed jobs of a queue or handler.
+ * {@code QUEUED} one, and retrying the failed jobs of a queue or handler; the recurring
+ * jobs' schedules, and pausing, resuming or triggering one
+ * ({@code POST /sqlqueue/schedules/{name}} with an {@code action}).
  */
 @Endpoint(id = "sqlqueue")
 public class SqlQueueEndpoint {
@@ -46,15 +52,28 @@ public class SqlQueueEndpoint {
 
 	private final boolean showPayload;
 
+	private final @Nullable Schedules schedules;
+
 	/**
 	 * @param manager this instance's Manager, or {@code null} when it runs no jobs
 	 * @param showPayload whether a job's payload is shown
 	 */
 	public SqlQueueEndpoint(JobQueue jobs, JobStore store, @Nullable Manager manager, boolean showPayload) {
+		this(jobs, store, manager, showPayload, null);
+	}
+
+	/**
+	 * @param manager this instance's Manager, or {@code null} when it runs no jobs
+	 * @param showPayload whether a job's payload is shown
+	 * @param schedules the recurring jobs, or {@code null} to show none
+	 */
+	public SqlQueueEndpoint(JobQueue jobs, JobStore store, @Nullable Manager manager, boolean showPayload,
+			@Nullable Schedules schedules) {
 		this.jobs = jobs;
 		this.store = store;
 		this.manager = manager;
 		this.showPayload = showPayload;
+		this.schedules = schedules;
 	}
 
 	/** Jobs per queue and state, counted now, with this instance's workers per queue. */
@@ -76,7 +95,56 @@ public class SqlQueueEndpoint {
 		Map<String, QueueDescriptor> queues = new TreeMap<>();
 		jobsByQueue.forEach((queue, jobs) -> queues.put(queue, new QueueDescriptor(jobs,
 				oldest.getOrDefault(queue, Duration.ZERO).toString(), busy.get(queue), total.get(queue))));
-		return new QueuesDescriptor(countedAt, queues);
+		Map<String, ScheduleDescriptor> schedules = new TreeMap<>();
+		if (this.schedules != null) {
+			this.schedules.list().forEach((schedule) -> schedules.put(schedule.name(), ScheduleDescriptor.of(schedule)));
+		}
+		return new QueuesDescriptor(countedAt, queues, schedules);
+	}
+
+	/**
+	 * Pauses ({@code action=pause}), resumes ({@code action=resume}) or fires now
+	 * ({@code action=trigger}) the schedule of this name: {@code POST
+	 * /sqlqueue/schedules/{name}}; says what happened.
+	 */
+	@WriteOperation
+	public ScheduleActionDescriptor scheduleAction(@Selector String kind, @Selector String name, String action) {
+		if (!kind.equals("schedules")) {
+			throw new InvalidEndpointRequestException("Unknown path '" + kind + "'; use /sqlqueue/schedules/{name}",
+					"Unknown path");
+		}
+		if (!action.equals("pause") && !action.equals("resume") && !action.equals("trigger")) {
+			throw new InvalidEndpointRequestException(
+					"Unknown action '" + action + "'; use 'pause', 'resume' or 'trigger'", "Unknown action");
+		}
+		Optional<ScheduleRecord> before = (this.schedules != null) ? this.schedules.find(name) : Optional.empty();
+		if (this.schedules == null || before.isEmpty()) {
+			return new ScheduleActionDescriptor(name, action, false, null, null, "No schedule named '" + name + "'");
+		}
+		Long jobId = null;
+		boolean done;
+		String message;
+		switch (action) {
+			case "pause" -> {
+				done = !before.get().paused() && this.schedules.pause(name);
+				message = done ? "Schedule '" + name + "' is paused" : "Schedule '" + name + "' was paused already";
+			}
+			case "resume" -> {
+				done = before.get().paused() && this.schedules.resume(name);
+				message = done ? "Schedule '" + name + "' fires again from its next tick"
+						: "Schedule '" + name + "' was not paused";
+			}
+			default -> {
+				jobId = this.schedules.trigger(name);
+				done = true;
+				message = "Schedule '" + name + "' fired job " + jobId;
+				if (this.manager != null) {
+					this.manager.wakeUp(this.manager.totalWorkers().keySet());
+				}
+			}
+		}
+		ScheduleDescriptor after = this.schedules.find(name).map(ScheduleDescriptor::of).orElse(null);
+		return new ScheduleActionDescriptor(name, action, done, jobId, after, message);
 	}
 
 	private static Map<JobStatus, Long> zeroCounts() {
@@ -158,9 +226,51 @@ public class SqlQueueEndpoint {
 	 * Jobs per queue.
 	 * @param countedAt when they were counted
 	 * @param queues by queue name
+	 * @param schedules the recurring jobs' schedules, by name
 	 */
-	public record QueuesDescriptor(Instant countedAt, Map<String, QueueDescriptor> queues)
-			implements OperationResponseBody {
+	public record QueuesDescriptor(Instant countedAt, Map<String, QueueDescriptor> queues,
+			Map<String, ScheduleDescriptor> schedules) implements OperationResponseBody {
+
+		public QueuesDescriptor(Instant countedAt, Map<String, QueueDescriptor> queues) {
+			this(countedAt, queues, Map.of());
+		}
+
+	}
+
+	/**
+	 * One schedule as stored.
+	 * @param cron its cron expression, or {@code null} for a fixed interval
+	 * @param zone the time zone of its cron expression
+	 * @param every its fixed interval (ISO-8601), or {@code null} for cron
+	 * @param nextRunAt when it fires next (database clock)
+	 * @param orphaned whether the code no longer declares it (it does not fire)
+	 * @param source where it was declared
+	 */
+	public record ScheduleDescriptor(String handler, @Nullable String queue, @Nullable String cron,
+			@Nullable String zone, @Nullable String every, String misfire, String overlap, Instant nextRunAt,
+			@Nullable Instant lastFiredAt, @Nullable Long lastJobId, @Nullable JobStatus lastJobStatus,
+			boolean paused, boolean orphaned, ScheduleSource source) {
+
+		static ScheduleDescriptor of(ScheduleRecord schedule) {
+			Recurrence recurrence = schedule.definition().recurrence();
+			Duration every = recurrence.every();
+			return new ScheduleDescriptor(schedule.definition().handler(), schedule.definition().queue(),
+					recurrence.cron(), recurrence.zone(), (every != null) ? every.toString() : null,
+					schedule.definition().misfire().name(), schedule.definition().overlap().name(),
+					schedule.nextRunAt(), schedule.lastFiredAt(), schedule.lastJobId(), schedule.lastJobStatus(),
+					schedule.paused(), schedule.orphaned(), schedule.source());
+		}
+
+	}
+
+	/**
+	 * What an action on a schedule did.
+	 * @param done whether it changed the schedule (or, for a trigger, enqueued its job)
+	 * @param jobId the job a trigger enqueued
+	 * @param schedule the schedule afterwards, or {@code null} when there is none
+	 */
+	public record ScheduleActionDescriptor(String name, String action, boolean done, @Nullable Long jobId,
+			@Nullable ScheduleDescriptor schedule, String message) implements OperationResponseBody {
 	}
 
 	/**

@@ -13,6 +13,7 @@ import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint;
 import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
 import io.sqlqueue.boot.autoconfigure.SqlQueueProperties;
 import io.sqlqueue.manager.Manager;
+import io.sqlqueue.schedule.Schedules;
 import io.sqlqueue.store.JobStore;
 
 /**
@@ -29,8 +30,9 @@ public final class SqlQueueEndpointAutoConfiguration {
 	@ConditionalOnBean({ JobQueue.class, JobStore.class, SqlQueueProperties.class })
 	@ConditionalOnMissingBean
 	SqlQueueEndpoint sqlqueueEndpoint(JobQueue jobs, JobStore store, ObjectProvider<Manager> manager,
-			SqlQueueProperties properties) {
-		return new SqlQueueEndpoint(jobs, store, manager.getIfUnique(), properties.getEndpoint().isShowPayload());
+			SqlQueueProperties properties, ObjectProvider<Schedules> schedules) {
+		return new SqlQueueEndpoint(jobs, store, manager.getIfUnique(), properties.getEndpoint().isShowPayload(),
+				schedules.getIfUnique());
 	}
 
 }

@@ -23,7 +23,13 @@ import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.ActionDescriptor;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.JobDescriptor;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.QueuesDescriptor;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.RetriedDescriptor;
+import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.ScheduleActionDescriptor;
+import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.ScheduleDescriptor;
 import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
+import io.sqlqueue.schedule.Recurrence;
+import io.sqlqueue.schedule.ScheduleDefinition;
+import io.sqlqueue.schedule.ScheduleSource;
+import io.sqlqueue.schedule.Schedules;
 import io.sqlqueue.store.ClaimRequest;
 import io.sqlqueue.store.JobStore;
 import io.sqlqueue.store.Lease;
@@ -77,6 +83,49 @@ class SqlQueueEndpointAutoConfigurationTests {
 			assertThat(queues.queues().get("reports").jobs()).containsEntry(JobStatus.QUEUED, 1L);
 			assertThat(queues.queues().get("mail").totalWorkers()).isNull();
 			assertThat(Duration.parse(queues.queues().get("reports").oldestDueAge())).isGreaterThanOrEqualTo(Duration.ZERO);
+		});
+	}
+
+	@Test
+	void listsSchedulesAndPausesResumesAndTriggersOne() {
+		this.runner.run((context) -> {
+			Schedules schedules = context.getBean(Schedules.class);
+			schedules.create(ScheduleDefinition.of("nightly", "report.build",
+					Recurrence.cron("0 0 2 * * *", "Europe/Berlin")));
+			schedules.create(ScheduleDefinition.of("often", "report.build", Recurrence.every(Duration.ofMinutes(15))));
+			SqlQueueEndpoint endpoint = context.getBean(SqlQueueEndpoint.class);
+			Map<String, ScheduleDescriptor> listed = endpoint.queues().schedules();
+			assertThat(listed).containsOnlyKeys("nightly", "often");
+			ScheduleDescriptor nightly = listed.get("nightly");
+			assertThat(nightly.cron()).isEqualTo("0 0 2 * * *");
+			assertThat(nightly.zone()).isEqualTo("Europe/Berlin");
+			assertThat(nightly.every()).isNull();
+			assertThat(nightly.source()).isEqualTo(ScheduleSource.API);
+			assertThat(nightly.paused()).isFalse();
+			assertThat(nightly.orphaned()).isFalse();
+			assertThat(nightly.nextRunAt()).isNotNull();
+			assertThat(listed.get("often").every()).isEqualTo("PT15M");
+
+			ScheduleActionDescriptor paused = endpoint.scheduleAction("schedules", "nightly", "pause");
+			assertThat(paused.done()).isTrue();
+			assertThat(paused.schedule().paused()).isTrue();
+			assertThat(endpoint.scheduleAction("schedules", "nightly", "pause").done()).isFalse();
+			ScheduleActionDescriptor resumed = endpoint.scheduleAction("schedules", "nightly", "resume");
+			assertThat(resumed.done()).isTrue();
+			assertThat(resumed.schedule().paused()).isFalse();
+
+			ScheduleActionDescriptor triggered = endpoint.scheduleAction("schedules", "nightly", "trigger");
+			assertThat(triggered.done()).isTrue();
+			JobRecord job = context.getBean(JobQueue.class).find(triggered.jobId()).orElseThrow();
+			assertThat(job.handler()).isEqualTo("report.build");
+			assertThat(triggered.schedule().lastJobId()).isEqualTo(triggered.jobId());
+			assertThat(triggered.schedule().lastJobStatus()).isEqualTo(JobStatus.QUEUED);
+
+			assertThat(endpoint.scheduleAction("schedules", "missing", "pause").done()).isFalse();
+			assertThatExceptionOfType(InvalidEndpointRequestException.class)
+				.isThrownBy(() -> endpoint.scheduleAction("schedules", "nightly", "explode"));
+			assertThatExceptionOfType(InvalidEndpointRequestException.class)
+				.isThrownBy(() -> endpoint.scheduleAction("other", "nightly", "pause"));
 		});
 	}
 
