@@ -23,6 +23,9 @@ import io.sqlqueue.manager.QueueStats.Snapshot;
  * <li>{@code DOWN} when this instance's {@link Manager} ran and has stopped;</li>
  * <li>the stale status ({@code DOWN} by default) when a queue's oldest due job has waited
  * longer than the maximum due age: nothing is taking its jobs;</li>
+ * <li>the stale status as well when a schedule is more than its own period behind (it
+ * should have fired and has not, although it is neither paused nor orphaned), detail
+ * {@code behindSchedules};</li>
  * <li>{@code UNKNOWN} before the first read;</li>
  * <li>{@code UP} otherwise.</li>
  * </ul>
@@ -40,6 +43,8 @@ public class SqlQueueHealthIndicator extends AbstractHealthIndicator {
 
 	private final Status staleStatus;
 
+	private final @Nullable BehindSchedules behindSchedules;
+
 	/**
 	 * @param manager this instance's Manager, or {@code null} when it runs no jobs
 	 * @param maxDueAge longest a due job may wait before its queue counts as stuck
@@ -47,7 +52,19 @@ public class SqlQueueHealthIndicator extends AbstractHealthIndicator {
 	 */
 	public SqlQueueHealthIndicator(QueueStats stats, @Nullable Manager manager, Duration maxDueAge,
 			Status staleStatus) {
+		this(stats, manager, maxDueAge, staleStatus, null);
+	}
+
+	/**
+	 * @param manager this instance's Manager, or {@code null} when it runs no jobs
+	 * @param maxDueAge longest a due job may wait before its queue counts as stuck
+	 * @param staleStatus status while a queue is stuck or a schedule behind
+	 * @param behindSchedules the schedules behind as last read, or {@code null} not to check them
+	 */
+	public SqlQueueHealthIndicator(QueueStats stats, @Nullable Manager manager, Duration maxDueAge,
+			Status staleStatus, @Nullable BehindSchedules behindSchedules) {
 		super("sqlqueue health check failed");
+		this.behindSchedules = behindSchedules;
 		this.stats = stats;
 		this.manager = manager;
 		this.maxDueAge = maxDueAge;
@@ -78,14 +95,21 @@ public class SqlQueueHealthIndicator extends AbstractHealthIndicator {
 			}
 		}
 		builder.withDetail("queues", queues);
+		Map<String, String> behind = (this.behindSchedules != null) ? this.behindSchedules.latest() : Map.of();
 		if (snapshot.failure() != null) {
 			builder.down(snapshot.failure());
 		}
 		else if (managerState.equals("stopped")) {
 			builder.down();
 		}
-		else if (!stale.isEmpty()) {
-			builder.status(this.staleStatus).withDetail("stale", stale);
+		else if (!stale.isEmpty() || !behind.isEmpty()) {
+			builder.status(this.staleStatus);
+			if (!stale.isEmpty()) {
+				builder.withDetail("stale", stale);
+			}
+			if (!behind.isEmpty()) {
+				builder.withDetail("behindSchedules", behind);
+			}
 		}
 		else if (snapshot.sampledAt() == null) {
 			builder.unknown();

@@ -1,6 +1,7 @@
 package io.sqlqueue.boot.metrics;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -204,6 +205,21 @@ public class SqlQueueMetrics implements JobListener, MeterBinder {
 			.tags("queue", job.queue(), "handler", job.handler(), "outcome", job.failed() ? "failed" : "requeued")
 			.register(registry)
 			.increment());
+	}
+
+	@Override
+	public void ticked(String schedule, Instant tick, Duration lag, boolean fired) {
+		each((registry) -> {
+			Counter.builder(PREFIX + "schedules.ticks")
+				.description("Schedule ticks handled: their job fired, or skipped by a policy")
+				.tags("schedule", schedule, "outcome", fired ? "fired" : "skipped")
+				.register(registry)
+				.increment();
+			timer(PREFIX + "schedules.lag", "Time from a schedule's tick until it was handled (database clock)")
+				.tag("schedule", schedule)
+				.register(registry)
+				.record(lag);
+		});
 	}
 
 	private static Counter.Builder finishedCounter(String queue, String handler, JobOutcome outcome) {

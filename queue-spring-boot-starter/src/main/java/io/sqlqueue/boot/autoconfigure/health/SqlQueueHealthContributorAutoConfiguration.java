@@ -10,11 +10,15 @@ import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
 import org.springframework.context.annotation.Bean;
 
+import io.sqlqueue.boot.autoconfigure.NotifyingQueueStats;
 import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
 import io.sqlqueue.boot.autoconfigure.SqlQueueProperties;
+import io.sqlqueue.boot.health.BehindSchedules;
 import io.sqlqueue.boot.health.SqlQueueHealthIndicator;
 import io.sqlqueue.manager.Manager;
 import io.sqlqueue.manager.QueueStats;
+import io.sqlqueue.schedule.Schedules;
+import io.sqlqueue.store.ScheduleStore;
 
 /**
  * Auto-configuration of sqlqueue's health indicator (health key {@code sqlqueue}), where
@@ -29,10 +33,19 @@ public final class SqlQueueHealthContributorAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(name = "sqlqueueHealthIndicator")
 	SqlQueueHealthIndicator sqlqueueHealthIndicator(QueueStats stats, ObjectProvider<Manager> manager,
-			SqlQueueProperties properties) {
+			SqlQueueProperties properties, ObjectProvider<Schedules> schedules,
+			ObjectProvider<ScheduleStore> scheduleStore) {
 		SqlQueueProperties.Health health = properties.getHealth();
+		BehindSchedules behind = null;
+		Schedules scheduleBean = schedules.getIfUnique();
+		ScheduleStore storeBean = scheduleStore.getIfUnique();
+		if (scheduleBean != null && storeBean != null && stats instanceof NotifyingQueueStats notifying) {
+			BehindSchedules read = new BehindSchedules(scheduleBean, storeBean);
+			notifying.subscribe((snapshot) -> read.refresh());
+			behind = read;
+		}
 		return new SqlQueueHealthIndicator(stats, manager.getIfUnique(), health.getMaxDueAge(),
-				new Status(health.getStaleStatus()));
+				new Status(health.getStaleStatus()), behind);
 	}
 
 }

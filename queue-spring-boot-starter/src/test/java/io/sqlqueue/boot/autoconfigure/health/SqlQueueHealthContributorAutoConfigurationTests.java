@@ -33,6 +33,9 @@ import io.sqlqueue.boot.autoconfigure.endpoint.SqlQueueEndpointAutoConfiguration
 import io.sqlqueue.boot.health.SqlQueueHealthIndicator;
 import io.sqlqueue.manager.Manager;
 import io.sqlqueue.manager.QueueStats;
+import io.sqlqueue.schedule.Recurrence;
+import io.sqlqueue.schedule.ScheduleDefinition;
+import io.sqlqueue.schedule.Schedules;
 import io.sqlqueue.store.JobStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -46,6 +49,31 @@ class SqlQueueHealthContributorAutoConfigurationTests {
 				SqlQueueAutoConfiguration.class, SqlQueueHealthContributorAutoConfiguration.class))
 		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
 				"sqlqueue.poll-interval=50ms", "sqlqueue.shutdown-timeout=1s");
+
+	@Test
+	void reportsAScheduleThatIsBehind() {
+		this.runner.withPropertyValues("sqlqueue.schedule-interval=1h").run((context) -> {
+			Schedules schedules = context.getBean(Schedules.class);
+			schedules.create(ScheduleDefinition.of("minutely", "nobody", Recurrence.every(Duration.ofMinutes(1))));
+			schedules.create(ScheduleDefinition.of("onTime", "nobody", Recurrence.every(Duration.ofMinutes(1))));
+			schedules.create(ScheduleDefinition.of("held", "nobody", Recurrence.every(Duration.ofMinutes(1))));
+			schedules.pause("held");
+			new JdbcTemplate(context.getBean(DataSource.class))
+				.update("UPDATE queue_schedule SET next_run_at = DATEADD('MINUTE', -5, CURRENT_TIMESTAMP) "
+						+ "WHERE name IN ('minutely', 'held')");
+			context.getBean(QueueStats.class).refresh();
+			Health health = context.getBean(SqlQueueHealthIndicator.class).health();
+			assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+			assertThat(health.getDetails().get("behindSchedules")).asInstanceOf(InstanceOfAssertFactories.MAP)
+				.containsOnlyKeys("minutely");
+			assertThat(health.getDetails()).doesNotContainKey("stale");
+			schedules.fireDue();
+			context.getBean(QueueStats.class).refresh();
+			Health after = context.getBean(SqlQueueHealthIndicator.class).health();
+			assertThat(after.getStatus()).isEqualTo(Status.UP);
+			assertThat(after.getDetails()).doesNotContainKey("behindSchedules");
+		});
+	}
 
 	@Test
 	void upWhenNoDueJobWaitsTooLong() {

@@ -6,6 +6,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+import javax.sql.DataSource;
 
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -22,6 +25,7 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerA
 import org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 import io.sqlqueue.Job;
 import io.sqlqueue.JobHandler;
@@ -35,6 +39,11 @@ import io.sqlqueue.manager.QueueStats;
 import io.sqlqueue.store.ClaimRequest;
 import io.sqlqueue.store.JobStore;
 import io.sqlqueue.store.Lease;
+
+import io.sqlqueue.schedule.MisfirePolicy;
+import io.sqlqueue.schedule.Recurrence;
+import io.sqlqueue.schedule.ScheduleDefinition;
+import io.sqlqueue.schedule.Schedules;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -88,6 +97,32 @@ class SqlQueueMetricsAutoConfigurationTests {
 			assertThat(registry.get("sqlqueue.workers.concurrency").tag("queue", "work").gauge().value()).isEqualTo(2);
 			assertThat(registry.get("sqlqueue.workers.busy").tag("queue", "work").gauge().value()).isZero();
 			assertThat(registry.find("sqlqueue.leases.lost").counters()).isEmpty();
+		});
+	}
+
+	@Test
+	void countsScheduleTicksAndTheirLag() {
+		this.runner.withBean("work", Work.class).withPropertyValues("sqlqueue.schedule-interval=1h").run((context) -> {
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			Schedules schedules = context.getBean(Schedules.class);
+			schedules.create(ScheduleDefinition.of("minutely", "ok", Recurrence.every(Duration.ofMinutes(1))));
+			schedules.create(ScheduleDefinition.of("strict", "ok", Recurrence.every(Duration.ofMinutes(1)))
+				.withMisfire(MisfirePolicy.SKIP));
+			JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
+			jdbc.update("UPDATE queue_schedule SET next_run_at = DATEADD('SECOND', -30, CURRENT_TIMESTAMP) "
+					+ "WHERE name = 'minutely'");
+			jdbc.update("UPDATE queue_schedule SET next_run_at = DATEADD('SECOND', -150, CURRENT_TIMESTAMP) "
+					+ "WHERE name = 'strict'");
+			schedules.fireDue();
+			assertThat(registry.get("sqlqueue.schedules.ticks").tags("schedule", "minutely", "outcome", "fired")
+				.counter()
+				.count()).isEqualTo(1);
+			assertThat(registry.get("sqlqueue.schedules.ticks").tags("schedule", "strict", "outcome", "skipped")
+				.counter()
+				.count()).isEqualTo(3);
+			Timer lag = registry.get("sqlqueue.schedules.lag").tag("schedule", "minutely").timer();
+			assertThat(lag.count()).isEqualTo(1);
+			assertThat(lag.totalTime(TimeUnit.SECONDS)).isGreaterThanOrEqualTo(29);
 		});
 	}
 
