@@ -32,6 +32,9 @@ class ConfigurationMetadataTests {
 		assertThat(property(metadata, "sqlqueue.health.max-due-age").get("defaultValue").asString()).isEqualTo("5m");
 		assertThat(property(metadata, "sqlqueue.health.stale-status").get("defaultValue").asString()).isEqualTo("DOWN");
 		assertThat(property(metadata, "sqlqueue.endpoint.show-payload").get("defaultValue").asBoolean()).isFalse();
+		assertThat(property(metadata, "sqlqueue.schedule-interval").get("defaultValue").asString()).isEqualTo("1s");
+		assertThat(property(metadata, "sqlqueue.schedules").get("description").asString())
+			.startsWith("Recurring jobs declared in the configuration");
 		for (JsonNode property : metadata.get("properties")) {
 			assertThat(property.path("description").asString()).as(property.get("name").asString())
 				.isNotBlank()
