@@ -1,5 +1,6 @@
 package io.sqlqueue;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
@@ -15,6 +16,13 @@ import io.sqlqueue.store.Completion;
 import io.sqlqueue.store.JobStore;
 import io.sqlqueue.store.Lease;
 import io.sqlqueue.store.NewJob;
+import io.sqlqueue.store.ScheduleStore;
+import io.sqlqueue.schedule.FiredTick;
+import io.sqlqueue.schedule.Recurrence;
+import io.sqlqueue.schedule.ScheduleDefinition;
+import io.sqlqueue.schedule.ScheduleRecord;
+import io.sqlqueue.schedule.Schedules;
+import io.sqlqueue.test.QueueFixture;
 import io.sqlqueue.test.TestDatabase;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -66,6 +74,34 @@ class MariaDbConformanceIT extends QueueConformanceTests {
 			.map((job) -> new Completion(new Lease(job.id(), job.leaseToken()), null))
 			.toList();
 		assertThatThrownBy(() -> bulk.complete(completions)).hasMessageContaining("SUCCESS_NO_INFO");
+	}
+
+	/**
+	 * Schedules run on the database's clock alone: with the database ten minutes ahead of
+	 * this JVM (MariaDB lets a session set its clock), a new schedule's next tick and its
+	 * firing follow the database, as they would with the JVM's clock ten minutes off.
+	 */
+	@Test
+	void schedulesFollowTheDatabaseClockWhateverTheJvmClock() {
+		handler("tick", (payload, context) -> null);
+		long skewed = Instant.now().plus(Duration.ofMinutes(10)).getEpochSecond();
+		try (HikariDataSource pool = this.database.newDataSource(2, "SET timestamp = " + skewed)) {
+			ScheduleStore store = new ScheduleStore(pool, this.database.dialect(), this.database.schema());
+			Schedules schedules = new Schedules(store, new JobQueue(this.fixture.newStore(pool), this.fixture.codec(),
+					this.fixture.handlers(), QueueFixture.FAST_RETRIES), this.fixture.handlers(), JobListener.NONE);
+			ScheduleRecord created = schedules
+				.create(ScheduleDefinition.of("hourly", "tick", Recurrence.every(Duration.ofHours(1))));
+			assertThat(created.nextRunAt()).isEqualTo(Instant.ofEpochSecond(skewed).plus(Duration.ofHours(1)));
+			// Due by the database's clock, ten minutes ahead by this JVM's: it fires.
+			store.setPaused("hourly", false, Instant.ofEpochSecond(skewed).minusSeconds(1));
+			List<FiredTick> fired = schedules.fireDue();
+			assertThat(fired).singleElement().satisfies((tick) -> {
+				assertThat(tick.skipped()).isFalse();
+				assertThat(tick.lag()).isEqualTo(Duration.ofSeconds(1));
+			});
+			assertThat(schedules.find("hourly").orElseThrow().nextRunAt())
+				.isEqualTo(Instant.ofEpochSecond(skewed).minusSeconds(1).plus(Duration.ofHours(1)));
+		}
 	}
 
 	private List<JobRecord> claim(String queue, String handler) {
