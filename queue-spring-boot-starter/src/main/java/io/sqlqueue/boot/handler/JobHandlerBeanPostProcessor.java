@@ -81,12 +81,24 @@ public class JobHandlerBeanPostProcessor implements BeanPostProcessor, BeanFacto
 		}
 		Class<?> targetClass = AopProxyUtils.ultimateTargetClass(bean);
 		if (this.classesWithoutHandlers.contains(targetClass)
-				|| !AnnotationUtils.isCandidateClass(targetClass, JobHandler.class)) {
+				|| !(AnnotationUtils.isCandidateClass(targetClass, JobHandler.class)
+						|| AnnotationUtils.isCandidateClass(targetClass, Recurring.class))) {
 			return bean;
 		}
 		Map<Method, JobHandler> methods = MethodIntrospector.selectMethods(targetClass,
 				(MethodIntrospector.MetadataLookup<JobHandler>) (method) -> AnnotatedElementUtils
 					.findMergedAnnotation(method, JobHandler.class));
+		// A schedule needs a handler to run: on a plain method it would never fire, silently.
+		MethodIntrospector.selectMethods(targetClass, (MethodIntrospector.MetadataLookup<Recurring>) (method) ->
+				AnnotatedElementUtils.findMergedAnnotation(method, Recurring.class))
+			.keySet()
+			.stream()
+			.filter((method) -> !methods.containsKey(method))
+			.findFirst()
+			.ifPresent((method) -> {
+				throw new IllegalStateException("@Recurring on " + method.toGenericString()
+						+ " needs @JobHandler on the same method: the schedule enqueues jobs for that handler");
+			});
 		if (methods.isEmpty()) {
 			this.classesWithoutHandlers.add(targetClass);
 			return bean;

@@ -153,6 +153,13 @@ class RecurringJobsTests {
 					"Invalid cron expression"));
 	}
 
+	@Test
+	void failsOnRecurringWithoutJobHandler() {
+		this.runner.withBean(RecurringWithoutHandler.class)
+			.run((context) -> assertThat(messages(context.getStartupFailure())).contains("@Recurring on",
+					"orphan()", "needs @JobHandler"));
+	}
+
 	private void assertFails(String property, String naming, String problem, String... more) {
 		this.runner.withBean(Nightly.class)
 			.withPropertyValues(property, "sqlqueue.schedules.bad.handler=report")
@@ -188,6 +195,14 @@ class RecurringJobsTests {
 	}
 
 	record ReportRequest(String kind) {
+	}
+
+	static class RecurringWithoutHandler {
+
+		@Recurring(every = "1h")
+		void orphan() {
+		}
+
 	}
 
 	static class BadRecurring {
