@@ -2,7 +2,6 @@ package io.sqlqueue;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -84,21 +83,7 @@ public class JobQueue {
 	 * it roll back.
 	 */
 	public List<Long> enqueueAll(List<Job> jobs) {
-		List<NewJob> rows = new ArrayList<>(jobs.size());
-		Map<List<String>, Integer> counts = new LinkedHashMap<>();
-		for (Job job : jobs) {
-			NewJob row = toRow(job);
-			rows.add(row);
-			counts.merge(List.of(row.queue(), row.handler()), 1, Integer::sum);
-		}
-		List<Long> ids = this.store.insert(rows);
-		afterCommit(() -> {
-			counts.forEach((key, count) -> this.listener.enqueued(key.get(0), key.get(1), count));
-			Set<String> queues = new LinkedHashSet<>();
-			counts.keySet().forEach((key) -> queues.add(key.get(0)));
-			this.enqueueListeners.forEach((listener) -> listener.accept(queues));
-		});
-		return ids;
+		return insert(jobs.stream().map(this::toRow).toList());
 	}
 
 	/**
@@ -107,13 +92,21 @@ public class JobQueue {
 	 * {@link JobContext#scheduledFor()}.
 	 */
 	public long enqueueForTick(Job job, Instant tick) {
-		NewJob row = toRow(job).forTick(tick);
-		long id = this.store.insert(List.of(row)).get(0);
+		return insert(List.of(toRow(job).forTick(tick))).get(0);
+	}
+
+	/** Inserts the rows, and tells the listeners and wakes the Managers once they commit. */
+	private List<Long> insert(List<NewJob> rows) {
+		Map<List<String>, Integer> counts = new LinkedHashMap<>();
+		rows.forEach((row) -> counts.merge(List.of(row.queue(), row.handler()), 1, Integer::sum));
+		List<Long> ids = this.store.insert(rows);
 		afterCommit(() -> {
-			this.listener.enqueued(row.queue(), row.handler(), 1);
-			this.enqueueListeners.forEach((listener) -> listener.accept(Set.of(row.queue())));
+			counts.forEach((key, count) -> this.listener.enqueued(key.get(0), key.get(1), count));
+			Set<String> queues = new LinkedHashSet<>();
+			counts.keySet().forEach((key) -> queues.add(key.get(0)));
+			this.enqueueListeners.forEach((listener) -> listener.accept(queues));
 		});
-		return id;
+		return ids;
 	}
 
 	private NewJob toRow(Job job) {
