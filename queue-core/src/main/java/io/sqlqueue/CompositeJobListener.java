@@ -7,6 +7,7 @@ import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.sqlqueue.store.ExpiredJob;
 import io.sqlqueue.store.ReapedJob;
 
 /**
@@ -46,6 +47,11 @@ final class CompositeJobListener implements JobListener {
 	@Override
 	public void cancelled(String queue, String handler) {
 		this.listeners.forEach((listener) -> guarded(() -> listener.cancelled(queue, handler)));
+	}
+
+	@Override
+	public void expired(ExpiredJob job) {
+		this.listeners.forEach((listener) -> guarded(() -> listener.expired(job)));
 	}
 
 	@Override

@@ -2,6 +2,7 @@ package io.sqlqueue;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 
@@ -15,7 +16,7 @@ import org.jspecify.annotations.Nullable;
  *
  * Unset values come from the handler's {@link JobHandler} declaration when this
  * application has it, else from the queue's defaults: queue {@code default}, priority 0,
- * due now, the configured maximum of attempts.
+ * due now, the configured maximum of attempts, no deadline.
  */
 public final class Job {
 
@@ -38,49 +39,58 @@ public final class Job {
 
 	private final @Nullable Object payload;
 
-	private final @Nullable String queue;
+	private @Nullable String queue;
 
-	private final int priority;
+	private int priority;
 
-	private final @Nullable Instant runAt;
+	private @Nullable Instant runAt;
 
-	private final @Nullable Duration delay;
+	private @Nullable Duration delay;
 
-	private final @Nullable Integer maxAttempts;
+	private @Nullable Integer maxAttempts;
 
-	private final @Nullable String uniqueKey;
+	private @Nullable String uniqueKey;
 
-	private final @Nullable String groupKey;
+	private @Nullable String groupKey;
 
-	private Job(String handler, @Nullable Object payload, @Nullable String queue, int priority,
-			@Nullable Instant runAt, @Nullable Duration delay, @Nullable Integer maxAttempts,
-			@Nullable String uniqueKey, @Nullable String groupKey) {
+	private @Nullable Instant deadline;
+
+	private @Nullable Duration expireAfter;
+
+	private Job(String handler, @Nullable Object payload) {
 		this.handler = handler;
 		this.payload = payload;
-		this.queue = queue;
-		this.priority = priority;
-		this.runAt = runAt;
-		this.delay = delay;
-		this.maxAttempts = maxAttempts;
-		this.uniqueKey = uniqueKey;
-		this.groupKey = groupKey;
+	}
+
+	/** A copy with one change: the fields are set only here, on a job nobody else holds yet. */
+	private Job with(Consumer<Job> change) {
+		Job copy = new Job(this.handler, this.payload);
+		copy.queue = this.queue;
+		copy.priority = this.priority;
+		copy.runAt = this.runAt;
+		copy.delay = this.delay;
+		copy.maxAttempts = this.maxAttempts;
+		copy.uniqueKey = this.uniqueKey;
+		copy.groupKey = this.groupKey;
+		copy.deadline = this.deadline;
+		copy.expireAfter = this.expireAfter;
+		change.accept(copy);
+		return copy;
 	}
 
 	/** A job for the handler with this name; the payload is encoded as JSON ({@code null} for none). */
 	public static Job of(String handler, @Nullable Object payload) {
-		return new Job(handler, payload, null, 0, null, null, null, null, null);
+		return new Job(handler, payload);
 	}
 
 	/** The queue (lane with its own workers) to run in; by default the handler's queue. */
 	public Job queue(String queue) {
-		return new Job(this.handler, this.payload, queue, this.priority, this.runAt, this.delay, this.maxAttempts,
-				this.uniqueKey, this.groupKey);
+		return with((job) -> job.queue = queue);
 	}
 
 	/** Higher runs first within a queue; ties run in order of enqueue. */
 	public Job priority(int priority) {
-		return new Job(this.handler, this.payload, this.queue, priority, this.runAt, this.delay, this.maxAttempts,
-				this.uniqueKey, this.groupKey);
+		return with((job) -> job.priority = priority);
 	}
 
 	/**
@@ -89,12 +99,11 @@ public final class Job {
 	 * {@link #delay(Duration) delay}.
 	 */
 	public Job runAt(Instant runAt) {
-		if (runAt.isBefore(EARLIEST_RUN_AT) || runAt.isAfter(LATEST_RUN_AT)) {
-			throw new InvalidJobException("runAt must be from " + EARLIEST_RUN_AT + " to " + LATEST_RUN_AT
-					+ " (the times every supported database stores), got " + runAt);
-		}
-		return new Job(this.handler, this.payload, this.queue, this.priority, runAt, null, this.maxAttempts,
-				this.uniqueKey, this.groupKey);
+		requireStorable("runAt", runAt);
+		return with((job) -> {
+			job.runAt = runAt;
+			job.delay = null;
+		});
 	}
 
 	/**
@@ -102,15 +111,11 @@ public final class Job {
 	 * {@link #MAX_DELAY} (100 years). Replaces a {@link #runAt(Instant) runAt}.
 	 */
 	public Job delay(Duration delay) {
-		if (delay.isNegative()) {
-			throw new InvalidJobException("delay must not be negative: " + delay);
-		}
-		if (delay.compareTo(MAX_DELAY) > 0) {
-			throw new InvalidJobException("delay must be at most " + MAX_DELAY.toDays() + " days (100 years), got "
-					+ delay);
-		}
-		return new Job(this.handler, this.payload, this.queue, this.priority, null, delay, this.maxAttempts,
-				this.uniqueKey, this.groupKey);
+		requireDelay("delay", delay);
+		return with((job) -> {
+			job.delay = delay;
+			job.runAt = null;
+		});
 	}
 
 	/** How many attempts (claims) before the job fails for good; at least 1. */
@@ -118,8 +123,7 @@ public final class Job {
 		if (maxAttempts < 1) {
 			throw new InvalidJobException("maxAttempts must be at least 1, got " + maxAttempts);
 		}
-		return new Job(this.handler, this.payload, this.queue, this.priority, this.runAt, this.delay, maxAttempts,
-				this.uniqueKey, this.groupKey);
+		return with((job) -> job.maxAttempts = maxAttempts);
 	}
 
 	/**
@@ -127,14 +131,60 @@ public final class Job {
 	 * another throws {@link DuplicateJobException}.
 	 */
 	public Job uniqueKey(String uniqueKey) {
-		return new Job(this.handler, this.payload, this.queue, this.priority, this.runAt, this.delay, this.maxAttempts,
-				Names.requireKey("uniqueKey", uniqueKey), this.groupKey);
+		String key = Names.requireKey("uniqueKey", uniqueKey);
+		return with((job) -> job.uniqueKey = key);
 	}
 
 	/** Jobs with one group key run one at a time, in the order they were enqueued. */
 	public Job groupKey(String groupKey) {
-		return new Job(this.handler, this.payload, this.queue, this.priority, this.runAt, this.delay, this.maxAttempts,
-				this.uniqueKey, Names.requireKey("groupKey", groupKey));
+		String key = Names.requireKey("groupKey", groupKey);
+		return with((job) -> job.groupKey = key);
+	}
+
+	/**
+	 * Not started by this instant (on the database's clock), the job never starts: it ends
+	 * {@code CANCELLED} with the reason in its last error. A retry that would begin after
+	 * the deadline does not begin either; an attempt under way when it passes runs on.
+	 * Replaces an {@link #expireAfter(Duration) expireAfter}.
+	 */
+	public Job deadline(Instant deadline) {
+		requireStorable("deadline", deadline);
+		return with((job) -> {
+			job.deadline = deadline;
+			job.expireAfter = null;
+		});
+	}
+
+	/**
+	 * A {@link #deadline(Instant) deadline} this long after the enqueue, on the database's
+	 * clock: more than zero, up to {@link #MAX_DELAY}. Replaces a deadline.
+	 */
+	public Job expireAfter(Duration expireAfter) {
+		requireDelay("expireAfter", expireAfter);
+		if (expireAfter.isZero()) {
+			throw new InvalidJobException("expireAfter must be more than zero");
+		}
+		return with((job) -> {
+			job.expireAfter = expireAfter;
+			job.deadline = null;
+		});
+	}
+
+	private static void requireStorable(String what, Instant instant) {
+		if (instant.isBefore(EARLIEST_RUN_AT) || instant.isAfter(LATEST_RUN_AT)) {
+			throw new InvalidJobException(what + " must be from " + EARLIEST_RUN_AT + " to " + LATEST_RUN_AT
+					+ " (the times every supported database stores), got " + instant);
+		}
+	}
+
+	private static void requireDelay(String what, Duration delay) {
+		if (delay.isNegative()) {
+			throw new InvalidJobException(what + " must not be negative: " + delay);
+		}
+		if (delay.compareTo(MAX_DELAY) > 0) {
+			throw new InvalidJobException(what + " must be at most " + MAX_DELAY.toDays() + " days (100 years), got "
+					+ delay);
+		}
 	}
 
 	public String handler() {
@@ -171,6 +221,14 @@ public final class Job {
 
 	public @Nullable String groupKey() {
 		return this.groupKey;
+	}
+
+	public @Nullable Instant deadline() {
+		return this.deadline;
+	}
+
+	public @Nullable Duration expireAfter() {
+		return this.expireAfter;
 	}
 
 	@Override

@@ -31,6 +31,15 @@ public interface JobContext {
 	}
 
 	/**
+	 * Whether this job's cancel was asked for ({@link JobQueue#cancel(long)}) and this instance
+	 * has heard of it: the job is already {@code CANCELLED} and the handler's thread was
+	 * interrupted; a handler that works in steps should check this between them and return.
+	 */
+	default boolean isCancellationRequested() {
+		return false;
+	}
+
+	/**
 	 * Extends this attempt's lease now, for handlers that know they will run long. Leases
 	 * are extended by the Manager's heartbeat anyway; throws {@link LeaseLostException}
 	 * when the job was already handed to another worker.

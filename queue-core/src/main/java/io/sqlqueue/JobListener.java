@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
+import io.sqlqueue.store.ExpiredJob;
 import io.sqlqueue.store.ReapedJob;
 
 /**
@@ -32,15 +33,22 @@ public interface JobListener {
 	default void finished(JobRecord job, JobOutcome outcome, Duration took) {
 	}
 
-	/** A job was cancelled before it ran. */
+	/** A job was cancelled before it ran (a cancel of a running job ends its attempt: {@link #finished}). */
 	default void cancelled(String queue, String handler) {
+	}
+
+	/** A queued job's deadline passed before it started: it is {@code CANCELLED}, never started. */
+	default void expired(ExpiredJob job) {
 	}
 
 	/** A fenced write or heartbeat found that the job was no longer this attempt's. */
 	default void leaseLost(JobRecord job) {
 	}
 
-	/** The reaper re-queued (or failed) a job whose lease expired. */
+	/**
+	 * The reaper found a job whose lease expired (a crash: its worker died or froze) and
+	 * re-queued, failed or cancelled it.
+	 */
 	default void reaped(ReapedJob job) {
 	}
 

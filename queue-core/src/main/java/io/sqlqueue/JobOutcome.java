@@ -16,8 +16,11 @@ public enum JobOutcome {
 	/** The job failed for good (dead letter). */
 	FAILED,
 
-	/** An operator cancelled the job before it ran. */
-	CANCELLED;
+	/** The job was cancelled: before it ran, or while it ran, on request. */
+	CANCELLED,
+
+	/** The job's deadline passed before it started: it is {@code CANCELLED} and never ran. */
+	EXPIRED;
 
 	/** The name as a metric tag: lower case. */
 	public String tag() {

@@ -2,13 +2,18 @@ package io.sqlqueue;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
@@ -16,6 +21,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 
+import io.sqlqueue.await.JobAwaiter;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
 import io.sqlqueue.handler.PayloadCodec;
@@ -47,7 +53,14 @@ public class JobQueue {
 
 	private final JobListener listener;
 
+	private final JobAwaiter awaiter;
+
 	private final List<Consumer<Set<String>>> enqueueListeners = new CopyOnWriteArrayList<>();
+
+	private final List<Consumer<Set<Long>>> cancelListeners = new CopyOnWriteArrayList<>();
+
+	/** The key of the ids this queue enqueued in the current, uncommitted transaction. */
+	private final Object uncommitted = new Object();
 
 	public JobQueue(JobStore store, PayloadCodec codec, HandlerRegistry handlers, RetryPolicy retryPolicy) {
 		this(store, codec, handlers, retryPolicy, JobListener.NONE);
@@ -55,11 +68,21 @@ public class JobQueue {
 
 	public JobQueue(JobStore store, PayloadCodec codec, HandlerRegistry handlers, RetryPolicy retryPolicy,
 			JobListener listener) {
+		this(store, codec, handlers, retryPolicy, listener, new JobAwaiter(store, codec));
+	}
+
+	/**
+	 * @param awaiter what completes {@link #await} and {@link #whenFinished}: the Manager's
+	 * listener and the notifications should tell it of finished jobs, or it only polls
+	 */
+	public JobQueue(JobStore store, PayloadCodec codec, HandlerRegistry handlers, RetryPolicy retryPolicy,
+			JobListener listener, JobAwaiter awaiter) {
 		this.store = store;
 		this.codec = codec;
 		this.handlers = handlers;
 		this.retryPolicy = retryPolicy;
 		this.listener = JobListener.guarded(listener);
+		this.awaiter = awaiter;
 	}
 
 	/** Enqueues a job for {@code handler} with this payload, due now; returns its id. */
@@ -100,6 +123,7 @@ public class JobQueue {
 		Map<List<String>, Integer> counts = new LinkedHashMap<>();
 		rows.forEach((row) -> counts.merge(List.of(row.queue(), row.handler()), 1, Integer::sum));
 		List<Long> ids = this.store.insert(rows);
+		rememberUncommitted(ids);
 		afterCommit(() -> {
 			counts.forEach((key, count) -> this.listener.enqueued(key.get(0), key.get(1), count));
 			Set<String> queues = new LinkedHashSet<>();
@@ -122,9 +146,9 @@ public class JobQueue {
 		if (problem != null) {
 			throw new InvalidJobException("The payload of a '" + handler + "' job cannot be stored: " + problem);
 		}
-		return new NewJob(queue, handler, payload, job.priority(),
-				job.runAt(), delay.toMillis(), (maxAttempts != null) ? maxAttempts : this.retryPolicy.maxAttempts(),
-				job.uniqueKey(), job.groupKey());
+		return new NewJob(queue, handler, payload, job.priority(), job.runAt(), delay.toMillis(),
+				(maxAttempts != null) ? maxAttempts : this.retryPolicy.maxAttempts(), job.uniqueKey(), job.groupKey(),
+				job.deadline(), (job.expireAfter() != null) ? job.expireAfter().toMillis() : null, null);
 	}
 
 	/** The job with this id, as stored now. */
@@ -132,14 +156,124 @@ public class JobQueue {
 		return this.store.find(id);
 	}
 
-	/** Cancels a {@code QUEUED} job; returns false when it is not (or no longer) queued. */
-	public boolean cancel(long id) {
-		boolean cancelled = this.store.cancel(id);
-		if (cancelled) {
-			this.store.find(id)
-				.ifPresent((job) -> afterCommit(() -> this.listener.cancelled(job.queue(), job.handler())));
+	/**
+	 * Waits for the job to reach a final state, at most {@code timeout}, and returns how it
+	 * ended. Works for a job run by any instance.
+	 * @throws AwaitTimeoutException when it has not finished in time (the job is unchanged)
+	 * @throws NoSuchJobException when there is no such job
+	 * @throws IllegalStateException when the job was enqueued in the current transaction,
+	 * which has not committed: no worker can see it, so the wait could never end
+	 * @throws InterruptedException when the waiting thread is interrupted
+	 */
+	public JobResult await(long id, Duration timeout) throws InterruptedException {
+		CompletableFuture<JobResult> future = whenFinished(id);
+		try {
+			return future.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
 		}
-		return cancelled;
+		catch (TimeoutException ex) {
+			throw new AwaitTimeoutException(id, timeout);
+		}
+		catch (ExecutionException ex) {
+			throw (ex.getCause() instanceof RuntimeException failure) ? failure : new IllegalStateException(ex);
+		}
+		finally {
+			future.cancel(false);
+		}
+	}
+
+	/**
+	 * A future completed when the job reaches a final state (or exceptionally with
+	 * {@link NoSuchJobException}); bound it with {@code orTimeout}. Cancelling the future
+	 * stops the waiting, not the job.
+	 * @throws IllegalStateException when the job was enqueued in the current transaction,
+	 * which has not committed (see {@link #await})
+	 */
+	public CompletableFuture<JobResult> whenFinished(long id) {
+		if (enqueuedInCurrentTransaction(id)) {
+			throw new IllegalStateException("Job " + id + " was enqueued in the current transaction, which has not "
+					+ "committed: no worker can see it, so awaiting it here would wait forever. Await it after the "
+					+ "transaction commits (outside the @Transactional method, or in an afterCommit callback).");
+		}
+		return this.awaiter.whenFinished(id);
+	}
+
+	/**
+	 * Cancels a job: a {@code QUEUED} job is {@code CANCELLED} at once; for a {@code RUNNING}
+	 * one the cancel is asked for, and the instance that holds it stops it (at once on this
+	 * instance and through PostgreSQL's notifications, else at its next heartbeat): its handler
+	 * is interrupted and sees {@link JobContext#isCancellationRequested()}, and the job ends
+	 * {@code CANCELLED}, never retried — unless it finishes first. Returns false when the job
+	 * is neither queued nor running (finished, or no such job).
+	 */
+	public boolean cancel(long id) {
+		for (int tries = 0; tries < 3; tries++) {
+			if (this.store.cancel(id)) {
+				this.store.find(id).ifPresent((job) -> afterCommit(() -> {
+					this.listener.cancelled(job.queue(), job.handler());
+					this.awaiter.finished(Set.of(id));
+				}));
+				return true;
+			}
+			if (this.store.requestCancel(id)) {
+				afterCommit(() -> this.cancelListeners.forEach((listener) -> listener.accept(Set.of(id))));
+				return true;
+			}
+			// Neither queued nor running: finished or missing, or it moved between the two writes.
+			JobStatus status = this.store.find(id).map(JobRecord::status).orElse(JobStatus.SUCCEEDED);
+			if (status.isFinished()) {
+				return false;
+			}
+		}
+		return false;
+	}
+
+	/** Called with the ids of running jobs whose cancel was asked for here, after the request commits. */
+	public void addCancelListener(Consumer<Set<Long>> listener) {
+		this.cancelListeners.add(listener);
+	}
+
+	public void removeCancelListener(Consumer<Set<Long>> listener) {
+		this.cancelListeners.remove(listener);
+	}
+
+	/**
+	 * Notes ids enqueued inside a Spring transaction until it completes, so that awaiting one
+	 * of them there fails at once instead of waiting forever. The note follows the
+	 * transaction: set aside while an inner {@code REQUIRES_NEW} one runs.
+	 */
+	private void rememberUncommitted(List<Long> ids) {
+		if (!TransactionSynchronizationManager.isSynchronizationActive()) {
+			return;
+		}
+		@SuppressWarnings("unchecked")
+		Set<Long> noted = (Set<Long>) TransactionSynchronizationManager.getResource(this.uncommitted);
+		if (noted == null) {
+			Set<Long> fresh = new HashSet<>();
+			noted = fresh;
+			TransactionSynchronizationManager.bindResource(this.uncommitted, fresh);
+			TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+				@Override
+				public void suspend() {
+					TransactionSynchronizationManager.unbindResourceIfPossible(JobQueue.this.uncommitted);
+				}
+
+				@Override
+				public void resume() {
+					TransactionSynchronizationManager.bindResource(JobQueue.this.uncommitted, fresh);
+				}
+
+				@Override
+				public void afterCompletion(int status) {
+					TransactionSynchronizationManager.unbindResourceIfPossible(JobQueue.this.uncommitted);
+				}
+			});
+		}
+		noted.addAll(ids);
+	}
+
+	private boolean enqueuedInCurrentTransaction(long id) {
+		Object noted = TransactionSynchronizationManager.getResource(this.uncommitted);
+		return noted instanceof Set<?> ids && ids.contains(id);
 	}
 
 	/** Queues a {@code FAILED} job again with a fresh set of attempts; returns false when it is not failed. */

@@ -79,6 +79,20 @@ public class PayloadCodec {
 		}
 	}
 
+	/**
+	 * Decodes a stored result for whoever awaited its job.
+	 * @throws IllegalArgumentException saying why the result does not decode as {@code type}
+	 */
+	public <T> @Nullable T decodeResult(String result, Class<T> type, long jobId) {
+		try {
+			return this.mapper.readValue(result, type);
+		}
+		catch (JacksonException ex) {
+			throw new IllegalArgumentException("The result of job " + jobId + " cannot be decoded as "
+					+ type.getName() + ": " + ex.getOriginalMessage(), ex);
+		}
+	}
+
 	public int maxPayloadBytes() {
 		return this.maxPayloadBytes;
 	}

@@ -1,6 +1,7 @@
 package io.sqlqueue.manager;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -37,6 +38,14 @@ final class Attempt {
 
 	private final AtomicBoolean leaseLost = new AtomicBoolean();
 
+	private final AtomicBoolean cancelRequested = new AtomicBoolean();
+
+	/**
+	 * Until when the job may surely still start before its deadline, by this JVM's monotonic
+	 * clock; {@code Long.MAX_VALUE} without a deadline.
+	 */
+	private final long startSureBeforeNanos;
+
 	private volatile @Nullable Thread worker;
 
 	private volatile long startedNanos;
@@ -53,9 +62,39 @@ final class Attempt {
 	Attempt(JobRecord job, HandlerDefinition handler, Lane lane, long claimSentNanos, Duration leaseDuration) {
 		this.job = job;
 		this.leaseSureUntilNanos = claimSentNanos + leaseDuration.toNanos();
+		this.startSureBeforeNanos = startSureBefore(job, claimSentNanos);
 		this.lease = new Lease(job.id(), requireToken(job));
 		this.handler = handler;
 		this.lane = lane;
+	}
+
+	/**
+	 * The claim saw the database's clock at {@code startedAt}, at a moment after
+	 * {@code claimSentNanos}: counting what was left to the deadline from before the claim
+	 * was sent can only err on the side of not starting.
+	 */
+	private static long startSureBefore(JobRecord job, long claimSentNanos) {
+		Instant deadline = job.deadline();
+		if (deadline == null) {
+			return Long.MAX_VALUE;
+		}
+		Instant claimedAt = (job.startedAt() != null) ? job.startedAt() : job.runAt();
+		long left = Duration.between(claimedAt, deadline).toNanos();
+		return claimSentNanos + Math.max(0, left);
+	}
+
+	/** Whether the job's deadline may have passed, so it must not start. */
+	boolean pastDeadline() {
+		return this.startSureBeforeNanos != Long.MAX_VALUE && System.nanoTime() - this.startSureBeforeNanos >= 0;
+	}
+
+	/** True the first time a cancel of this attempt is asked for. */
+	boolean requestCancel() {
+		return this.cancelRequested.compareAndSet(false, true);
+	}
+
+	boolean isCancelRequested() {
+		return this.cancelRequested.get();
 	}
 
 	private static long requireToken(JobRecord job) {

@@ -196,6 +196,51 @@ public class Manager implements SmartLifecycle {
 		}
 	}
 
+	/**
+	 * Stops the jobs of these ids that this instance holds, because their cancel was asked for
+	 * (call after the request commits): one not started yet never starts; a running one has
+	 * its handler interrupted and sees {@link JobContext#isCancellationRequested()}. Either
+	 * ends {@code CANCELLED} at once, by a write fenced by its lease; a handler that runs on
+	 * regardless has its outcome ignored, as after a timeout.
+	 */
+	public void cancelRequested(Set<Long> jobIds) {
+		for (Attempt attempt : this.inFlight) {
+			if (jobIds.contains(attempt.job.id())) {
+				cancel(attempt);
+			}
+		}
+	}
+
+	private void cancel(Attempt attempt) {
+		if (!attempt.requestCancel()) {
+			return;
+		}
+		if (attempt.release()) {
+			try {
+				this.recorder.cancelled(attempt);
+			}
+			finally {
+				left(attempt);
+			}
+		}
+		else if (attempt.isRunning() && attempt.settle()) {
+			this.recorder.cancelled(attempt);
+			attempt.interrupt();
+		}
+	}
+
+	/** A claimed job whose deadline may have passed: it never starts. */
+	private void expire(Attempt attempt) {
+		if (attempt.release()) {
+			try {
+				this.recorder.expired(attempt);
+			}
+			finally {
+				left(attempt);
+			}
+		}
+	}
+
 	/** Fenced writes and heartbeats that found the job no longer ours. */
 	public long leaseLosses() {
 		return this.recorder.leaseLosses();
@@ -289,7 +334,10 @@ public class Manager implements SmartLifecycle {
 	private void work(Lane lane) {
 		try {
 			for (Attempt attempt = lane.next(); attempt != null; attempt = lane.next()) {
-				if (attempt.leaseHoldsFor(this.settings.heartbeatInterval())) {
+				if (attempt.pastDeadline()) {
+					expire(attempt);
+				}
+				else if (attempt.leaseHoldsFor(this.settings.heartbeatInterval())) {
 					run(attempt);
 				}
 				else {
@@ -480,13 +528,20 @@ public class Manager implements SmartLifecycle {
 			long sent = System.nanoTime();
 			Set<Lease> lost = new HashSet<>(this.store.extendLeases(
 					attempts.stream().map((attempt) -> attempt.lease).toList(), this.settings.leaseDuration()));
+			List<Long> held = new ArrayList<>();
 			for (Attempt attempt : attempts) {
 				if (!lost.contains(attempt.lease)) {
 					attempt.leaseExtended(sent, this.settings.leaseDuration());
+					held.add(attempt.job.id());
 				}
 				else if (!attempt.isSettled()) {
 					this.recorder.leaseLost(attempt, "heartbeat");
 				}
+			}
+			// Where no notification brought a cancel request at once, the heartbeat finds it.
+			Set<Long> cancels = this.store.cancelRequested(held);
+			if (!cancels.isEmpty()) {
+				cancelRequested(cancels);
 			}
 		}
 		catch (RuntimeException ex) {
@@ -602,6 +657,11 @@ public class Manager implements SmartLifecycle {
 		@Override
 		public @Nullable Instant scheduledFor() {
 			return this.attempt.job.scheduledFor();
+		}
+
+		@Override
+		public boolean isCancellationRequested() {
+			return this.attempt.isCancelRequested();
 		}
 
 		@Override

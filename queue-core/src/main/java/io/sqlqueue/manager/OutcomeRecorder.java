@@ -1,7 +1,9 @@
 package io.sqlqueue.manager;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
@@ -72,6 +74,21 @@ final class OutcomeRecorder {
 			write(attempt, JobOutcome.RETRIED, List.of(error, plainError),
 					(text) -> this.store.reschedule(attempt.lease, text, backoff));
 		}
+	}
+
+	/** The attempt's cancel was asked for: the job ends {@code CANCELLED}, never retried. */
+	void cancelled(Attempt attempt) {
+		logger.info("{} cancelled as asked", attempt);
+		write(attempt, JobOutcome.CANCELLED, List.of(JobStore.CANCELLED_WHILE_RUNNING),
+				(text) -> this.store.cancelRunning(attempt.lease, text));
+	}
+
+	/** The job's deadline passed before it could start: it ends {@code CANCELLED}, never started. */
+	void expired(Attempt attempt) {
+		Instant deadline = attempt.job.deadline();
+		logger.info("{} not started: its deadline {} passed", attempt, deadline);
+		write(attempt, JobOutcome.EXPIRED, List.of(JobStore.deadlinePassed(Objects.requireNonNull(deadline))),
+				(text) -> this.store.cancelRunning(attempt.lease, text));
 	}
 
 	void leaseLost(Attempt attempt, String during) {

@@ -38,6 +38,14 @@ public abstract class Dialect {
 	/** An expression for the database's current time plus a bound number of milliseconds (one {@code ?}). */
 	public abstract String nowPlusMillis();
 
+	/**
+	 * The condition that a queued job's deadline has passed, written so that the deadline
+	 * index of this database's migration serves it.
+	 */
+	public String deadlinePassed() {
+		return "status = 'QUEUED' AND deadline IS NOT NULL AND deadline <= " + now();
+	}
+
 	/** A bound parameter ({@code ?}) written into a timestamp column. */
 	public abstract String timestampParameter();
 

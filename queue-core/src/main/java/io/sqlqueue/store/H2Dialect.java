@@ -26,6 +26,12 @@ public final class H2Dialect extends Dialect {
 		return "CAST(? AS TIMESTAMP WITH TIME ZONE)";
 	}
 
+	/** Without partial indexes, the index is on a generated column: the deadline while queued, else null. */
+	@Override
+	public String deadlinePassed() {
+		return "queued_deadline <= " + now();
+	}
+
 	@Override
 	public ClaimMethod claimMethod() {
 		return ClaimMethod.LOCK_THEN_UPDATE;

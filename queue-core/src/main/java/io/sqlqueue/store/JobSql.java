@@ -40,7 +40,8 @@ final class JobSql {
 
 	final String reschedule;
 
-	final String fail;
+	/** Ends a running attempt for good; parameters: status, last error, id, token. */
+	final String finish;
 
 	final String release;
 
@@ -51,6 +52,12 @@ final class JobSql {
 	final String lockExpiredLeases;
 
 	final String reap;
+
+	final String passedDeadlines;
+
+	final String expire;
+
+	final String requestCancel;
 
 	final String find;
 
@@ -66,6 +73,10 @@ final class JobSql {
 
 	// Per count of leases: id IN (?, …).
 	private final Map<Integer, String> finishedUnder = new ConcurrentHashMap<>();
+
+	private final Map<Integer, String> findAll = new ConcurrentHashMap<>();
+
+	private final Map<Integer, String> cancelRequested = new ConcurrentHashMap<>();
 
 	// The claim's text depends only on how many handlers (or ids) it binds: built once per
 	// count, not on every claim.
@@ -92,11 +103,10 @@ final class JobSql {
 		String json = dialect.jsonParameter();
 		this.insert = """
 				INSERT INTO %s (queue, handler, payload, status, priority, run_at, max_attempts, unique_key, group_key,
-				                scheduled_for, created_at, updated_at)
-				VALUES (?, ?, %s, 'QUEUED', ?, COALESCE(%s, %s), ?, ?, ?, %s, %s, %s)%s"""
-			.formatted(this.table, json, dialect.timestampParameter(), nowPlus, dialect.timestampParameter(), now,
-					now,
-					dialect.insertIgnoringDuplicates());
+				                scheduled_for, deadline, created_at, updated_at)
+				VALUES (?, ?, %s, 'QUEUED', ?, COALESCE(%s, %s), ?, ?, ?, %s, COALESCE(%s, %s), %s, %s)%s"""
+			.formatted(this.table, json, dialect.timestampParameter(), nowPlus, dialect.timestampParameter(),
+					dialect.timestampParameter(), nowPlus, now, now, dialect.insertIgnoringDuplicates());
 		this.complete = """
 				UPDATE %s SET status = 'SUCCEEDED', result = %s, last_error = COALESCE(?, last_error),
 				    finished_at = %s, updated_at = %s, lease_expires_at = NULL, version = version + 1
@@ -105,42 +115,59 @@ final class JobSql {
 		this.completeWhileLeased = this.complete + " AND lease_expires_at > " + dialect.currentTime();
 		this.vacuum = dialect.vacuumStatement(this.table);
 		this.tableName = this.table;
+		// A job whose cancel was asked for while it ran is never queued again (reschedule,
+		// release): it ends CANCELLED, even if its instance had not heard of the request yet.
 		this.reschedule = """
-				UPDATE %s SET status = 'QUEUED', run_at = %s, last_error = ?, updated_at = %s,
-				    lease_expires_at = NULL, version = version + 1
-				WHERE id = ? AND lease_token = ? AND status = 'RUNNING'""".formatted(this.table, nowPlus, now);
-		this.fail = """
-				UPDATE %s SET status = 'FAILED', last_error = ?, finished_at = %s, updated_at = %s,
+				UPDATE %s SET status = CASE WHEN cancel_requested_at IS NULL THEN 'QUEUED' ELSE 'CANCELLED' END,
+				    finished_at = CASE WHEN cancel_requested_at IS NULL THEN NULL ELSE %s END,
+				    run_at = %s, last_error = ?, updated_at = %s, lease_expires_at = NULL, version = version + 1
+				WHERE id = ? AND lease_token = ? AND status = 'RUNNING'""".formatted(this.table, now, nowPlus, now);
+		this.finish = """
+				UPDATE %s SET status = ?, last_error = ?, finished_at = %s, updated_at = %s,
 				    lease_expires_at = NULL, version = version + 1
 				WHERE id = ? AND lease_token = ? AND status = 'RUNNING'""".formatted(this.table, now, now);
 		this.release = """
-				UPDATE %s SET status = 'QUEUED', attempts = attempts - 1, started_at = NULL, updated_at = %s,
+				UPDATE %s SET status = CASE WHEN cancel_requested_at IS NULL THEN 'QUEUED' ELSE 'CANCELLED' END,
+				    finished_at = CASE WHEN cancel_requested_at IS NULL THEN NULL ELSE %s END,
+				    attempts = attempts - 1, started_at = NULL, updated_at = %s,
 				    lease_token = NULL, lease_expires_at = NULL, version = version + 1
-				WHERE id = ? AND lease_token = ? AND status = 'RUNNING'""".formatted(this.table, now);
+				WHERE id = ? AND lease_token = ? AND status = 'RUNNING'""".formatted(this.table, now, now);
 		this.extendLease = """
 				UPDATE %s SET lease_expires_at = %s
 				WHERE id = ? AND lease_token = ? AND status = 'RUNNING'""".formatted(this.table, nowPlus);
 		this.expiredLeases = """
-				SELECT id, queue, handler, lease_owner, attempts, max_attempts FROM %s
+				SELECT id, queue, handler, lease_owner, lease_token, attempts, max_attempts, crashes,
+				    cancel_requested_at FROM %s
 				WHERE status = 'RUNNING' AND lease_expires_at < %s
 				ORDER BY lease_expires_at
 				LIMIT ?""".formatted(this.table, now);
 		this.lockExpiredLeases = this.expiredLeases + "\nFOR UPDATE SKIP LOCKED";
+		// The status (QUEUED again, or FAILED or CANCELLED for good) is decided by the reaper
+		// from the row it read, fenced by that row's token.
 		this.reap = """
-				UPDATE %s SET
-				    status = CASE WHEN attempts >= max_attempts THEN 'FAILED' ELSE 'QUEUED' END,
-				    finished_at = CASE WHEN attempts >= max_attempts THEN %s END,
+				UPDATE %s SET status = ?, finished_at = CASE WHEN ? = 'QUEUED' THEN NULL ELSE %s END,
 				    run_at = %s, last_error = ?, updated_at = %s,
-				    lease_token = NULL, lease_expires_at = NULL, version = version + 1
-				WHERE id = ? AND status = 'RUNNING' AND lease_expires_at < %s""".formatted(this.table, now, now, now,
-				now);
+				    lease_token = NULL, lease_expires_at = NULL, crashes = crashes + 1, version = version + 1
+				WHERE id = ? AND lease_token = ? AND status = 'RUNNING' AND lease_expires_at < %s"""
+			.formatted(this.table, now, now, now, now);
+		this.passedDeadlines = """
+				SELECT id, queue, handler, deadline FROM %s
+				WHERE %s
+				LIMIT ?""".formatted(this.table, dialect.deadlinePassed());
+		this.expire = """
+				UPDATE %s SET status = 'CANCELLED', last_error = ?, finished_at = %s, updated_at = %s,
+				    version = version + 1
+				WHERE id = ? AND status = 'QUEUED' AND deadline <= %s""".formatted(this.table, now, now, now);
+		this.requestCancel = """
+				UPDATE %s SET cancel_requested_at = COALESCE(cancel_requested_at, %s), updated_at = %s
+				WHERE id = ? AND status = 'RUNNING'""".formatted(this.table, now, now);
 		this.find = "SELECT * FROM %s WHERE id = ?".formatted(this.table);
 		this.cancel = """
 				UPDATE %s SET status = 'CANCELLED', finished_at = %s, updated_at = %s, version = version + 1
 				WHERE id = ? AND status = 'QUEUED'""".formatted(this.table, now, now);
 		this.retryFailed = """
-				UPDATE %s SET status = 'QUEUED', attempts = 0, run_at = %s, finished_at = NULL, updated_at = %s,
-				    version = version + 1
+				UPDATE %s SET status = 'QUEUED', attempts = 0, crashes = 0, cancel_requested_at = NULL, run_at = %s,
+				    finished_at = NULL, updated_at = %s, version = version + 1
 				WHERE id = ? AND status = 'FAILED'""".formatted(this.table, now, now);
 		this.failedJobs = """
 				SELECT j.id FROM %s j
@@ -218,6 +245,19 @@ final class JobSql {
 		return this.finishedUnder.computeIfAbsent(ids,
 				(count) -> "SELECT id, lease_token FROM %s WHERE id IN (%s) AND status <> 'RUNNING'"
 					.formatted(this.table, placeholders(count)));
+	}
+
+	/** The jobs of these ids; parameters: ids…. */
+	String findAll(int ids) {
+		return this.findAll.computeIfAbsent(ids,
+				(count) -> "SELECT * FROM %s WHERE id IN (%s)".formatted(this.table, placeholders(count)));
+	}
+
+	/** The running jobs of these ids whose cancel was asked for; parameters: ids…. */
+	String cancelRequested(int ids) {
+		return this.cancelRequested.computeIfAbsent(ids, (count) -> """
+				SELECT id FROM %s WHERE id IN (%s) AND status = 'RUNNING' AND cancel_requested_at IS NOT NULL"""
+			.formatted(this.table, placeholders(count)));
 	}
 
 	/** Parameters: owner, token, lease millis. */

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Supplier;
@@ -51,6 +52,9 @@ public class JobStore {
 
 	static final String LEASE_EXPIRED = "Lease expired before the attempt finished "
 			+ "(the worker crashed, hung, or lost its database connection)";
+
+	/** The reason a job cancelled while it ran gives in its last error. */
+	public static final String CANCELLED_WHILE_RUNNING = "Cancelled while running, on request";
 
 	private final Dialect dialect;
 
@@ -215,6 +219,13 @@ public class JobStore {
 		statement.setString(8, job.uniqueKey());
 		statement.setString(9, job.groupKey());
 		this.dialect.setTimestamp(statement, 10, job.scheduledFor());
+		this.dialect.setTimestamp(statement, 11, job.deadline());
+		if (job.expireAfterMillis() != null) {
+			statement.setLong(12, job.expireAfterMillis());
+		}
+		else {
+			statement.setNull(12, Types.BIGINT);
+		}
 	}
 
 	private static String duplicateKeyOf(List<NewJob> jobs) {
@@ -303,7 +314,8 @@ public class JobStore {
 		return new JobRecord(job.id(), job.queue(), job.handler(), job.payload(), JobStatus.RUNNING, job.priority(),
 				job.runAt(), job.attempts() + 1, job.maxAttempts(), owner, token, null, job.version() + 1,
 				job.uniqueKey(), job.groupKey(), job.lastError(), job.result(), job.createdAt(), job.startedAt(),
-				job.startedAt(), job.finishedAt(), job.scheduledFor());
+				job.startedAt(), job.finishedAt(), job.scheduledFor(), job.deadline(), job.cancelRequestedAt(),
+				job.crashes());
 	}
 
 	private static int runOrder(JobRecord a, JobRecord b) {
@@ -321,16 +333,41 @@ public class JobStore {
 	 */
 	public boolean[] complete(List<Completion> completions) {
 		return this.ownTransaction.execute((status) -> {
+			boolean[] held;
 			if (this.sql.completeAll != null && completions.size() > 1) {
-				return completeInOneStatement(completions, this.sql.completeAll);
+				held = completeInOneStatement(completions, this.sql.completeAll);
 			}
-			return held(batch(this.sql.complete, completions, (ps, completion) -> {
-				ps.setString(1, completion.result());
-				ps.setString(2, completion.note());
-				ps.setLong(3, completion.lease().jobId());
-				ps.setLong(4, completion.lease().token());
-			}));
+			else {
+				held = held(batch(this.sql.complete, completions, (ps, completion) -> {
+					ps.setString(1, completion.result());
+					ps.setString(2, completion.note());
+					ps.setLong(3, completion.lease().jobId());
+					ps.setLong(4, completion.lease().token());
+				}));
+			}
+			List<Long> finished = new ArrayList<>(held.length);
+			for (int i = 0; i < held.length; i++) {
+				if (held[i]) {
+					finished.add(completions.get(i).lease().jobId());
+				}
+			}
+			notifyFinished(finished);
+			return held;
 		});
+	}
+
+	/**
+	 * Tells every instance, where the database can (PostgreSQL's {@code NOTIFY}, on commit of
+	 * the caller's transaction), that these jobs reached a final state, so that those awaiting
+	 * them read them at once instead of at their next poll.
+	 */
+	private void notifyFinished(Collection<Long> ids) {
+		if (this.notifyChannel != null && !ids.isEmpty()) {
+			for (String payload : PostgresNotifications.finishedPayloads(ids)) {
+				this.jdbc.query(this.dialect.notifyStatement(), (rs) -> {
+				}, this.notifyChannel, payload);
+			}
+		}
 	}
 
 	/**
@@ -347,8 +384,12 @@ public class JobStore {
 	 * at this moment, not the transaction's start); within {@link #inTransaction}.
 	 */
 	public boolean completeWhileLeased(Completion completion) {
-		return this.jdbc.update(this.sql.completeWhileLeased, completion.result(), completion.note(),
+		boolean held = this.jdbc.update(this.sql.completeWhileLeased, completion.result(), completion.note(),
 				completion.lease().jobId(), completion.lease().token()) == 1;
+		if (held) {
+			notifyFinished(List.of(completion.lease().jobId()));
+		}
+		return held;
 	}
 
 	private boolean[] completeInOneStatement(List<Completion> completions, String statement) {
@@ -421,7 +462,23 @@ public class JobStore {
 
 	/** Marks the job {@code FAILED} for good, with its last error. */
 	public boolean fail(Lease lease, String error) {
-		return this.jdbc.update(this.sql.fail, error, lease.jobId(), lease.token()) == 1;
+		return finish(lease, JobStatus.FAILED, error);
+	}
+
+	/**
+	 * Marks the running job {@code CANCELLED}, with the reason as its last error: its cancel
+	 * was asked for, or its deadline passed before it could start.
+	 */
+	public boolean cancelRunning(Lease lease, String reason) {
+		return finish(lease, JobStatus.CANCELLED, reason);
+	}
+
+	private boolean finish(Lease lease, JobStatus status, String error) {
+		boolean held = this.jdbc.update(this.sql.finish, status.name(), error, lease.jobId(), lease.token()) == 1;
+		if (held) {
+			notifyFinished(List.of(lease.jobId()));
+		}
+		return held;
 	}
 
 	/** Gives back a claimed job that never started; the claim does not count as an attempt. */
@@ -452,14 +509,16 @@ public class JobStore {
 	}
 
 	/**
-	 * Re-queues up to {@code limit} jobs whose lease expired, or fails those whose attempts
-	 * are used up. Safe to run from any number of instances at once.
+	 * Re-queues up to {@code limit} jobs whose lease expired, each such end of an attempt
+	 * counted as a crash; fails those whose attempts are used up or that crashed
+	 * {@code maxCrashes} times, and cancels those whose cancel was asked for. Safe to run
+	 * from any number of instances at once.
 	 */
-	public List<ReapedJob> reapExpired(int limit) {
+	public List<ReapedJob> reapExpired(int limit, int maxCrashes) {
 		if (this.dialect.supports(ClaimMethod.LOCK_THEN_UPDATE)) {
-			return this.claimTransaction.execute((status) -> reap(this.sql.lockExpiredLeases, limit));
+			return this.claimTransaction.execute((status) -> reap(this.sql.lockExpiredLeases, limit, maxCrashes));
 		}
-		return reap(this.sql.expiredLeases, limit);
+		return reap(this.sql.expiredLeases, limit, maxCrashes);
 	}
 
 	/**
@@ -469,18 +528,92 @@ public class JobStore {
 	 * stall the reaper, and every job it should re-queue, for as long as the freeze lasts.
 	 * The row stays the frozen worker's; nobody else can run it meanwhile.
 	 */
-	private List<ReapedJob> reap(String expiredLeases, int limit) {
-		List<ReapedJob> expired = this.jdbc.query(expiredLeases,
-				(rs, row) -> new ReapedJob(rs.getLong("id"), rs.getString("queue"), rs.getString("handler"),
-						String.valueOf(rs.getString("lease_owner")), rs.getInt("attempts") >= rs.getInt("max_attempts")),
-				limit);
-		List<ReapedJob> reaped = new ArrayList<>(expired.size());
-		for (ReapedJob job : expired) {
-			if (this.jdbc.update(this.sql.reap, LEASE_EXPIRED, job.id()) == 1) {
-				reaped.add(job);
+	private List<ReapedJob> reap(String expiredLeases, int limit, int maxCrashes) {
+		List<ReapedJob> reaped = new ArrayList<>();
+		this.jdbc.query(expiredLeases, (rs) -> {
+			int crashes = rs.getInt("crashes") + 1;
+			boolean cancelRequested = this.dialect.getTimestamp(rs, "cancel_requested_at") != null;
+			JobStatus status;
+			String error;
+			if (cancelRequested) {
+				status = JobStatus.CANCELLED;
+				error = CANCELLED_WHILE_RUNNING + "; its worker was lost before it stopped";
+			}
+			else if (crashes >= maxCrashes) {
+				status = JobStatus.FAILED;
+				error = "Worker lost " + crashes + " times (" + LEASE_EXPIRED.toLowerCase(Locale.ROOT)
+						+ "); sqlqueue.retry.max-crashes is " + maxCrashes;
+			}
+			else {
+				status = (rs.getInt("attempts") >= rs.getInt("max_attempts")) ? JobStatus.FAILED : JobStatus.QUEUED;
+				error = LEASE_EXPIRED;
+			}
+			reaped.add(new ReapedJob(rs.getLong("id"), rs.getString("queue"), rs.getString("handler"),
+					String.valueOf(rs.getString("lease_owner")), status, crashes, rs.getLong("lease_token"), error));
+		}, limit);
+		List<ReapedJob> done = new ArrayList<>(reaped.size());
+		for (ReapedJob job : reaped) {
+			if (this.jdbc.update(this.sql.reap, job.status().name(), job.status().name(), job.error(), job.id(),
+					job.token()) == 1) {
+				done.add(job);
 			}
 		}
-		return reaped;
+		notifyFinished(done.stream().filter((job) -> job.status().isFinished()).map(ReapedJob::id).toList());
+		return done;
+	}
+
+	/**
+	 * Cancels up to {@code limit} queued jobs whose deadline passed; returns them. Safe to
+	 * run from any number of instances at once.
+	 */
+	public List<ExpiredJob> expirePassedDeadlines(int limit) {
+		List<ExpiredJob> passed = this.jdbc.query(this.sql.passedDeadlines,
+				(rs, row) -> new ExpiredJob(rs.getLong("id"), rs.getString("queue"), rs.getString("handler"),
+						timestamp(rs, "deadline")),
+				limit);
+		List<ExpiredJob> expired = new ArrayList<>(passed.size());
+		for (ExpiredJob job : passed) {
+			if (this.jdbc.update(this.sql.expire, deadlinePassed(job.deadline()), job.id()) == 1) {
+				expired.add(job);
+			}
+		}
+		notifyFinished(expired.stream().map(ExpiredJob::id).toList());
+		return expired;
+	}
+
+	/** The reason an expired job gives in its last error. */
+	public static String deadlinePassed(Instant deadline) {
+		return "Deadline " + deadline + " passed before the job started";
+	}
+
+	/**
+	 * Asks for the cancel of a {@code RUNNING} job: the instance that holds it stops it (it
+	 * learns at its next heartbeat, or at once by {@code NOTIFY} on PostgreSQL). False when the
+	 * job is not running.
+	 */
+	public boolean requestCancel(long id) {
+		boolean requested = this.jdbc.update(this.sql.requestCancel, id) == 1;
+		if (requested && this.notifyChannel != null) {
+			this.jdbc.query(this.dialect.notifyStatement(), (rs) -> {
+			}, this.notifyChannel, PostgresNotifications.cancelPayload(id));
+		}
+		return requested;
+	}
+
+	/** Of these running jobs, the ones whose cancel was asked for. */
+	public Set<Long> cancelRequested(Collection<Long> ids) {
+		if (ids.isEmpty()) {
+			return Set.of();
+		}
+		return new HashSet<>(this.jdbc.queryForList(this.sql.cancelRequested(ids.size()), Long.class, ids.toArray()));
+	}
+
+	/** The jobs of these ids, as stored now (fewer when some do not exist). */
+	public List<JobRecord> findAll(Collection<Long> ids) {
+		if (ids.isEmpty()) {
+			return List.of();
+		}
+		return this.jdbc.query(this.sql.findAll(ids.size()), this.rowMapper, ids.toArray());
 	}
 
 	public Optional<JobRecord> find(long id) {
@@ -489,7 +622,11 @@ public class JobStore {
 
 	/** Cancels a {@code QUEUED} job; false when there is no such job or it is not queued. */
 	public boolean cancel(long id) {
-		return this.jdbc.update(this.sql.cancel, id) == 1;
+		boolean cancelled = this.jdbc.update(this.sql.cancel, id) == 1;
+		if (cancelled) {
+			notifyFinished(List.of(id));
+		}
+		return cancelled;
 	}
 
 	/** Queues a {@code FAILED} job again with a fresh set of attempts; false when it is not failed. */
@@ -626,7 +763,8 @@ public class JobStore {
 				rs.getString("unique_key"), rs.getString("group_key"), rs.getString("last_error"),
 				rs.getString("result"), timestamp(rs, "created_at"), timestamp(rs, "updated_at"),
 				this.dialect.getTimestamp(rs, "started_at"), this.dialect.getTimestamp(rs, "finished_at"),
-				this.dialect.getTimestamp(rs, "scheduled_for"));
+				this.dialect.getTimestamp(rs, "scheduled_for"), this.dialect.getTimestamp(rs, "deadline"),
+				this.dialect.getTimestamp(rs, "cancel_requested_at"), rs.getInt("crashes"));
 	}
 
 	/** A candidate read by a claim: the claim's time (on the database's clock) becomes its start. */

@@ -80,6 +80,12 @@ public final class MariaDbDialect extends Dialect {
 		return 31;
 	}
 
+	/** Without partial indexes, the index is on a generated column: the deadline while queued, else null. */
+	@Override
+	public String deadlinePassed() {
+		return "queued_deadline <= " + now();
+	}
+
 	@Override
 	public ClaimMethod claimMethod() {
 		return ClaimMethod.LOCK_THEN_UPDATE;

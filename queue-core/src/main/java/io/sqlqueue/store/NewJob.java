@@ -6,22 +6,25 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A job to insert, validated and encoded. Due at {@code runAt}, or when that is null after
- * {@code delayMillis} on the database's clock. {@code scheduledFor} is the tick a recurring
- * job was fired for, null for any other job.
+ * {@code delayMillis} on the database's clock. Its deadline is {@code deadline}, or when
+ * that is null {@code expireAfterMillis} after the insert on the database's clock, or none
+ * when both are null. {@code scheduledFor} is the tick a recurring job was fired for, null
+ * for any other job.
  */
 public record NewJob(String queue, String handler, String payload, int priority, @Nullable Instant runAt,
 		long delayMillis, int maxAttempts, @Nullable String uniqueKey, @Nullable String groupKey,
-		@Nullable Instant scheduledFor) {
+		@Nullable Instant deadline, @Nullable Long expireAfterMillis, @Nullable Instant scheduledFor) {
 
 	public NewJob(String queue, String handler, String payload, int priority, @Nullable Instant runAt,
 			long delayMillis, int maxAttempts, @Nullable String uniqueKey, @Nullable String groupKey) {
-		this(queue, handler, payload, priority, runAt, delayMillis, maxAttempts, uniqueKey, groupKey, null);
+		this(queue, handler, payload, priority, runAt, delayMillis, maxAttempts, uniqueKey, groupKey, null, null,
+				null);
 	}
 
 	/** This job, fired for a schedule's tick. */
 	public NewJob forTick(Instant tick) {
 		return new NewJob(this.queue, this.handler, this.payload, this.priority, this.runAt, this.delayMillis,
-				this.maxAttempts, this.uniqueKey, this.groupKey, tick);
+				this.maxAttempts, this.uniqueKey, this.groupKey, this.deadline, this.expireAfterMillis, tick);
 	}
 
 }

@@ -4,7 +4,10 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
@@ -24,7 +27,10 @@ import org.springframework.context.SmartLifecycle;
 /**
  * Receives PostgreSQL's {@code NOTIFY} of new work, so that idle workers of every instance
  * pick up a job within milliseconds of its enqueue committing instead of at their next
- * poll. Listens on one dedicated connection, taken from the data source and held while
+ * poll; and of jobs that finished (for those who await them) and of cancels asked for
+ * running jobs (for the instance that holds them). One channel carries all three: a payload
+ * is a queue name, {@code done:} and job ids, or {@code cancel:} and a job id (queue names
+ * have no colon). Listens on one dedicated connection, taken from the data source and held while
  * running; when it breaks (restart, failover), it reconnects with backoff, and polling
  * covers the gap. The enqueue side is {@link JobStore}: one {@code pg_notify} per queue in
  * the enqueuing transaction, which PostgreSQL delivers only if it commits, once per
@@ -40,7 +46,14 @@ public class PostgresNotifications implements SmartLifecycle {
 
 	private final String channel;
 
-	private final Consumer<Set<String>> wakeUp;
+	private static final String FINISHED = "done:";
+
+	private static final String CANCEL = "cancel:";
+
+	/** PostgreSQL refuses payloads of 8000 bytes and more. */
+	static final int MAX_PAYLOAD = 7900;
+
+	private final QueueEvents events;
 
 	private final Executor executor;
 
@@ -52,9 +65,18 @@ public class PostgresNotifications implements SmartLifecycle {
 
 	public PostgresNotifications(DataSource dataSource, String channel, Consumer<Set<String>> wakeUp,
 			Executor executor) {
+		this(dataSource, channel, new QueueEvents() {
+			@Override
+			public void newWork(Set<String> queues) {
+				wakeUp.accept(queues);
+			}
+		}, executor);
+	}
+
+	public PostgresNotifications(DataSource dataSource, String channel, QueueEvents events, Executor executor) {
 		this.dataSource = dataSource;
 		this.channel = channel;
-		this.wakeUp = wakeUp;
+		this.events = events;
 		this.executor = executor;
 	}
 
@@ -114,11 +136,7 @@ public class PostgresNotifications implements SmartLifecycle {
 				while (this.running) {
 					PGNotification[] received = notifications.getNotifications(500);
 					if (received != null && received.length > 0) {
-						Set<String> queues = new LinkedHashSet<>();
-						for (PGNotification notification : received) {
-							queues.add(notification.getParameter());
-						}
-						this.wakeUp.accept(queues);
+						dispatch(received);
 					}
 				}
 				// A pooled connection must not go on collecting notifications for its next user.
@@ -141,6 +159,68 @@ public class PostgresNotifications implements SmartLifecycle {
 				this.listening = false;
 			}
 		}
+	}
+
+	private void dispatch(PGNotification[] received) {
+		Set<String> queues = new LinkedHashSet<>();
+		Set<Long> finished = new LinkedHashSet<>();
+		Set<Long> cancels = new LinkedHashSet<>();
+		for (PGNotification notification : received) {
+			String payload = notification.getParameter();
+			if (payload.startsWith(FINISHED)) {
+				ids(payload.substring(FINISHED.length()), finished);
+			}
+			else if (payload.startsWith(CANCEL)) {
+				ids(payload.substring(CANCEL.length()), cancels);
+			}
+			else {
+				queues.add(payload);
+			}
+		}
+		if (!queues.isEmpty()) {
+			this.events.newWork(queues);
+		}
+		if (!finished.isEmpty()) {
+			this.events.finished(finished);
+		}
+		if (!cancels.isEmpty()) {
+			this.events.cancelRequested(cancels);
+		}
+	}
+
+	private static void ids(String list, Set<Long> into) {
+		for (String id : list.split(",")) {
+			try {
+				into.add(Long.parseLong(id));
+			}
+			catch (NumberFormatException ex) {
+				logger.debug("Ignoring a notification with a malformed job id: {}", id);
+			}
+		}
+	}
+
+	/** The payloads that announce these finished jobs: their ids, as few as fit PostgreSQL's limit. */
+	static List<String> finishedPayloads(Collection<Long> ids) {
+		List<String> payloads = new ArrayList<>();
+		StringBuilder payload = new StringBuilder(FINISHED);
+		for (long id : ids) {
+			String next = Long.toString(id);
+			if (payload.length() > FINISHED.length() && payload.length() + 1 + next.length() > MAX_PAYLOAD) {
+				payloads.add(payload.toString());
+				payload.setLength(FINISHED.length());
+			}
+			if (payload.length() > FINISHED.length()) {
+				payload.append(',');
+			}
+			payload.append(next);
+		}
+		payloads.add(payload.toString());
+		return payloads;
+	}
+
+	/** The payload that asks the instance holding this running job to stop it. */
+	static String cancelPayload(long id) {
+		return CANCEL + id;
 	}
 
 	private static void sleep(long millis) {

@@ -1,6 +1,9 @@
 package io.sqlqueue.store;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -8,8 +11,12 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.core.task.SimpleAsyncTaskExecutor;
 
+import io.sqlqueue.Job;
+import io.sqlqueue.JobListener;
 import io.sqlqueue.JobQueue;
+import io.sqlqueue.JobResult;
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.await.JobAwaiter;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
 import io.sqlqueue.handler.PayloadCodec;
@@ -21,8 +28,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * An enqueue on one instance wakes the idle Manager of another through LISTEN/NOTIFY, long
- * before its next poll, and the listener survives losing its connection.
+ * Through LISTEN/NOTIFY, long before any poll or heartbeat: an enqueue on one instance wakes
+ * the idle Manager of another, a job finished on one completes its waiter on another, and a
+ * cancel asked on one stops the job another runs; the listener survives losing its
+ * connection.
  */
 class PostgresNotificationsIT {
 
@@ -32,32 +41,121 @@ class PostgresNotificationsIT {
 
 	private QueueFixture fixture;
 
+	/** The running instance's notifications. */
 	private PostgresNotifications notifications;
 
+	/** The producing instance's notifications, which tell its awaiter of finished jobs. */
+	private PostgresNotifications producerNotifications;
+
+	/** Another instance: it enqueues, awaits and cancels; it runs nothing. */
 	private JobQueue producer;
+
+	private JobAwaiter producerAwaiter;
 
 	@BeforeEach
 	void setUp() {
 		this.database = TestDatabase.POSTGRESQL.isolated();
 		this.fixture = new QueueFixture(this.database, ClaimMethod.UPDATE_RETURNING, new PayloadCodec());
 		String channel = PostgresNotifications.channel(this.database.schema());
-		JobStore notifying = new JobStore(this.database.dataSource(), this.database.dialect(),
-				this.database.schema(), ClaimMethod.UPDATE_RETURNING, channel);
-		this.producer = new JobQueue(notifying, new PayloadCodec(), new HandlerRegistry(),
-				QueueFixture.FAST_RETRIES);
-		this.fixture.register(HandlerDefinition.of("work", "default", (payload, context) -> null));
-		Manager idle = this.fixture.startManager((settings) -> settings.pollInterval(LONG_POLL));
-		this.notifications = new PostgresNotifications(this.database.dataSource(), channel, idle::wakeUp,
-				new SimpleAsyncTaskExecutor("test-listen-"));
+		PayloadCodec codec = new PayloadCodec();
+		JobStore producerStore = notifyingStore(channel);
+		// Reads once when a job is awaited, then not for an hour: only a notification completes it in time.
+		this.producerAwaiter = new JobAwaiter(producerStore, codec, Duration.ofHours(1), Duration.ofHours(1));
+		this.producer = new JobQueue(producerStore, codec, new HandlerRegistry(), QueueFixture.FAST_RETRIES,
+				JobListener.NONE, this.producerAwaiter);
+		this.fixture.register(HandlerDefinition.of("work", "default", (payload, context) -> "done"));
+		this.fixture.register(HandlerDefinition.of("block", "default", (payload, context) -> {
+			Thread.sleep(LONG_POLL.toMillis());
+			return null;
+		}));
+		// Polls, heartbeats and reads all far apart: what happens in time happens by notification.
+		Manager idle = this.fixture.startManager(notifyingStore(channel),
+				QueueFixture.fastSettings().pollInterval(LONG_POLL).leaseDuration(Duration.ofMinutes(30)).build(), 8);
+		this.notifications = new PostgresNotifications(this.database.dataSource(), channel, new QueueEvents() {
+			@Override
+			public void newWork(Set<String> queues) {
+				idle.wakeUp(queues);
+			}
+
+			@Override
+			public void cancelRequested(Set<Long> jobIds) {
+				idle.cancelRequested(jobIds);
+			}
+		}, new SimpleAsyncTaskExecutor("test-listen-"));
+		this.producerNotifications = new PostgresNotifications(this.database.dataSource(), channel,
+				this.producerAwaiter, new SimpleAsyncTaskExecutor("test-listen-producer-"));
 		this.notifications.start();
+		this.producerNotifications.start();
 		await().atMost(Duration.ofSeconds(30)).until(this.notifications::isListening);
+		await().atMost(Duration.ofSeconds(30)).until(this.producerNotifications::isListening);
+	}
+
+	private JobStore notifyingStore(String channel) {
+		return new JobStore(this.database.dataSource(), this.database.dialect(), this.database.schema(),
+				ClaimMethod.UPDATE_RETURNING, channel);
 	}
 
 	@AfterEach
 	void tearDown() throws Exception {
 		this.notifications.stop();
+		this.producerNotifications.stop();
+		this.producerAwaiter.close();
 		this.fixture.close();
 		this.database.close();
+	}
+
+	@Test
+	void jobFinishedOnOneInstanceCompletesItsWaiterOnAnotherAtOnce() throws Exception {
+		await().pollDelay(Duration.ofMillis(300)).until(() -> true);
+		List<Long> ids = this.producer.enqueueAll(List.of(Job.of("work", 1), Job.of("work", 2)));
+		List<JobResult> results = new ArrayList<>();
+		for (long id : ids) {
+			results.add(this.producer.await(id, LONG_POLL.dividedBy(4)));
+		}
+		assertThat(results).extracting((result) -> result.result(String.class)).containsExactly("done", "done");
+	}
+
+	@Test
+	void cancelAskedOnOneInstanceStopsTheJobOnAnotherAtOnce() throws Exception {
+		await().pollDelay(Duration.ofMillis(300)).until(() -> true);
+		long id = this.producer.enqueue("block", null);
+		await().atMost(LONG_POLL.dividedBy(4)).until(() -> this.fixture.status(id) == JobStatus.RUNNING);
+		assertThat(this.producer.cancel(id)).isTrue();
+		JobResult result = this.producer.await(id, LONG_POLL.dividedBy(4));
+		assertThat(result.status()).isEqualTo(JobStatus.CANCELLED);
+		assertThat(result.error()).isEqualTo(JobStore.CANCELLED_WHILE_RUNNING);
+	}
+
+	@Test
+	void finishedJobsAreAnnouncedInPayloadsPostgresAccepts() {
+		List<Long> ids = new ArrayList<>();
+		for (long id = Long.MAX_VALUE - 2000; id < Long.MAX_VALUE; id++) {
+			ids.add(id);
+		}
+		List<String> payloads = PostgresNotifications.finishedPayloads(ids);
+		assertThat(payloads).hasSizeGreaterThan(1)
+			.allSatisfy((payload) -> assertThat(payload.length()).isLessThanOrEqualTo(PostgresNotifications.MAX_PAYLOAD));
+		Set<Long> heard = new java.util.concurrent.CopyOnWriteArraySet<>();
+		PostgresNotifications listening = new PostgresNotifications(this.database.dataSource(),
+				"sqlqueue_payload_test", new QueueEvents() {
+					@Override
+					public void finished(Set<Long> jobIds) {
+						heard.addAll(jobIds);
+					}
+				}, new SimpleAsyncTaskExecutor("test-listen-payloads-"));
+		listening.start();
+		try {
+			await().atMost(Duration.ofSeconds(30)).until(listening::isListening);
+			for (String payload : payloads) {
+				this.fixture.jdbc().query("SELECT pg_notify(?, ?)", (rs) -> {
+				}, "sqlqueue_payload_test", payload);
+			}
+			await().atMost(Duration.ofSeconds(30)).until(() -> heard.size() == ids.size());
+			assertThat(heard).containsExactlyInAnyOrderElementsOf(ids);
+		}
+		finally {
+			listening.stop();
+		}
 	}
 
 	@Test

@@ -76,6 +76,17 @@ class PostgresQueryPlanIT {
 	}
 
 	@Test
+	void deadlineSweepUsesTheDeadlineIndexAndCancelChecksTheKey() {
+		assertThat(plan(sql.passedDeadlines, 500)).contains("queue_job_deadline_idx");
+		assertThat(plan(sql.expire, "passed", 1L)).containsAnyOf("queue_job_pkey", "queue_job_deadline_idx")
+			.doesNotContain("Seq Scan");
+		assertThat(plan(sql.requestCancel, 1L)).contains("queue_job_pkey");
+		// Either the primary key, or the running jobs' partial index (a small set).
+		assertThat(plan(sql.cancelRequested(3), 1L, 2L, 3L)).containsAnyOf("queue_job_pkey", "queue_job_lease_idx")
+			.doesNotContain("Seq Scan");
+	}
+
+	@Test
 	void backlogUsesTheReadyIndex() {
 		assertThat(plan(sql.dueBacklog)).contains("queue_job_ready_idx");
 	}

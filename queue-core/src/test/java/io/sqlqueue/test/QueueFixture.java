@@ -11,9 +11,11 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
+import io.sqlqueue.JobListener;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.await.JobAwaiter;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
 import io.sqlqueue.handler.PayloadCodec;
@@ -53,6 +55,8 @@ public final class QueueFixture implements AutoCloseable {
 
 	private final RecordingJobListener listener = new RecordingJobListener();
 
+	private final JobAwaiter awaiter;
+
 	private final List<AutoCloseable> closeables = new ArrayList<>();
 
 	public QueueFixture(TestDatabase.Isolated database, ClaimMethod claimMethod, PayloadCodec codec) {
@@ -63,7 +67,23 @@ public final class QueueFixture implements AutoCloseable {
 		assertThat(Dialects.detect(database.dataSource()).name()).isEqualTo(database.dialect().name());
 		new QueueSchemaMigrator(database.dataSource(), database.dialect(), database.schema()).migrate();
 		this.store = newStore(database.dataSource());
-		this.queue = new JobQueue(this.store, codec, this.handlers, FAST_RETRIES, this.listener);
+		this.awaiter = new JobAwaiter(this.store, codec, AWAIT_MAX_POLL);
+		this.closeables.add(this.awaiter);
+		this.queue = new JobQueue(this.store, codec, this.handlers, FAST_RETRIES, this.listener, this.awaiter);
+	}
+
+	/** The longest wait of the awaiters between reads: a job finished elsewhere is seen this soon. */
+	public static final Duration AWAIT_MAX_POLL = Duration.ofMillis(200);
+
+	/**
+	 * Another instance's {@link JobQueue}: its own store on {@code dataSource} and its own
+	 * awaiter, told nothing by this fixture's Managers, so it learns only through the database.
+	 */
+	public JobQueue otherInstanceQueue(DataSource dataSource) {
+		JobStore store = newStore(dataSource);
+		JobAwaiter awaiter = new JobAwaiter(store, this.codec, AWAIT_MAX_POLL);
+		this.closeables.add(awaiter);
+		return new JobQueue(store, this.codec, this.handlers, FAST_RETRIES, this.listener, awaiter);
 	}
 
 	public JobStore newStore(DataSource dataSource) {
@@ -108,19 +128,33 @@ public final class QueueFixture implements AutoCloseable {
 			.retryPolicy(FAST_RETRIES);
 	}
 
-	/** Starts a Manager on the fixture's pool, listening to its enqueues. */
+	/**
+	 * Starts a Manager on the fixture's pool, as this queue's instance: woken by its enqueues,
+	 * told of its cancels, and telling its awaiter of finished jobs.
+	 */
 	public Manager startManager(UnaryOperator<ManagerSettings.Builder> settings) {
 		return startManager(this.store, settings.apply(fastSettings()).build(), 64);
 	}
 
-	/** Starts a Manager as a separate instance: its own pool of connections, scheduler and workers. */
+	/**
+	 * Starts a Manager as a separate instance: its own pool of connections, scheduler and
+	 * workers. It is woken by this queue's enqueues (to keep tests quick), but hears of cancels
+	 * and tells of finished jobs only through the database.
+	 */
 	public Manager startInstance(UnaryOperator<ManagerSettings.Builder> settings, DataSource dataSource) {
-		return startManager(newStore(dataSource), settings.apply(fastSettings()).build(), 64);
+		Manager manager = new Manager(newStore(dataSource), this.handlers, this.codec,
+				settings.apply(fastSettings()).build(), scheduler(), workerExecutor(64), this.listener);
+		return start(manager);
 	}
 
 	public Manager startManager(JobStore store, ManagerSettings settings, int workerThreads) {
 		Manager manager = new Manager(store, this.handlers, this.codec, settings, scheduler(),
-				workerExecutor(workerThreads), this.listener);
+				workerExecutor(workerThreads), JobListener.all(List.of(this.listener, this.awaiter)));
+		this.queue.addCancelListener(manager::cancelRequested);
+		return start(manager);
+	}
+
+	private Manager start(Manager manager) {
 		this.closeables.add(0, manager::stop);
 		manager.start();
 		this.queue.addEnqueueListener(manager::wakeUp);
@@ -128,7 +162,7 @@ public final class QueueFixture implements AutoCloseable {
 	}
 
 	public Reaper reaper(JobStore store) {
-		return new Reaper(store, scheduler(), Duration.ofHours(1), this.listener);
+		return new Reaper(store, scheduler(), Duration.ofHours(1), JobListener.all(List.of(this.listener, this.awaiter)));
 	}
 
 	/** What the queue, the Managers and the reapers of this fixture told their listener. */

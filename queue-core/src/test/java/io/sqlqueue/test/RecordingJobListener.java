@@ -7,6 +7,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import io.sqlqueue.JobListener;
 import io.sqlqueue.JobOutcome;
 import io.sqlqueue.JobRecord;
+import io.sqlqueue.store.ExpiredJob;
 import io.sqlqueue.store.ReapedJob;
 
 /**
@@ -47,7 +48,12 @@ public final class RecordingJobListener implements JobListener {
 
 	@Override
 	public void reaped(ReapedJob job) {
-		this.events.add("reaped " + job.handler() + (job.failed() ? " failed" : " requeued"));
+		this.events.add("reaped " + job.handler() + " " + job.outcome());
+	}
+
+	@Override
+	public void expired(ExpiredJob job) {
+		this.events.add("expired " + job.queue() + " " + job.handler());
 	}
 
 	public List<String> events() {

@@ -1,0 +1,14 @@
+-- Deadlines, cancelling running jobs, and the crash budget.
+-- deadline: a job not started by then never starts and ends CANCELLED.
+-- cancel_requested_at: cancel(id) of a RUNNING job; the instance that holds it stops it.
+-- crashes: attempts that ended because their lease expired (the worker died or froze),
+-- counted apart from handler failures; the reaper fails the job after too many.
+ALTER TABLE queue_job ADD COLUMN deadline TIMESTAMP WITH TIME ZONE;
+ALTER TABLE queue_job ADD COLUMN cancel_requested_at TIMESTAMP WITH TIME ZONE;
+ALTER TABLE queue_job ADD COLUMN crashes INT NOT NULL DEFAULT 0;
+
+-- The expiry sweep: queued jobs by deadline. H2 has no partial indexes: the index is on a
+-- generated column that holds the deadline only while the job is queued.
+ALTER TABLE queue_job ADD COLUMN queued_deadline TIMESTAMP WITH TIME ZONE
+    GENERATED ALWAYS AS (CASE WHEN status = 'QUEUED' THEN deadline END);
+CREATE INDEX queue_job_deadline_idx ON queue_job (queued_deadline);

@@ -1,0 +1,11 @@
+-- Deadlines, cancelling running jobs, and the crash budget.
+-- deadline: a job not started by then never starts and ends CANCELLED.
+-- cancel_requested_at: cancel(id) of a RUNNING job; the instance that holds it stops it.
+-- crashes: attempts that ended because their lease expired (the worker died or froze),
+-- counted apart from handler failures; the reaper fails the job after too many.
+ALTER TABLE queue_job ADD COLUMN deadline TEXT;
+ALTER TABLE queue_job ADD COLUMN cancel_requested_at TEXT;
+ALTER TABLE queue_job ADD COLUMN crashes INTEGER NOT NULL DEFAULT 0;
+
+-- The expiry sweep: queued jobs by deadline.
+CREATE INDEX queue_job_deadline_idx ON queue_job (deadline) WHERE status = 'QUEUED' AND deadline IS NOT NULL;
