@@ -16,6 +16,7 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 import io.sqlqueue.JobContext;
+import io.sqlqueue.JobListener;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
 import io.sqlqueue.handler.JobInvoker;
@@ -98,7 +99,11 @@ public final class FaultWorker {
 			Manager manager = new Manager(store, handlers, new PayloadCodec(
 					tools.jackson.databind.json.JsonMapper.builder().build(), 4096), settings, scheduler("manager-"),
 					executor());
-			Reaper reaper = new Reaper(store, scheduler("reaper-"), Duration.ofSeconds(1));
+			// Every job must survive the scenario's kills and freezes, so the crash budget is as
+			// large as the attempts: this suite proves that nothing is lost, the conformance
+			// suite that a job fails after its budget of crashes.
+			Reaper reaper = new Reaper(store, scheduler("reaper-"), Duration.ofSeconds(1), 20,
+					JobListener.NONE);
 			manager.start();
 			reaper.start();
 			jdbc.update("INSERT INTO fault_worker (worker_id, pid, started_at) VALUES (?, ?, clock_timestamp())", id,
