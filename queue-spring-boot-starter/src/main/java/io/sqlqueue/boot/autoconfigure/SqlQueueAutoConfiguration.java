@@ -40,6 +40,7 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 import io.sqlqueue.JobListener;
 import io.sqlqueue.JobQueue;
+import io.sqlqueue.await.JobAwaiter;
 import io.sqlqueue.boot.handler.JobHandlerBeanPostProcessor;
 import io.sqlqueue.boot.schedule.ScheduleDeclarer;
 import io.sqlqueue.boot.schema.QueueSchemaInitializer;
@@ -60,6 +61,7 @@ import io.sqlqueue.store.Dialect;
 import io.sqlqueue.store.Dialects;
 import io.sqlqueue.store.JobStore;
 import io.sqlqueue.store.PostgresNotifications;
+import io.sqlqueue.store.QueueEvents;
 import io.sqlqueue.store.ScheduleStore;
 
 /**
@@ -67,7 +69,9 @@ import io.sqlqueue.store.ScheduleStore;
  * {@link DataSource}, the queue's own schema migration, the {@link Manager} and
  * {@link Reaper} that run jobs on this instance, {@link QueueStats} (the counts behind
  * gauges and health) and the {@link Pruner} of finished jobs where the Manager runs, and
- * the registration of {@link io.sqlqueue.JobHandler @JobHandler} methods, and recurring
+ * the registration of {@link io.sqlqueue.JobHandler @JobHandler} methods, the
+ * {@link JobAwaiter} behind {@code JobQueue.await} (and on PostgreSQL the notifications that
+ * wake Managers, awaiters and cancels across instances), and recurring
  * jobs: {@link Schedules}, and where the Manager runs the {@link ScheduleFirer} and the
  * declaration of the schedules of {@code sqlqueue.schedules.*} and
  * {@link io.sqlqueue.boot.schedule.Recurring @Recurring} at start-up. The
@@ -155,8 +159,47 @@ public final class SqlQueueAutoConfiguration {
 	@ConditionalOnMissingBean
 	@DependsOnDatabaseInitialization
 	JobQueue jobQueue(JobStore store, PayloadCodec codec, HandlerRegistry handlers, RetryPolicy retryPolicy,
-			ObjectProvider<JobListener> listeners) {
-		return new JobQueue(store, codec, handlers, retryPolicy, listener(listeners));
+			ObjectProvider<JobListener> listeners, JobAwaiter awaiter) {
+		return new JobQueue(store, codec, handlers, retryPolicy, listener(listeners), awaiter);
+	}
+
+	/** Completes awaits; a {@link JobListener}, so it hears of this instance's finished jobs. */
+	@Bean
+	@ConditionalOnMissingBean
+	JobAwaiter sqlqueueJobAwaiter(JobStore store, PayloadCodec codec, SqlQueueProperties properties) {
+		return new JobAwaiter(store, codec, properties.getAwait().getMaxPollInterval());
+	}
+
+	/**
+	 * On PostgreSQL, listens for what other instances announce: enqueues (which wake the
+	 * Manager), finished jobs (for the awaiter) and cancels of running jobs (for the Manager).
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnClass(name = "org.postgresql.PGConnection")
+	@DependsOnDatabaseInitialization
+	@Nullable PostgresNotifications sqlqueueNotifications(DataSource dataSource, Dialect dialect,
+			SqlQueueProperties properties, JobAwaiter awaiter, ObjectProvider<Manager> manager) {
+		String channel = notifyChannel(dialect, properties);
+		if (channel == null) {
+			return null;
+		}
+		return new PostgresNotifications(dataSource, channel, new QueueEvents() {
+			@Override
+			public void newWork(Set<String> queues) {
+				manager.ifUnique((running) -> running.wakeUp(queues));
+			}
+
+			@Override
+			public void finished(Set<Long> jobIds) {
+				awaiter.finished(jobIds);
+			}
+
+			@Override
+			public void cancelRequested(Set<Long> jobIds) {
+				manager.ifUnique((running) -> running.cancelRequested(jobIds));
+			}
+		}, new SimpleAsyncTaskExecutor("sqlqueue-listen-"));
 	}
 
 	/** The application's {@link JobListener} beans (such as the metrics) as one. */
@@ -269,22 +312,8 @@ public final class SqlQueueAutoConfiguration {
 			Manager manager = new Manager(store, handlers, codec, managerSettings(properties, retryPolicy), scheduler,
 					workers, listener(listeners));
 			jobQueue.addEnqueueListener(manager::wakeUp);
+			jobQueue.addCancelListener(manager::cancelRequested);
 			return manager;
-		}
-
-		/** On PostgreSQL, listens for enqueues of every instance and wakes the Manager up. */
-		@Bean
-		@ConditionalOnMissingBean
-		@ConditionalOnClass(name = "org.postgresql.PGConnection")
-		@DependsOnDatabaseInitialization
-		@Nullable PostgresNotifications sqlqueueNotifications(DataSource dataSource, Dialect dialect,
-				SqlQueueProperties properties, Manager manager) {
-			String channel = notifyChannel(dialect, properties);
-			if (channel == null) {
-				return null;
-			}
-			return new PostgresNotifications(dataSource, channel, manager::wakeUp,
-					new SimpleAsyncTaskExecutor("sqlqueue-listen-"));
 		}
 
 		@Bean
@@ -300,7 +329,8 @@ public final class SqlQueueAutoConfiguration {
 		@DependsOnDatabaseInitialization
 		Reaper sqlqueueReaper(JobStore store, SqlQueueProperties properties,
 				@Qualifier(TASK_SCHEDULER_BEAN_NAME) TaskScheduler scheduler, ObjectProvider<JobListener> listeners) {
-			return new Reaper(store, scheduler, properties.getReaperInterval(), listener(listeners));
+			return new Reaper(store, scheduler, properties.getReaperInterval(), properties.getRetry().getMaxCrashes(),
+					listener(listeners));
 		}
 
 		@Bean

@@ -158,6 +158,8 @@ public class SqlQueueProperties {
 
 	private final Retry retry = new Retry();
 
+	private final Await await = new Await();
+
 	private final Retention retention = new Retention();
 
 	private final Health health = new Health();
@@ -360,6 +362,10 @@ public class SqlQueueProperties {
 
 	public Retry getRetry() {
 		return this.retry;
+	}
+
+	public Await getAwait() {
+		return this.await;
 	}
 
 	public Retention getRetention() {
@@ -607,6 +613,20 @@ public class SqlQueueProperties {
 		 */
 		private double jitter = 0.2;
 
+		/**
+		 * Attempts that may end because their worker was lost (its lease expired: the JVM died
+		 * or froze) before the job fails for good, however many attempts remain.
+		 */
+		private int maxCrashes = 3;
+
+		public int getMaxCrashes() {
+			return this.maxCrashes;
+		}
+
+		public void setMaxCrashes(int maxCrashes) {
+			this.maxCrashes = maxCrashes;
+		}
+
 		public int getMaxAttempts() {
 			return this.maxAttempts;
 		}
@@ -759,6 +779,28 @@ public class SqlQueueProperties {
 
 		public void setPercentilesHistogram(boolean percentilesHistogram) {
 			this.percentilesHistogram = percentilesHistogram;
+		}
+
+	}
+
+	/**
+	 * Awaiting jobs ({@code JobQueue.await}).
+	 */
+	public static class Await {
+
+		/**
+		 * Longest wait between two reads of the awaited jobs, which see jobs that finished on
+		 * other instances when no notification told of them (notifications are PostgreSQL's
+		 * only).
+		 */
+		private Duration maxPollInterval = Duration.ofSeconds(1);
+
+		public Duration getMaxPollInterval() {
+			return this.maxPollInterval;
+		}
+
+		public void setMaxPollInterval(Duration maxPollInterval) {
+			this.maxPollInterval = maxPollInterval;
 		}
 
 	}

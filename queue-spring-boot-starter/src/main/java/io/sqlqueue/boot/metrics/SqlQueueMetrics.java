@@ -29,6 +29,7 @@ import io.sqlqueue.JobStatus;
 import io.sqlqueue.boot.autoconfigure.NotifyingQueueStats;
 import io.sqlqueue.manager.Manager;
 import io.sqlqueue.manager.QueueStats;
+import io.sqlqueue.store.ExpiredJob;
 import io.sqlqueue.store.ReapedJob;
 
 /**
@@ -177,6 +178,9 @@ public class SqlQueueMetrics implements JobListener, MeterBinder {
 	public void finished(JobRecord job, JobOutcome outcome, Duration took) {
 		each((registry) -> {
 			finishedCounter(job.queue(), job.handler(), outcome).register(registry).increment();
+			if (outcome == JobOutcome.EXPIRED) {
+				return;
+			}
 			timer(PREFIX + "jobs.execution", "Time an attempt's handler ran, by how the attempt ended")
 				.tags("queue", job.queue(), "handler", job.handler(), "outcome", outcome.tag())
 				.register(registry)
@@ -187,6 +191,12 @@ public class SqlQueueMetrics implements JobListener, MeterBinder {
 	@Override
 	public void cancelled(String queue, String handler) {
 		each((registry) -> finishedCounter(queue, handler, JobOutcome.CANCELLED).register(registry).increment());
+	}
+
+	@Override
+	public void expired(ExpiredJob job) {
+		each((registry) -> finishedCounter(job.queue(), job.handler(), JobOutcome.EXPIRED).register(registry)
+			.increment());
 	}
 
 	@Override
@@ -201,8 +211,9 @@ public class SqlQueueMetrics implements JobListener, MeterBinder {
 	@Override
 	public void reaped(ReapedJob job) {
 		each((registry) -> Counter.builder(PREFIX + "jobs.reaped")
-			.description("Jobs whose lease expired, re-queued or failed by the reaper")
-			.tags("queue", job.queue(), "handler", job.handler(), "outcome", job.failed() ? "failed" : "requeued")
+			.description("Crashes: attempts whose lease expired (the worker died or froze), by what the reaper "
+					+ "did with the job: requeued, failed (attempts or crash budget used up) or cancelled")
+			.tags("queue", job.queue(), "handler", job.handler(), "outcome", job.outcome())
 			.register(registry)
 			.increment());
 	}
@@ -224,7 +235,7 @@ public class SqlQueueMetrics implements JobListener, MeterBinder {
 
 	private static Counter.Builder finishedCounter(String queue, String handler, JobOutcome outcome) {
 		return Counter.builder(PREFIX + "jobs.finished")
-			.description("Attempts that ended and jobs cancelled, by outcome")
+			.description("Attempts that ended, and jobs cancelled or expired, by outcome")
 			.tags("queue", queue, "handler", handler, "outcome", outcome.tag());
 	}
 

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
 
@@ -26,11 +27,14 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 import org.springframework.util.unit.DataSize;
 
+import io.sqlqueue.JobHandler;
 import io.sqlqueue.JobListener;
 import io.sqlqueue.JobOutcome;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobRecord;
+import io.sqlqueue.JobResult;
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.await.JobAwaiter;
 import io.sqlqueue.boot.schema.QueueSchemaInitializer;
 import io.sqlqueue.handler.HandlerRegistry;
 import io.sqlqueue.handler.PayloadCodec;
@@ -165,6 +169,34 @@ class SqlQueueAutoConfigurationTests {
 	}
 
 	@Test
+	void awaitsJobsThisInstanceFinishesAsItFinishesThem() {
+		// Reads only when a job is awaited, then not for an hour: the Manager must tell the awaiter.
+		this.runner.withPropertyValues("sqlqueue.await.max-poll-interval=1h")
+			.withBean("greeter", JobHandlerRegistrationTests.Greeter.class)
+			.run((context) -> {
+				JobQueue jobs = context.getBean(JobQueue.class);
+				assertThat(context.getBean(JobAwaiter.class)).extracting("maxPollMillis").isEqualTo(3_600_000L);
+				long id = jobs.enqueue("greet", new JobHandlerRegistrationTests.Greeting("Ada"));
+				JobResult result = jobs.await(id, Duration.ofSeconds(20));
+				assertThat(result.result(String.class)).isEqualTo("Hello, Ada (attempt 1)");
+			});
+	}
+
+	@Test
+	void cancelsARunningJobOfThisInstanceAtOnce() {
+		// The default heartbeat (20 s) is far off: the Manager must hear the cancel from the queue.
+		this.runner.withBean("sleeper", Sleeper.class).run((context) -> {
+			JobQueue jobs = context.getBean(JobQueue.class);
+			long id = jobs.enqueue("sleep", null);
+			await().atMost(Duration.ofSeconds(20))
+				.until(() -> jobs.find(id).map(JobRecord::status).orElseThrow() == JobStatus.RUNNING);
+			assertThat(jobs.cancel(id)).isTrue();
+			assertThat(jobs.await(id, Duration.ofSeconds(10)).status()).isEqualTo(JobStatus.CANCELLED);
+			assertThat(context.getBean(Sleeper.class).interrupted).hasValue(1);
+		});
+	}
+
+	@Test
 	void onlyEnqueuesWhenTheManagerIsDisabled() {
 		this.runner.withPropertyValues("sqlqueue.manager.enabled=false").run((context) -> {
 			assertThat(context).hasNotFailed()
@@ -192,7 +224,8 @@ class SqlQueueAutoConfigurationTests {
 					"sqlqueue.retry.max-attempts=4", "sqlqueue.retry.initial-backoff=1s",
 					"sqlqueue.retry.multiplier=3", "sqlqueue.retry.max-backoff=10m", "sqlqueue.retry.jitter=0",
 					"sqlqueue.payload-max-size=64KB", "sqlqueue.result-max-size=32KB", "sqlqueue.claim-method=compare-and-set", "sqlqueue.prefetch=7",
-					"sqlqueue.completion.linger=5ms", "sqlqueue.completion.batch-size=50")
+					"sqlqueue.completion.linger=5ms", "sqlqueue.completion.batch-size=50", "sqlqueue.retry.max-crashes=5",
+					"sqlqueue.await.max-poll-interval=3s")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				ManagerSettings settings = context.getBean(Manager.class).settings();
@@ -214,6 +247,8 @@ class SqlQueueAutoConfigurationTests {
 				assertThat(context.getBean(PayloadCodec.class).maxPayloadBytes())
 					.isEqualTo((int) DataSize.ofKilobytes(64).toBytes());
 				assertThat(context.getBean(JobStore.class).claimMethod()).isEqualTo(ClaimMethod.COMPARE_AND_SET);
+				assertThat(context.getBean(Reaper.class)).extracting("maxCrashes").isEqualTo(5);
+				assertThat(context.getBean(JobAwaiter.class)).extracting("maxPollMillis").isEqualTo(3_000L);
 				ThreadPoolTaskExecutor workers = context.getBean(SqlQueueAutoConfiguration.WORKER_EXECUTOR_BEAN_NAME,
 						ThreadPoolTaskExecutor.class);
 				assertThat(workers.getCorePoolSize()).isEqualTo(2 + 4);
@@ -451,6 +486,23 @@ class SqlQueueAutoConfigurationTests {
 		Manager ownManager(JobStore store, HandlerRegistry handlers, PayloadCodec codec) {
 			return new Manager(store, handlers, codec, ManagerSettings.defaults(), this.scheduler,
 					new SyncTaskExecutor());
+		}
+
+	}
+
+	static class Sleeper {
+
+		final AtomicInteger interrupted = new AtomicInteger();
+
+		@JobHandler("sleep")
+		void sleep() throws InterruptedException {
+			try {
+				Thread.sleep(60_000);
+			}
+			catch (InterruptedException ex) {
+				this.interrupted.incrementAndGet();
+				throw ex;
+			}
 		}
 
 	}

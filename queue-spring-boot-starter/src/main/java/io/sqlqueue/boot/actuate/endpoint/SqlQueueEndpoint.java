@@ -163,7 +163,8 @@ public class SqlQueueEndpoint {
 
 	/**
 	 * Retries ({@code action=retry}) a {@code FAILED} job with a fresh set of attempts, or
-	 * cancels ({@code action=cancel}) a {@code QUEUED} one; says what happened.
+	 * cancels ({@code action=cancel}) a {@code QUEUED} one, or asks the instance running a
+	 * {@code RUNNING} one to stop it; says what happened.
 	 */
 	@WriteOperation
 	public ActionDescriptor jobAction(@Selector long id, String action) {
@@ -190,12 +191,20 @@ public class SqlQueueEndpoint {
 		}
 		else {
 			done = this.jobs.cancel(id);
-			message = done ? "Job " + id + " is cancelled"
-					: "Job " + id + " is " + before.get().status() + "; only a QUEUED job can be cancelled";
+			JobStatus after = this.jobs.find(id).map(JobRecord::status).orElse(null);
+			if (!done) {
+				message = "Job " + id + " is " + after + "; only a QUEUED or RUNNING job can be cancelled";
+			}
+			else if (after == JobStatus.RUNNING) {
+				message = "Job " + id + " is running: its cancel is asked for, and the instance that runs it stops it";
+			}
+			else {
+				message = "Job " + id + " is cancelled";
+			}
+			return new ActionDescriptor(id, action, done, after, message);
 		}
 		// The state the action left, not a later read: a worker may have claimed the retried job already.
-		JobStatus status = done ? (action.equals("retry") ? JobStatus.QUEUED : JobStatus.CANCELLED)
-				: this.jobs.find(id).map(JobRecord::status).orElse(null);
+		JobStatus status = done ? JobStatus.QUEUED : this.jobs.find(id).map(JobRecord::status).orElse(null);
 		return new ActionDescriptor(id, action, done, status, message);
 	}
 
@@ -287,19 +296,23 @@ public class SqlQueueEndpoint {
 	/**
 	 * A job as stored; payload and result as the JSON they are, the payload only when
 	 * allowed.
+	 * @param crashes attempts that ended because their worker was lost (lease expired)
+	 * @param deadline when the job, not started by then, is cancelled instead
+	 * @param cancelRequestedAt when a cancel of the running job was asked for
 	 */
 	public record JobDescriptor(long id, String queue, String handler, JobStatus status, int attempts,
-			int maxAttempts, int priority, @JsonRawValue @Nullable String payload, @JsonRawValue @Nullable String result,
-			@Nullable String lastError, @Nullable String uniqueKey, @Nullable String groupKey,
-			@Nullable String leaseOwner, @Nullable Instant leaseExpiresAt, Instant runAt, Instant createdAt,
-			Instant updatedAt, @Nullable Instant startedAt, @Nullable Instant finishedAt)
-			implements OperationResponseBody {
+			int maxAttempts, int crashes, int priority, @JsonRawValue @Nullable String payload,
+			@JsonRawValue @Nullable String result, @Nullable String lastError, @Nullable String uniqueKey,
+			@Nullable String groupKey, @Nullable String leaseOwner, @Nullable Instant leaseExpiresAt, Instant runAt,
+			@Nullable Instant deadline, @Nullable Instant cancelRequestedAt, Instant createdAt, Instant updatedAt,
+			@Nullable Instant startedAt, @Nullable Instant finishedAt) implements OperationResponseBody {
 
 		static JobDescriptor of(JobRecord job, boolean showPayload) {
 			return new JobDescriptor(job.id(), job.queue(), job.handler(), job.status(), job.attempts(),
-					job.maxAttempts(), job.priority(), showPayload ? job.payload() : null, job.result(),
-					job.lastError(), job.uniqueKey(), job.groupKey(), job.leaseOwner(), job.leaseExpiresAt(),
-					job.runAt(), job.createdAt(), job.updatedAt(), job.startedAt(), job.finishedAt());
+					job.maxAttempts(), job.crashes(), job.priority(), showPayload ? job.payload() : null,
+					job.result(), job.lastError(), job.uniqueKey(), job.groupKey(), job.leaseOwner(),
+					job.leaseExpiresAt(), job.runAt(), job.deadline(), job.cancelRequestedAt(), job.createdAt(),
+					job.updatedAt(), job.startedAt(), job.finishedAt());
 		}
 
 	}

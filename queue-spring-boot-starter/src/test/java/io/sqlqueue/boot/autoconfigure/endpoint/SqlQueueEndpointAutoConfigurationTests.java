@@ -165,7 +165,7 @@ class SqlQueueEndpointAutoConfigurationTests {
 			ActionDescriptor cancelFailed = endpoint.jobAction(failed, "cancel");
 			assertThat(cancelFailed.done()).isFalse();
 			assertThat(cancelFailed.status()).isEqualTo(JobStatus.FAILED);
-			assertThat(cancelFailed.message()).contains("only a QUEUED job can be cancelled");
+			assertThat(cancelFailed.message()).contains("only a QUEUED or RUNNING job can be cancelled");
 
 			ActionDescriptor retry = endpoint.jobAction(failed, "retry");
 			assertThat(retry.done()).isTrue();
@@ -176,6 +176,21 @@ class SqlQueueEndpointAutoConfigurationTests {
 			ActionDescriptor cancel = endpoint.jobAction(queued, "cancel");
 			assertThat(cancel.done()).isTrue();
 			assertThat(cancel.status()).isEqualTo(JobStatus.CANCELLED);
+
+			// A running job's cancel is asked for; the job shows when.
+			long running = jobs.enqueue(Job.of("mail.send", null).expireAfter(Duration.ofHours(2)));
+			JobStore store = context.getBean(JobStore.class);
+			assertThat(store.claim(new ClaimRequest("elsewhere", JobQueue.DEFAULT_QUEUE, List.of("mail.send"), 1,
+					60_000))).extracting(JobRecord::id).containsExactly(running);
+			ActionDescriptor askToStop = endpoint.jobAction(running, "cancel");
+			assertThat(askToStop.done()).isTrue();
+			assertThat(askToStop.status()).isEqualTo(JobStatus.RUNNING);
+			assertThat(askToStop.message()).isEqualTo(
+					"Job " + running + " is running: its cancel is asked for, and the instance that runs it stops it");
+			JobDescriptor shown = endpoint.job(running);
+			assertThat(shown.cancelRequestedAt()).isNotNull();
+			assertThat(shown.deadline()).isNotNull();
+			assertThat(shown.crashes()).isZero();
 
 			ActionDescriptor unknown = endpoint.jobAction(Long.MAX_VALUE, "retry");
 			assertThat(unknown.done()).isFalse();

@@ -33,9 +33,11 @@ import io.sqlqueue.JobListener;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.await.JobAwaiter;
 import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
 import io.sqlqueue.boot.metrics.SqlQueueMetrics;
 import io.sqlqueue.manager.QueueStats;
+import io.sqlqueue.manager.Reaper;
 import io.sqlqueue.store.ClaimRequest;
 import io.sqlqueue.store.JobStore;
 import io.sqlqueue.store.Lease;
@@ -97,6 +99,36 @@ class SqlQueueMetricsAutoConfigurationTests {
 			assertThat(registry.get("sqlqueue.workers.concurrency").tag("queue", "work").gauge().value()).isEqualTo(2);
 			assertThat(registry.get("sqlqueue.workers.busy").tag("queue", "work").gauge().value()).isZero();
 			assertThat(registry.find("sqlqueue.leases.lost").counters()).isEmpty();
+		});
+	}
+
+	@Test
+	void countsExpiriesAndCrashes() {
+		this.runner.withBean("work", Work.class).run((context) -> {
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			JobQueue jobs = context.getBean(JobQueue.class);
+			Instant past = Instant.parse("2000-01-01T00:00:00Z");
+			// Claimed after its deadline: the worker does not start it.
+			long claimed = jobs.enqueue(Job.of("ok", null).deadline(past));
+			// Never claimed here (no handler): the reaper's sweep cancels it.
+			long swept = jobs.enqueue(Job.of("elsewhere", null).deadline(past));
+			Reaper reaper = context.getBean(Reaper.class);
+			await().atMost(WAIT).until(() -> jobs.find(claimed).map(JobRecord::status).orElseThrow()
+					== JobStatus.CANCELLED);
+			reaper.expireOnce();
+			assertThat(jobs.find(swept)).map(JobRecord::status).hasValue(JobStatus.CANCELLED);
+			assertThat(finished(registry, "ok", "expired")).isEqualTo(1);
+			assertThat(finished(registry, "elsewhere", "expired")).isEqualTo(1);
+			assertThat(registry.find("sqlqueue.jobs.execution").tags("outcome", "expired").timers()).isEmpty();
+			long crashed = jobs.enqueue("elsewhere", null);
+			JobStore store = context.getBean(JobStore.class);
+			assertThat(store.claim(new ClaimRequest("lost", JobQueue.DEFAULT_QUEUE, List.of("elsewhere"), 1, 1)))
+				.extracting(JobRecord::id)
+				.containsExactly(crashed);
+			await().atMost(WAIT).until(() -> !reaper.runOnce().isEmpty());
+			assertThat(registry.get("sqlqueue.jobs.reaped").tags("handler", "elsewhere", "outcome", "requeued")
+				.counter()
+				.count()).isEqualTo(1);
 		});
 	}
 
@@ -204,7 +236,9 @@ class SqlQueueMetricsAutoConfigurationTests {
 					"sqlqueue.poll-interval=50ms", "sqlqueue.shutdown-timeout=1s")
 			.run((context) -> {
 				assertThat(context).hasNotFailed().doesNotHaveBean(SqlQueueMetrics.class);
-				assertThat(context.getBeansOfType(JobListener.class)).isEmpty();
+				// Only the queue's own awaiter listens: no meters.
+				assertThat(context.getBeansOfType(JobListener.class).values()).singleElement()
+					.isInstanceOf(JobAwaiter.class);
 				JobQueue jobs = context.getBean(JobQueue.class);
 				long id = jobs.enqueue("ok", null);
 				await().atMost(WAIT)
