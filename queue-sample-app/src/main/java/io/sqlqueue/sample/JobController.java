@@ -19,7 +19,7 @@ import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
 
 /**
- * Look at a job as stored, retry a {@code FAILED} one, cancel a {@code QUEUED} one. (The
+ * Look at a job as stored, retry a {@code FAILED} one, cancel a queued or running one. (The
  * starter's Actuator endpoint offers the same to operators; this shows the
  * {@link JobQueue} API an application would use.) Retry and cancel run in a transaction, so
  * they answer with the job as they left it: workers hear of a retried job only when it commits.
@@ -51,14 +51,17 @@ public class JobController {
 		return JobView.of(find(id));
 	}
 
-	/** Cancels a {@code QUEUED} job; 409 when it is not queued (any more). */
+	/**
+	 * Cancels a {@code QUEUED} job, or asks the instance running a {@code RUNNING} one to stop
+	 * it (it then ends {@code CANCELLED}); 409 when it is neither (any more).
+	 */
 	@PostMapping("/cancel")
 	@Transactional
 	public JobView cancel(@PathVariable long id) {
 		JobRecord job = find(id);
 		if (!this.jobs.cancel(id)) {
 			throw new ResponseStatusException(HttpStatus.CONFLICT,
-					"Job " + id + " is " + job.status() + "; only a QUEUED job can be cancelled");
+					"Job " + id + " is " + job.status() + "; only a QUEUED or RUNNING job can be cancelled");
 		}
 		return JobView.of(find(id));
 	}

@@ -1,57 +1,77 @@
 package io.sqlqueue.sample;
 
 import java.net.URI;
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
-import org.springframework.transaction.annotation.Transactional;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
 import org.springframework.web.bind.annotation.RequestBody;
+import org.springframework.web.bind.annotation.RequestParam;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.server.ResponseStatusException;
 
+import io.sqlqueue.AwaitTimeoutException;
 import io.sqlqueue.JobQueue;
+import io.sqlqueue.JobResult;
+import io.sqlqueue.JobStatus;
 import io.sqlqueue.sample.Reports.Report;
 
 /**
  * {@code POST /reports} requests a report, built in the background by {@link ReportBuilder};
- * {@code GET /reports/{id}} shows it.
+ * with {@code ?waitSeconds=N} it also waits up to N seconds for the build and answers its
+ * outcome ({@link JobQueue#await}). {@code GET /reports/{id}} shows a report.
  */
 @RestController
 public class ReportController {
 
+	/** The longest a request may wait for its report. */
+	static final int MAX_WAIT_SECONDS = 30;
+
 	private final Reports reports;
+
+	private final ReportRequests requests;
 
 	private final JobQueue jobs;
 
-	public ReportController(Reports reports, JobQueue jobs) {
+	public ReportController(Reports reports, ReportRequests requests, JobQueue jobs) {
 		this.reports = reports;
+		this.requests = requests;
 		this.jobs = jobs;
 	}
 
 	/**
-	 * Saves the report request and enqueues its job in one transaction; 202 Accepted with
-	 * the ids of both. The kind is checked by the worker, which knows what it can build.
+	 * Saves the report request and enqueues its job in one transaction: 202 Accepted with the
+	 * ids of both. With {@code waitSeconds}, then awaits the job, after that transaction
+	 * committed: 200 with how the job ended and the report it built, or 202 as without
+	 * waiting when the job has not finished in time.
 	 */
 	@PostMapping("/reports")
-	@Transactional
-	public ResponseEntity<ReportRequested> request(@RequestBody ReportRequest request) {
-		String kind = (request.kind() != null) ? request.kind().strip() : "";
-		int failTimes = (request.failTimes() != null) ? request.failTimes() : 0;
-		if (kind.isEmpty() || kind.length() > 64) {
+	public ResponseEntity<?> request(@RequestBody ReportRequest request,
+			@RequestParam(required = false) @Nullable Integer waitSeconds) throws InterruptedException {
+		if (waitSeconds != null && (waitSeconds < 1 || waitSeconds > MAX_WAIT_SECONDS)) {
 			throw new ResponseStatusException(HttpStatus.BAD_REQUEST,
-					"kind must be 1 to 64 characters, one of " + ReportBuilder.KINDS);
+					"waitSeconds must be 1 to " + MAX_WAIT_SECONDS);
 		}
-		if (failTimes < 0 || failTimes > 100) {
-			throw new ResponseStatusException(HttpStatus.BAD_REQUEST, "failTimes must be 0 to 100");
+		ReportRequested requested = this.requests.request(request);
+		URI location = URI.create("/reports/" + requested.reportId());
+		if (waitSeconds != null) {
+			try {
+				JobResult result = this.jobs.await(requested.jobId(), Duration.ofSeconds(waitSeconds));
+				return ResponseEntity.ok()
+					.location(location)
+					.body(new ReportBuilt(requested.reportId(), requested.jobId(), result.status(),
+							result.result(ReportResult.class), result.error()));
+			}
+			catch (AwaitTimeoutException ex) {
+				// Not built yet: answer as without waiting; the job goes on.
+			}
 		}
-		long reportId = this.reports.insert(kind, failTimes);
-		long jobId = this.jobs.enqueue("report.build", new BuildReport(reportId));
-		return ResponseEntity.accepted()
-			.location(URI.create("/reports/" + reportId))
-			.body(new ReportRequested(reportId, jobId));
+		return ResponseEntity.accepted().location(location).body(requested);
 	}
 
 	@GetMapping("/reports/{id}")
@@ -71,6 +91,16 @@ public class ReportController {
 	}
 
 	public record ReportRequested(long reportId, long jobId) {
+
+	}
+
+	/**
+	 * How an awaited report job ended.
+	 * @param report what the job built, when it succeeded
+	 * @param error why it did not, when it failed or was cancelled
+	 */
+	public record ReportBuilt(long reportId, long jobId, JobStatus status, @Nullable ReportResult report,
+			@Nullable String error) {
 
 	}
 

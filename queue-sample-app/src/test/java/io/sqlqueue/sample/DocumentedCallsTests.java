@@ -233,7 +233,12 @@ class DocumentedCallsTests {
 						-d '{"action": "retry-failed", "handler": "report.build"}'""",
 						(call) -> assertThat(call.send().json("$.ids")).isEqualTo(List.of(5))),
 				step("curl -s localhost:8080/actuator/prometheus | grep ^sqlqueue", (call) -> call
-					.until(Duration.ofSeconds(15), (scrape) -> hasDocumentedSamples(call.curl().promise(), scrape)))));
+					.until(Duration.ofSeconds(15), (scrape) -> hasDocumentedSamples(call.curl().promise(), scrape))),
+				step("""
+						curl -X POST 'localhost:8080/reports?waitSeconds=10' -H 'Content-Type: application/json' 						-d '{"kind": "signups"}'""", (call) -> {
+					Answer built = call.send();
+					assertThat(built.json("$.report.kind")).as("the report the handler returned").isEqualTo("signups");
+				})));
 	}
 
 	private static AnswerCheck status(String status) {

@@ -14,6 +14,10 @@ import org.springframework.http.MediaType;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.test.web.servlet.client.RestTestClient;
 
+import io.sqlqueue.JobStatus;
+import io.sqlqueue.sample.ReportController.ReportBuilt;
+import io.sqlqueue.sample.ReportController.ReportRequested;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -194,6 +198,30 @@ class SampleApplicationTests {
 		assertThat(failed.attempts()).isEqualTo(1);
 		assertThat(failed.lastError()).startsWith("io.sqlqueue.NonRetryableException")
 			.contains("Unknown report kind 'nonsense'");
+	}
+
+	@Test
+	void awaitedReportAnswersHowItsJobEnded() {
+		ReportBuilt built = this.http.post()
+			.uri("/reports?waitSeconds=20")
+			.contentType(MediaType.APPLICATION_JSON)
+			.body(Map.of("kind", "nonsense"))
+			.exchange()
+			.expectStatus()
+			.isOk()
+			.expectBody(ReportBuilt.class)
+			.returnResult()
+			.getResponseBody();
+		assertThat(built.status()).isEqualTo(JobStatus.FAILED);
+		assertThat(built.report()).isNull();
+		assertThat(built.error()).contains("Unknown report kind 'nonsense'");
+		this.http.post()
+			.uri("/reports?waitSeconds=31")
+			.contentType(MediaType.APPLICATION_JSON)
+			.body(Map.of("kind", "signups"))
+			.exchange()
+			.expectStatus()
+			.isBadRequest();
 	}
 
 	private Signup signUp(String email, String name) {
