@@ -28,7 +28,9 @@ import io.sqlqueue.store.QueueEvents;
 import io.sqlqueue.store.ReapedJob;
 
 /**
- * Completes the futures of those who await jobs on this instance. One query serves every
+ * Completes the futures of those who await jobs on this instance. Where finishing jobs are
+ * announced, the job is first marked as awaited ({@link JobStore#markAwaited}), so that
+ * its completion flush announces it. One query serves every
  * waiter of the instance: it reads the awaited jobs together, at once when a job is awaited
  * or when one is heard to finish — on this instance (as a {@link JobListener} of the
  * Manager), or on any other through PostgreSQL's {@code NOTIFY} (as {@link QueueEvents}) —
@@ -101,6 +103,12 @@ public class JobAwaiter implements JobListener, QueueEvents, AutoCloseable {
 	 * {@code orTimeout} end it) stops the waiting; the job is unchanged.
 	 */
 	public CompletableFuture<JobResult> whenFinished(long jobId) {
+		try {
+			this.store.markAwaited(jobId);
+		}
+		catch (RuntimeException ex) {
+			logger.debug("Could not mark job {} as awaited; its end is seen by reading it at intervals", jobId, ex);
+		}
 		CompletableFuture<JobResult> future = new CompletableFuture<>();
 		// Atomic with the removal of a finished job's waiters: a future never joins a set already taken.
 		this.waiting.compute(jobId, (id, futures) -> {

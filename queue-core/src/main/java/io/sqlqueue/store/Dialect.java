@@ -71,9 +71,20 @@ public abstract class Dialect {
 	 * updated; {@code null} to complete them with one statement each (in one round trip).
 	 * Parameters: the job ids, their lease tokens, their results and their notes for
 	 * {@code last_error} (null keeps it), each as an array;
-	 * returns the ids of the jobs whose lease held.
+	 * returns the ids of the jobs whose lease held, and their {@code awaited} column.
 	 */
 	public @Nullable String completeAll(String table) {
+		return null;
+	}
+
+	/**
+	 * Inserts many jobs in one statement, or {@code null} to insert them as a JDBC batch of
+	 * single-row inserts. Parameters, each an array with one element per job: queue, handler,
+	 * payload, priority, run_at (ISO-8601 text, or null), delay millis, max attempts, unique
+	 * key, group key, scheduled_for, deadline (ISO-8601 text, or null), expire-after millis;
+	 * returns the ids of the inserted jobs (fewer when a unique key was taken), in job order.
+	 */
+	public @Nullable String insertAll(String table) {
 		return null;
 	}
 

@@ -33,6 +33,8 @@ final class JobSql {
 
 	final @Nullable String completeAll;
 
+	final @Nullable String insertAll;
+
 	final @Nullable String vacuum;
 
 	/** The table's name as {@code regclass} reads it. */
@@ -58,6 +60,8 @@ final class JobSql {
 	final String expire;
 
 	final String requestCancel;
+
+	final String markAwaited;
 
 	final String find;
 
@@ -112,6 +116,7 @@ final class JobSql {
 				    finished_at = %s, updated_at = %s, lease_expires_at = NULL, version = version + 1
 				WHERE id = ? AND lease_token = ? AND status = 'RUNNING'""".formatted(this.table, json, now, now);
 		this.completeAll = dialect.completeAll(this.table);
+		this.insertAll = dialect.insertAll(this.table);
 		this.completeWhileLeased = this.complete + " AND lease_expires_at > " + dialect.currentTime();
 		this.vacuum = dialect.vacuumStatement(this.table);
 		this.tableName = this.table;
@@ -158,6 +163,9 @@ final class JobSql {
 				UPDATE %s SET status = 'CANCELLED', last_error = ?, finished_at = %s, updated_at = %s,
 				    version = version + 1
 				WHERE id = ? AND status = 'QUEUED' AND deadline <= %s""".formatted(this.table, now, now, now);
+		this.markAwaited = """
+				UPDATE %s SET awaited = 1
+				WHERE id = ? AND status IN ('QUEUED', 'RUNNING') AND awaited = 0""".formatted(this.table);
 		this.requestCancel = """
 				UPDATE %s SET cancel_requested_at = COALESCE(cancel_requested_at, %s), updated_at = %s
 				WHERE id = ? AND status = 'RUNNING'""".formatted(this.table, now, now);

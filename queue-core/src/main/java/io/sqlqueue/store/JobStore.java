@@ -162,7 +162,51 @@ public class JobStore {
 		}
 	}
 
+	/** All jobs in one statement ({@link Dialect#insertAll}); a taken unique key inserts fewer, and throws. */
+	private List<Long> insertInOneStatement(Connection connection, List<NewJob> jobs, String statement)
+			throws SQLException {
+		int size = jobs.size();
+		Object[][] columns = new Object[12][size];
+		for (int i = 0; i < size; i++) {
+			NewJob job = jobs.get(i);
+			columns[0][i] = job.queue();
+			columns[1][i] = job.handler();
+			columns[2][i] = job.payload();
+			columns[3][i] = job.priority();
+			columns[4][i] = (job.runAt() != null) ? job.runAt().toString() : null;
+			columns[5][i] = job.delayMillis();
+			columns[6][i] = job.maxAttempts();
+			columns[7][i] = job.uniqueKey();
+			columns[8][i] = job.groupKey();
+			columns[9][i] = (job.scheduledFor() != null) ? job.scheduledFor().toString() : null;
+			columns[10][i] = (job.deadline() != null) ? job.deadline().toString() : null;
+			columns[11][i] = job.expireAfterMillis();
+		}
+		String[] types = { "text", "text", "text", "int4", "text", "int8", "int4", "text", "text", "text", "text",
+				"int8" };
+		List<Long> ids = new ArrayList<>(size);
+		try (PreparedStatement ps = connection.prepareStatement(statement)) {
+			for (int column = 0; column < types.length; column++) {
+				ps.setArray(column + 1, connection.createArrayOf(types[column], columns[column]));
+			}
+			try (ResultSet rs = ps.executeQuery()) {
+				while (rs.next()) {
+					ids.add(rs.getLong(1));
+				}
+			}
+		}
+		if (ids.size() != size) {
+			throw new DuplicateJobException(duplicateKeyOf(jobs));
+		}
+		// Identity values are taken in the order the rows are inserted, which is job order.
+		ids.sort(null);
+		return ids;
+	}
+
 	private List<Long> insertBatch(Connection connection, List<NewJob> jobs) throws SQLException {
+		if (this.sql.insertAll != null && jobs.size() > 1) {
+			return insertInOneStatement(connection, jobs, this.sql.insertAll);
+		}
 		try (PreparedStatement statement = connection.prepareStatement(this.sql.insert, new String[] { "id" })) {
 			if (!this.dialect.batchReturnsGeneratedKeys()) {
 				return insertOneByOne(statement, jobs);
@@ -332,19 +376,20 @@ public class JobStore {
 	 * completion, whether its lease still held.
 	 */
 	public boolean[] complete(List<Completion> completions) {
+		if (this.sql.completeAll != null) {
+			// One statement commits on its own, in one round trip, unless this thread is in a
+			// transaction, which the queue's own writes never join.
+			return TransactionSynchronizationManager.isActualTransactionActive()
+					? this.ownTransaction.execute((status) -> completeInOneStatement(completions, this.sql.completeAll))
+					: completeInOneStatement(completions, this.sql.completeAll);
+		}
 		return this.ownTransaction.execute((status) -> {
-			boolean[] held;
-			if (this.sql.completeAll != null && completions.size() > 1) {
-				held = completeInOneStatement(completions, this.sql.completeAll);
-			}
-			else {
-				held = held(batch(this.sql.complete, completions, (ps, completion) -> {
-					ps.setString(1, completion.result());
-					ps.setString(2, completion.note());
-					ps.setLong(3, completion.lease().jobId());
-					ps.setLong(4, completion.lease().token());
-				}));
-			}
+			boolean[] held = held(batch(this.sql.complete, completions, (ps, completion) -> {
+				ps.setString(1, completion.result());
+				ps.setString(2, completion.note());
+				ps.setLong(3, completion.lease().jobId());
+				ps.setLong(4, completion.lease().token());
+			}));
 			List<Long> finished = new ArrayList<>(held.length);
 			for (int i = 0; i < held.length; i++) {
 				if (held[i]) {
@@ -403,6 +448,7 @@ public class JobStore {
 			results[i] = completions.get(i).result();
 			notes[i] = completions.get(i).note();
 		}
+		List<Long> awaited = new ArrayList<>();
 		Set<Long> held = new HashSet<>(this.jdbc.execute((Connection connection) -> {
 			try (PreparedStatement ps = connection.prepareStatement(statement)) {
 				ps.setArray(1, connection.createArrayOf("bigint", ids));
@@ -413,11 +459,17 @@ public class JobStore {
 				try (ResultSet rs = ps.executeQuery()) {
 					while (rs.next()) {
 						updated.add(rs.getLong(1));
+						if (rs.getInt(2) != 0) {
+							awaited.add(rs.getLong(1));
+						}
 					}
 				}
 				return updated;
 			}
 		}));
+		// Only jobs someone awaits are announced: a NOTIFY serializes the commits of every
+		// announcing transaction, too dear for every flush.
+		notifyFinished(awaited);
 		boolean[] flags = new boolean[ids.length];
 		for (int i = 0; i < ids.length; i++) {
 			flags[i] = held.contains(ids[i]);
@@ -598,6 +650,17 @@ public class JobStore {
 			}, this.notifyChannel, PostgresNotifications.cancelPayload(id));
 		}
 		return requested;
+	}
+
+	/**
+	 * Notes that someone awaits the job, where finishing jobs are announced: a completion
+	 * flush then announces it. Its own transaction, so that it counts even while the caller's
+	 * is open. Does nothing without notifications, where waiters read the job at intervals.
+	 */
+	public void markAwaited(long id) {
+		if (this.notifyChannel != null) {
+			this.ownTransaction.executeWithoutResult((status) -> this.jdbc.update(this.sql.markAwaited, id));
+		}
 	}
 
 	/** Of these running jobs, the ones whose cancel was asked for. */

@@ -45,17 +45,49 @@ public final class PostgresDialect extends Dialect {
 		return " ON CONFLICT DO NOTHING";
 	}
 
-	/** One statement instead of one per job: PostgreSQL plans and runs it once for the whole batch. */
+	/**
+	 * One statement for the whole batch: the jobs' columns as arrays, unnested in job order, so
+	 * that the identity gives them ascending ids in that order.
+	 */
+	@Override
+	public String insertAll(String table) {
+		return """
+				INSERT INTO %s (queue, handler, payload, status, priority, run_at, max_attempts, unique_key, group_key,
+				                scheduled_for, deadline, created_at, updated_at)
+				SELECT d.queue, d.handler, CAST(d.payload AS jsonb), 'QUEUED', d.priority,
+				       COALESCE(CAST(d.run_at AS timestamptz),
+				                now() + CAST(d.delay_millis AS double precision) * interval '1 millisecond'),
+				       d.max_attempts, d.unique_key, d.group_key, CAST(d.scheduled_for AS timestamptz),
+				       COALESCE(CAST(d.deadline AS timestamptz),
+				                now() + CAST(d.expire_millis AS double precision) * interval '1 millisecond'),
+				       now(), now()
+				FROM unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS int[]), CAST(? AS text[]),
+				            CAST(? AS bigint[]), CAST(? AS int[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]),
+				            CAST(? AS text[]), CAST(? AS bigint[])) WITH ORDINALITY
+				    AS d(queue, handler, payload, priority, run_at, delay_millis, max_attempts, unique_key, group_key,
+				         scheduled_for, deadline, expire_millis, n)
+				ORDER BY d.n
+				ON CONFLICT DO NOTHING
+				RETURNING id""".formatted(table);
+	}
+
+	/**
+	 * One statement instead of one per job: PostgreSQL plans and runs it once for the whole
+	 * batch. Each row finds its token, result and note by its id's position in the arrays, so
+	 * the plan has no join: joined to {@code unnest(…)}, the planner, which sees few running
+	 * jobs in statistics taken while the queue was idle, picked a nested loop that read the
+	 * whole batch again for every running job, and a batch of 100 cost 8–12 ms instead of 2.
+	 */
 	@Override
 	public String completeAll(String table) {
 		return """
-				UPDATE %s j SET status = 'SUCCEEDED', result = CAST(d.result AS jsonb),
-				    last_error = COALESCE(d.note, j.last_error), finished_at = now(), updated_at = now(),
-				    lease_expires_at = NULL, version = j.version + 1
-				FROM unnest(CAST(? AS bigint[]), CAST(? AS bigint[]), CAST(? AS text[]), CAST(? AS text[]))
-				    AS d(id, token, result, note)
-				WHERE j.id = d.id AND j.lease_token = d.token AND j.status = 'RUNNING'
-				RETURNING j.id""".formatted(table);
+				UPDATE %s j SET status = 'SUCCEEDED', result = CAST(d.results[array_position(d.ids, j.id)] AS jsonb),
+				    last_error = COALESCE(d.notes[array_position(d.ids, j.id)], j.last_error), finished_at = now(),
+				    updated_at = now(), lease_expires_at = NULL, version = j.version + 1
+				FROM (SELECT CAST(? AS bigint[]) AS ids, CAST(? AS bigint[]) AS tokens, CAST(? AS text[]) AS results,
+				             CAST(? AS text[]) AS notes) d
+				WHERE j.id = ANY(d.ids) AND j.lease_token = d.tokens[array_position(d.ids, j.id)] AND j.status = 'RUNNING'
+				RETURNING j.id, j.awaited""".formatted(table);
 	}
 
 	/** Autovacuum switched off for the server, or for the table by a storage parameter. */
@@ -82,17 +114,27 @@ public final class PostgresDialect extends Dialect {
 		return ClaimMethod.UPDATE_RETURNING;
 	}
 
+	/**
+	 * The claim commits without waiting for its WAL to reach disk ({@code synchronous_commit}
+	 * off for its own transaction only, set by {@code no_wait}): claims are half of a queue's
+	 * commits, and waiting for the disk was most of their time. Safe under the queue's
+	 * promises: a claim lost with a crash of the database server (up to three times
+	 * {@code wal_writer_delay}) leaves its job {@code QUEUED}, to be claimed again, while the
+	 * worker that ran it finds its lease lost at completion: at-least-once, as after any lost
+	 * lease. Completions still wait for the disk, so a finished job stays finished.
+	 */
 	@Override
 	public String claimReturning(String table, String readyJobs, String claimedColumns) {
 		return """
-				WITH picked AS MATERIALIZED (
+				WITH no_wait AS MATERIALIZED (SELECT set_config('synchronous_commit', 'off', true)),
+				picked AS MATERIALIZED (
 				    SELECT j.id FROM %1$s j
 				    WHERE %2$s
 				    ORDER BY j.priority DESC, j.run_at, j.id
 				    LIMIT ?
 				    FOR UPDATE SKIP LOCKED)
 				UPDATE %1$s j SET %3$s
-				FROM picked WHERE j.id = picked.id
+				FROM picked, no_wait WHERE j.id = picked.id
 				RETURNING j.*""".formatted(table, readyJobs, claimedColumns);
 	}
 
