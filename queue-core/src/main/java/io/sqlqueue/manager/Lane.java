@@ -64,15 +64,37 @@ final class Lane {
 		return capacity() - this.held.get();
 	}
 
+	/**
+	 * Takes room for up to {@code most} jobs about to be claimed; returns how many (zero when
+	 * full). Several threads may claim for one lane at once: each claims only the room it took.
+	 */
+	int reserve(int most) {
+		while (true) {
+			int held = this.held.get();
+			int room = capacity() - held;
+			if (room <= 0) {
+				return 0;
+			}
+			int taken = Math.min(most, room);
+			if (this.held.compareAndSet(held, held + taken)) {
+				return taken;
+			}
+		}
+	}
+
+	/** Gives back room a claim took but did not fill. */
+	void unreserve(int jobs) {
+		this.held.addAndGet(-jobs);
+	}
+
 	/** An attempt of this lane ran for this long. Racy on purpose: a lost sample only blurs the estimate. */
 	void ran(long nanos) {
 		double average = this.averageRunNanos;
 		this.averageRunNanos = Double.isNaN(average) ? nanos : average * 0.9 + nanos * 0.1;
 	}
 
-	/** Queues a claimed job for the next free worker. */
+	/** Queues a claimed job, for which room was {@link #reserve reserved}, for the next free worker. */
 	void add(Attempt attempt) {
-		this.held.incrementAndGet();
 		this.waiting.add(attempt);
 	}
 

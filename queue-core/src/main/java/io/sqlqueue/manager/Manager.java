@@ -285,17 +285,33 @@ public class Manager implements SmartLifecycle {
 		}
 	}
 
-	/** Claims for one lane; returns whether to claim again at once. */
+	/**
+	 * Claims for one lane, from the poll loop or from a worker that ran out of jobs; returns
+	 * whether to claim again at once.
+	 */
 	private boolean claimFor(Lane lane) {
-		int room = lane.room();
-		if (room <= 0) {
+		return claimFor(lane, 1);
+	}
+
+	/** Claims unless there is room for fewer than {@code least} jobs. */
+	private boolean claimFor(Lane lane, int least) {
+		int wanted = lane.reserve(this.settings.batchSize());
+		if (wanted < least) {
+			lane.unreserve(wanted);
 			lane.moreWork(true);
 			return false;
 		}
-		int wanted = Math.min(room, this.settings.batchSize());
 		long sent = System.nanoTime();
-		List<JobRecord> jobs = this.store.claim(new ClaimRequest(this.settings.workerId(), lane.queue,
-				this.handlerNames, wanted, this.settings.leaseDuration().toMillis()));
+		List<JobRecord> jobs;
+		try {
+			jobs = this.store.claim(new ClaimRequest(this.settings.workerId(), lane.queue, this.handlerNames, wanted,
+					this.settings.leaseDuration().toMillis()));
+		}
+		catch (RuntimeException ex) {
+			lane.unreserve(wanted);
+			throw ex;
+		}
+		lane.unreserve(wanted - jobs.size());
 		this.listener.claimed(lane.queue, jobs.size());
 		boolean full = jobs.size() == wanted;
 		lane.moreWork(full);
@@ -333,7 +349,14 @@ public class Manager implements SmartLifecycle {
 	 */
 	private void work(Lane lane) {
 		try {
-			for (Attempt attempt = lane.next(); attempt != null; attempt = lane.next()) {
+			while (true) {
+				Attempt attempt = lane.next();
+				if (attempt == null) {
+					if (claimAsWorker(lane)) {
+						continue;
+					}
+					break;
+				}
 				if (attempt.pastDeadline()) {
 					expire(attempt);
 				}
@@ -353,6 +376,29 @@ public class Manager implements SmartLifecycle {
 				startWorkers(lane);
 			}
 		}
+	}
+
+	/**
+	 * A worker that ran out of jobs claims the next ones itself while its lane's last claim
+	 * came back full, so that claims run in parallel, up to one per worker, rather than in
+	 * turn behind the poll loop, which could feed the workers only a batch per round trip;
+	 * returns whether it got any. It claims only when at least half a batch fits, so that
+	 * workers running dry together do not split the room into many small claims. The poll
+	 * loop takes over when the queue runs dry, and after an error.
+	 */
+	private boolean claimAsWorker(Lane lane) {
+		if (!this.running || !lane.moreWork()) {
+			return false;
+		}
+		try {
+			claimFor(lane, Math.max(1, Math.min(this.settings.batchSize(), lane.capacity()) / 2));
+		}
+		catch (RuntimeException ex) {
+			lane.moreWork(false);
+			logger.debug("A worker of queue {} could not claim jobs; the poll loop claims again", lane.queue, ex);
+			return false;
+		}
+		return lane.hasWaiting();
 	}
 
 	private void run(Attempt attempt) {
