@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -61,6 +62,12 @@ public class SqlQueueMetrics implements JobListener, MeterBinder {
 	private final Set<String> jobQueues = ConcurrentHashMap.newKeySet();
 
 	private boolean subscribed;
+
+	/**
+	 * The meters recorded once per job, by registry, name and tags: building a meter and
+	 * looking it up in the registry costs more than recording, and jobs come by the thousand.
+	 */
+	private final Map<List<Object>, Object> perJobMeters = new ConcurrentHashMap<>();
 
 	/**
 	 * @param manager this instance's Manager, or {@code null} when it runs no jobs; asked
@@ -168,24 +175,33 @@ public class SqlQueueMetrics implements JobListener, MeterBinder {
 
 	@Override
 	public void started(JobRecord job, Duration waited) {
-		each((registry) -> timer(PREFIX + "jobs.wait", "Time from when a job was due until its attempt started")
-			.tags("queue", job.queue(), "handler", job.handler())
-			.register(registry)
+		each((registry) -> perJob(registry, List.of("wait", job.queue(), job.handler()),
+				() -> timer(PREFIX + "jobs.wait", "Time from when a job was due until its attempt started")
+					.tags("queue", job.queue(), "handler", job.handler())
+					.register(registry), Timer.class)
 			.record(waited));
 	}
 
 	@Override
 	public void finished(JobRecord job, JobOutcome outcome, Duration took) {
 		each((registry) -> {
-			finishedCounter(job.queue(), job.handler(), outcome).register(registry).increment();
+			perJob(registry, List.of("finished", job.queue(), job.handler(), outcome),
+					() -> finishedCounter(job.queue(), job.handler(), outcome).register(registry), Counter.class)
+				.increment();
 			if (outcome == JobOutcome.EXPIRED) {
 				return;
 			}
-			timer(PREFIX + "jobs.execution", "Time an attempt's handler ran, by how the attempt ended")
-				.tags("queue", job.queue(), "handler", job.handler(), "outcome", outcome.tag())
-				.register(registry)
+			perJob(registry, List.of("execution", job.queue(), job.handler(), outcome),
+					() -> timer(PREFIX + "jobs.execution", "Time an attempt's handler ran, by how the attempt ended")
+						.tags("queue", job.queue(), "handler", job.handler(), "outcome", outcome.tag())
+						.register(registry), Timer.class)
 				.record(took);
 		});
+	}
+
+	private <M> M perJob(MeterRegistry registry, List<Object> key, Supplier<M> register, Class<M> type) {
+		// Registries do not override equals: each is its own key.
+		return type.cast(this.perJobMeters.computeIfAbsent(List.of(registry, key), (ignored) -> register.get()));
 	}
 
 	@Override
