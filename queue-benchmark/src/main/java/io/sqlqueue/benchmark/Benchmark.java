@@ -22,7 +22,8 @@ import io.sqlqueue.JobQueue;
  *
  * <pre>
  * java -jar queue-benchmark.jar [--url=jdbc:postgresql://127.0.0.1:5432/test] [--user=postgres] [--password=]
- *     [--quick] [--workloads=enqueue,drain,latency,scaleout,soak] [--jobs=50000] [--soak-seconds=600] [--rate=2000]
+ *     [--quick] [--workloads=compare,enqueue,drain,latency,scaleout,soak] [--jobs=50000] [--soak-seconds=600] [--rate=2000]
+ *     [--sizes=20000,200000] [--reps=3] [--peers=floor,defaults]
  * </pre>
  */
 public final class Benchmark {
@@ -51,10 +52,17 @@ public final class Benchmark {
 		int jobs = Integer.parseInt(options.getOrDefault("jobs", quick ? "10000" : "50000"));
 		Benchmark benchmark = new Benchmark(target, quick, jobs);
 		List<String> workloads = Arrays
-			.asList(options.getOrDefault("workloads", "enqueue,drain,latency,scaleout,soak").split(","));
+			.asList(options.getOrDefault("workloads", "compare,latency").split(","));
 		System.out.println("# sqlqueue benchmark on " + target.settings() + "; " + Runtime.getRuntime()
 			.availableProcessors() + " cores, Java " + System.getProperty("java.version") + (quick ? ", quick" : ""));
 		benchmark.prepare();
+		if (workloads.contains("compare")) {
+			List<Integer> sizes = Arrays.stream(options.getOrDefault("sizes", "20000,200000").split(","))
+				.map(Integer::valueOf)
+				.toList();
+			List<String> peers = options.containsKey("peers") ? List.of(options.get("peers").split(",")) : List.of();
+			new Comparison(target, peers).run(sizes, Integer.parseInt(options.getOrDefault("reps", "3")));
+		}
 		if (workloads.contains("enqueue")) {
 			benchmark.enqueue();
 		}

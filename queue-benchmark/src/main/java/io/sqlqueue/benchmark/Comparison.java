@@ -1,0 +1,227 @@
+package io.sqlqueue.benchmark;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * sqlqueue beside its peers, in one run: the floor (a hand-written SKIP LOCKED queue, batch
+ * 1, 10 and 100) and db-scheduler, 8 workers each, the same no-op jobs. Each measurement
+ * enqueues N jobs with the peer's own batch API (timed: the enqueue rate), then starts the
+ * workers, and times from the first job's start until the peer's table says every job is
+ * done (the drain rate), counting the CPU the database spent for the peer's connections
+ * and the CPU of this JVM over that time. Every peer must run each job exactly once.
+ * Repetitions are interleaved (the order rotates), so drift of a shared machine spreads
+ * over all peers; each line gives the median, the spread, and the ratio of medians to the
+ * floor of the batch the peer is compared with.
+ */
+final class Comparison {
+
+	static final int WORKERS = 8;
+
+	private static final int WARM_UP_JOBS = 10_000;
+
+	private final Target target;
+
+	private final List<Measurement> measurements = new ArrayList<>();
+
+	/** Which peers to measure, by a part of their name ({@code --peers=floor,defaults}); all when empty. */
+	private final List<String> only;
+
+	Comparison(Target target, List<String> only) {
+		this.target = target;
+		this.only = only;
+	}
+
+	/** The peers measured at this size: all of them for small drains, the batched ones for large. */
+	private List<Supplier<Peer>> peers(int jobs) {
+		List<Supplier<Peer>> peers = new ArrayList<>();
+		boolean small = jobs <= 20_000;
+		if (small) {
+			peers.add(() -> new FloorQueue(this.target, 1, WORKERS));
+			peers.add(() -> new FloorQueue(this.target, 10, WORKERS));
+		}
+		peers.add(() -> new FloorQueue(this.target, 100, WORKERS));
+		peers.add(() -> sqlqueue("sqlqueue, defaults", "bench-sqlqueue-defaults", 100, Map.of()));
+		if (small) {
+			if (this.target.isPostgres()) {
+				peers.add(() -> sqlqueue("sqlqueue, defaults without NOTIFY", "bench-sqlqueue-no-notify", 100,
+						Map.of("sqlqueue.notify", false)));
+			}
+			peers.add(() -> sqlqueue("sqlqueue, batch size 1, completion batch 1", "bench-sqlqueue-batch-1", 1,
+					Map.of("sqlqueue.batch-size", 1, "sqlqueue.completion.batch-size", 1)));
+			if (this.target.isPostgres()) {
+				peers.add(() -> new DbSchedulerPeer(this.target, WORKERS));
+			}
+		}
+		return peers;
+	}
+
+	private SqlQueuePeer sqlqueue(String name, String applicationName, int batch, Map<String, Object> extra) {
+		Map<String, Object> settings = new LinkedHashMap<>();
+		settings.put("sqlqueue.concurrency", WORKERS);
+		settings.put("spring.datasource.hikari.maximum-pool-size", WORKERS + 6);
+		settings.putAll(extra);
+		return new SqlQueuePeer(this.target, name, applicationName, batch, settings);
+	}
+
+	void run(List<Integer> sizes, int repetitions) {
+		// Untimed: the first run of each peer's code in this JVM pays for compiling it.
+		for (Supplier<Peer> peer : peers(WARM_UP_JOBS)) {
+			Measurement warmUp = measure(peer, WARM_UP_JOBS, 0);
+			if (warmUp != null) {
+				System.out.println("warm-up " + warmUp.line());
+			}
+		}
+		for (int jobs : sizes) {
+			List<Supplier<Peer>> peers = peers(jobs);
+			for (int repetition = 0; repetition < repetitions; repetition++) {
+				List<Supplier<Peer>> order = new ArrayList<>(peers);
+				Collections.rotate(order, -repetition);
+				for (Supplier<Peer> peer : order) {
+					Measurement measurement = measure(peer, jobs, repetition + 1);
+					if (measurement == null) {
+						continue;
+					}
+					this.measurements.add(measurement);
+					System.out.println(measurement.line());
+				}
+			}
+		}
+		printTable(sizes);
+	}
+
+	private @Nullable Measurement measure(Supplier<Peer> factory, int jobs, int repetition) {
+		Executions executions = Executions.expect(jobs);
+		try (Peer peer = factory.get()) {
+			if (!this.only.isEmpty() && this.only.stream().noneMatch((part) -> peer.name().contains(part))) {
+				return null;
+			}
+			// Let what setting up the peer started (pools filling, a context's background work) settle.
+			LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(1));
+			long enqueueStart = System.nanoTime();
+			peer.enqueue(jobs);
+			long enqueueNanos = System.nanoTime() - enqueueStart;
+			CpuMeter meter = new CpuMeter(this.target, peer.applicationName());
+			AtomicLong started = new AtomicLong();
+			Thread watch = new Thread(() -> {
+				while (executions.total() == 0) {
+					LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(200));
+				}
+				started.set(System.nanoTime());
+				meter.start();
+			}, "bench-watch");
+			watch.start();
+			peer.startWorkers();
+			await(() -> executions.total() >= jobs, Duration.ofMinutes(15));
+			await(() -> peer.allDone(jobs), Duration.ofMinutes(1));
+			long end = System.nanoTime();
+			join(watch);
+			long[] cpu = meter.stop();
+			executions.requireEachRanOnce();
+			double seconds = (end - started.get()) / 1e9;
+			return new Measurement(peer.name(), peer.comparedBatch(), jobs, repetition, jobs / seconds,
+					jobs / (enqueueNanos / 1e9), cpu[0] * 1000.0 / jobs, cpu[1] * 1000.0 / jobs);
+		}
+	}
+
+	private void printTable(List<Integer> sizes) {
+		for (int jobs : sizes) {
+			System.out.println();
+			System.out.printf(Locale.ROOT, "Drain of %,d jobs, %d workers, medians of the repetitions (min–max)%n",
+					jobs, WORKERS);
+			System.out.println();
+			System.out.println("| system | drain jobs/s | × floor | database CPU ms / 1,000 jobs | × floor | "
+					+ "JVM CPU ms / 1,000 jobs | × floor | enqueue jobs/s |");
+			System.out.println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+			Map<String, List<Measurement>> bySystem = new LinkedHashMap<>();
+			for (Measurement measurement : this.measurements) {
+				if (measurement.jobs() == jobs) {
+					bySystem.computeIfAbsent(measurement.system(), (name) -> new ArrayList<>()).add(measurement);
+				}
+			}
+			for (List<Measurement> runs : bySystem.values()) {
+				Measurement first = runs.get(0);
+				List<Measurement> floor = bySystem.getOrDefault("floor, batch " + first.comparedBatch(), List.of());
+				System.out.printf(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s |%n", first.system(),
+						spread(runs, Measurement::drain, "%,.0f"), ratio(runs, floor, Measurement::drain),
+						spread(runs, Measurement::databaseCpu, "%.0f"), ratio(runs, floor, Measurement::databaseCpu),
+						spread(runs, Measurement::jvmCpu, "%.0f"), ratio(runs, floor, Measurement::jvmCpu),
+						spread(runs, Measurement::enqueue, "%,.0f"));
+			}
+		}
+	}
+
+	private static String spread(List<Measurement> runs, java.util.function.ToDoubleFunction<Measurement> value,
+			String format) {
+		double[] values = runs.stream().mapToDouble(value).sorted().toArray();
+		return String.format(Locale.ROOT, format, median(values)) + " (" + String.format(Locale.ROOT, format, values[0])
+				+ "–" + String.format(Locale.ROOT, format, values[values.length - 1]) + ")";
+	}
+
+	private static String ratio(List<Measurement> runs, List<Measurement> floor,
+			java.util.function.ToDoubleFunction<Measurement> value) {
+		if (floor.isEmpty()) {
+			return "";
+		}
+		double mine = median(runs.stream().mapToDouble(value).sorted().toArray());
+		double theirs = median(floor.stream().mapToDouble(value).sorted().toArray());
+		return String.format(Locale.ROOT, "%.2f", mine / theirs);
+	}
+
+	private static double median(double[] sorted) {
+		int middle = sorted.length / 2;
+		return (sorted.length % 2 == 1) ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+	}
+
+	private static void await(BooleanSupplier condition, Duration timeout) {
+		long deadline = System.nanoTime() + timeout.toNanos();
+		while (!condition.getAsBoolean()) {
+			if (System.nanoTime() > deadline) {
+				throw new IllegalStateException("Timed out after " + timeout);
+			}
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(2));
+		}
+	}
+
+	private static void join(Thread thread) {
+		try {
+			thread.join();
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	/**
+	 * One drain of one peer.
+	 * @param drain jobs per second from the first job's start until all were done
+	 * @param enqueue jobs per second of the peer's batch enqueue
+	 * @param databaseCpu database CPU milliseconds per 1,000 jobs over the drain
+	 * @param jvmCpu this JVM's CPU milliseconds per 1,000 jobs over the drain
+	 */
+	record Measurement(String system, int comparedBatch, int jobs, int repetition, double drain, double enqueue,
+			double databaseCpu, double jvmCpu) {
+
+		String line() {
+			return String.format(Locale.ROOT,
+					"COMPARE {\"system\":\"%s\",\"jobs\":%d,\"repetition\":%d,\"drainJobsPerSecond\":%.1f,"
+							+ "\"enqueueJobsPerSecond\":%.1f,\"databaseCpuMsPer1000\":%.1f,\"jvmCpuMsPer1000\":%.1f}",
+					this.system, this.jobs, this.repetition, this.drain, this.enqueue, this.databaseCpu, this.jvmCpu);
+		}
+
+	}
+
+}
