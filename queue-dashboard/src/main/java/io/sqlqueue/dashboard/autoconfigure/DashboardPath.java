@@ -13,7 +13,7 @@ import org.springframework.core.env.Environment;
  */
 final class DashboardPath {
 
-	private static final Pattern PATH = Pattern.compile("(/[A-Za-z0-9._~-]+)+");
+	private static final Pattern PATH = Pattern.compile("(/(?!\\.\\.?(/|$))[A-Za-z0-9._~-]+)+");
 
 	private DashboardPath() {
 	}
