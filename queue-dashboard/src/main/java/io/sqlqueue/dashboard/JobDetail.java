@@ -26,7 +26,8 @@ public record JobDetail(long id, String queue, String handler, JobStatus status,
 	/**
 	 * A moment in a job's life.
 	 * @param at when (the database's clock, except the end of an attempt this instance timed)
-	 * @param event what: {@code enqueued}, {@code due}, {@code started}, {@code ended}, {@code earlier}, {@code finished}
+	 * @param event what: {@code enqueued}, {@code earlier}, {@code requeued}, {@code started}, {@code ended},
+	 * {@code due}, {@code finished}
 	 * @param text what happened, in words
 	 * @param owner the worker of an attempt
 	 */

@@ -57,7 +57,14 @@ public class JobDetails {
 		List<TimelineEvent> events = new ArrayList<>();
 		List<AttemptLog.Attempt> seen = this.attempts.of(job.id());
 		boolean latestSeen = !seen.isEmpty() && seen.get(seen.size() - 1).number() == job.attempts();
+		int previous = 0;
 		for (AttemptLog.Attempt attempt : seen) {
+			if (attempt.number() <= previous) {
+				// Numbering starts again only when an operator queued the job again with fresh attempts.
+				events.add(new TimelineEvent(attempt.startedAt(), "requeued",
+						"Queued again by an operator (by this time at the latest), with a fresh set of attempts", null));
+			}
+			previous = attempt.number();
 			events.add(new TimelineEvent(attempt.startedAt(), "started", "Attempt " + attempt.number() + " started",
 					attempt.owner()));
 			if (attempt.endedAt() != null) {
@@ -120,7 +127,7 @@ public class JobDetails {
 
 	/** Events at the same moment in the order they happen. */
 	private static int order(String event) {
-		return List.of("started", "ended", "due", "finished").indexOf(event);
+		return List.of("requeued", "started", "ended", "due", "finished").indexOf(event);
 	}
 
 }

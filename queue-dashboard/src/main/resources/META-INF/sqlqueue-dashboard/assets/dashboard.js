@@ -78,6 +78,14 @@
         return iso ? new Date(iso).toLocaleString() : '';
     }
 
+    function preciseTime(iso) {
+        if (!iso) {
+            return '';
+        }
+        var date = new Date(iso);
+        return date.toLocaleString() + ' (.' + String(date.getMilliseconds()).padStart(3, '0') + ')';
+    }
+
     function age(millis) {
         var seconds = Math.floor(millis / 1000);
         if (seconds < 60) {
@@ -216,7 +224,7 @@
             cells.push(el('td', {'class': 'num count-' + (count ? state : 'zero')},
                 count ? el('a', {href: jobsLink({queue: queue.name, status: state})}, count.toLocaleString()) : '0'));
         });
-        cells.push(el('td', {'class': 'num oldest'}, queue.jobs.QUEUED ? age(queue.oldestDueAgeMillis) : '–'));
+        cells.push(el('td', {'class': 'num oldest'}, queue.oldestDueAgeMillis > 0 ? age(queue.oldestDueAgeMillis) : '–'));
         cells.push(el('td', {'class': 'num workers'}, queue.totalWorkers === null ? 'not served here'
             : queue.busyWorkers + ' / ' + queue.totalWorkers));
         cells.push(el('td', null, sparkline(queue)));
@@ -402,12 +410,13 @@
                 fact('Lease until', time(job.leaseExpiresAt)))),
             el('h2', null, 'Timeline'),
             el('div', {'class': 'panel'}, el('ol', {'class': 'timeline', id: 'timeline'}, job.timeline.map(function (event) {
-                return el('li', {'class': event.event}, el('span', {'class': 'when'}, event.at ? time(event.at) : ''),
+                return el('li', {'class': event.event}, el('span', {'class': 'when'}, preciseTime(event.at)),
                     el('span', null, event.text, event.owner ? ' on ' + event.owner : ''));
             })))
         ];
         if (job.lastError) {
-            content.push(el('h2', null, 'Last error'));
+            content.push(el('h2', null, job.status === 'FAILED' || job.attempts === 0 ? 'Last error'
+                : 'Last error (of an earlier attempt)'));
             content.push(el('div', {'class': 'panel'}, el('pre', {'class': 'error', id: 'last-error'}, job.lastError)));
         }
         if (job.result !== null && job.result !== undefined) {
