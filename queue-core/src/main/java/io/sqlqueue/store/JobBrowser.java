@@ -7,6 +7,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 import javax.sql.DataSource;
@@ -14,6 +15,8 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.Names;
@@ -25,7 +28,9 @@ import io.sqlqueue.Names;
  * Pages use keyset pagination on the primary key: newest first, {@code id < ?} for older
  * pages and {@code id > ?} for newer ones, so the ten-thousandth page costs what the first
  * does. A filter adds equality conditions; the statement's text depends only on which
- * filters are set, so each combination is written once.
+ * filters are set, so each combination is written once. Where the database would reuse one
+ * plan for every value of a filter, each read is planned for its own values
+ * ({@link Dialect#customPlansStatement()}).
  */
 public class JobBrowser {
 
@@ -57,6 +62,8 @@ public class JobBrowser {
 
 	private final String table;
 
+	private final TransactionTemplate transaction;
+
 	private final Map<Integer, String> pageQueries = new ConcurrentHashMap<>();
 
 	private final Map<Integer, String> finishedQueries = new ConcurrentHashMap<>();
@@ -65,6 +72,8 @@ public class JobBrowser {
 		this.dialect = dialect;
 		this.jdbc = new JdbcTemplate(dataSource);
 		this.jdbc.setExceptionTranslator(dialect.exceptionTranslator(this.jdbc.getExceptionTranslator()));
+		this.transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+		this.transaction.setReadOnly(true);
 		String checkedSchema = Names.requireSchema(schema);
 		this.table = (checkedSchema != null) ? dialect.quote(checkedSchema) + ".queue_job" : "queue_job";
 	}
@@ -103,9 +112,9 @@ public class JobBrowser {
 	 */
 	public List<FinishedCount> finishedPerMinute(int minutes) {
 		Query query = finishedPerMinuteQuery(minutes);
-		return this.jdbc.query(query.sql(), (rs, row) -> new FinishedCount(rs.getString("queue"),
+		return read(() -> this.jdbc.query(query.sql(), (rs, row) -> new FinishedCount(rs.getString("queue"),
 				JobStatus.valueOf(rs.getString("status")), rs.getInt("minutes_ago"), rs.getLong("jobs")),
-				query.args());
+				query.args()));
 	}
 
 	/** The statement of {@link #finishedPerMinute} and its parameters. */
@@ -145,7 +154,19 @@ public class JobBrowser {
 
 	private List<JobSummary> query(JobFilter filter, int cursor, @Nullable Long cursorId, int limit) {
 		Query query = shapedQuery(filter, cursor, cursorId, limit);
-		return this.jdbc.query(query.sql(), this::mapSummary, query.args());
+		return read(() -> this.jdbc.query(query.sql(), this::mapSummary, query.args()));
+	}
+
+	/** Runs a read planned for its own parameters ({@link Dialect#customPlansStatement()}). */
+	private <T> T read(Supplier<T> query) {
+		String customPlans = this.dialect.customPlansStatement();
+		if (customPlans == null) {
+			return query.get();
+		}
+		return this.transaction.execute((status) -> {
+			this.jdbc.execute(customPlans);
+			return query.get();
+		});
 	}
 
 	/** The statement of a page (newest first from {@code before}, or oldest first from {@code after}) and its parameters. */
