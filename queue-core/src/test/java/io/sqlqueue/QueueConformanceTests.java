@@ -35,7 +35,11 @@ import io.sqlqueue.store.Backlog;
 import io.sqlqueue.store.ClaimMethod;
 import io.sqlqueue.store.ClaimRequest;
 import io.sqlqueue.store.Completion;
+import io.sqlqueue.store.JobBrowser;
+import io.sqlqueue.store.JobFilter;
+import io.sqlqueue.store.JobPage;
 import io.sqlqueue.store.JobStore;
+import io.sqlqueue.store.JobSummary;
 import io.sqlqueue.store.Lease;
 import io.sqlqueue.store.QueueCount;
 import io.sqlqueue.store.ReapedJob;
@@ -2024,6 +2028,88 @@ public abstract class QueueConformanceTests {
 			assertThat(job.finishedAt()).isNull();
 		});
 		assertThat(store.retryAllFailed(null, null, 10)).isEmpty();
+	}
+
+	// --- browsing (the dashboard's reads)
+
+	private JobBrowser browser() {
+		assumeTrue(claimMethod() == database().dialect().claimMethod(),
+				"Browsing does not depend on the claim method; run with the database's own");
+		return new JobBrowser(this.database.dataSource(), this.database.dialect(), this.database.schema());
+	}
+
+	@Test
+	void browserPagesJobsNewestFirstByKeysetAndFilters() {
+		JobBrowser browser = browser();
+		List<Long> ids = this.fixture.queue()
+			.enqueueAll(List.of(Job.of("work", 1), Job.of("work", 2).uniqueKey("order-7"), Job.of("other", 3),
+					Job.of("work", 4).queue("mail").groupKey("customer-1"), Job.of("work", 5), Job.of("work", 6),
+					Job.of("other", 7).queue("mail").groupKey("customer-1"), Job.of("work", 8)));
+		JobRecord failed = claim("default", 1, "work").get(0);
+		this.fixture.store().fail(new Lease(failed.id(), failed.leaseToken()), "java.lang.IllegalStateException: <b>boom</b>\n\tat x");
+		this.fixture.queue().cancel(ids.get(7));
+
+		JobPage newest = browser.olderThan(JobFilter.ALL, null, 3);
+		assertThat(newest.jobs()).extracting(JobSummary::id).containsExactly(ids.get(7), ids.get(6), ids.get(5));
+		assertThat(newest.newer()).isNull();
+		JobPage second = browser.olderThan(JobFilter.ALL, newest.older(), 3);
+		assertThat(second.jobs()).extracting(JobSummary::id).containsExactly(ids.get(4), ids.get(3), ids.get(2));
+		JobPage last = browser.olderThan(JobFilter.ALL, second.older(), 3);
+		assertThat(last.jobs()).extracting(JobSummary::id).containsExactly(ids.get(1), ids.get(0));
+		assertThat(last.older()).isNull();
+		assertThat(browser.newerThan(JobFilter.ALL, last.newer(), 3).jobs()).isEqualTo(second.jobs());
+		JobPage backToNewest = browser.newerThan(JobFilter.ALL, second.newer(), 3);
+		assertThat(backToNewest.jobs()).isEqualTo(newest.jobs());
+		assertThat(backToNewest.newer()).isNull();
+		assertThat(backToNewest.older()).isEqualTo(ids.get(5));
+
+		assertThat(browser.olderThan(new JobFilter("mail", null, null, null), null, 10).jobs())
+			.extracting(JobSummary::id).containsExactly(ids.get(6), ids.get(3));
+		assertThat(browser.olderThan(new JobFilter(null, "other", null, null), null, 10).jobs())
+			.extracting(JobSummary::id).containsExactly(ids.get(6), ids.get(2));
+		assertThat(browser.olderThan(new JobFilter("default", "work", JobStatus.QUEUED, null), null, 10).jobs())
+			.extracting(JobSummary::id).containsExactly(ids.get(5), ids.get(4), ids.get(1));
+		assertThat(browser.olderThan(new JobFilter(null, null, JobStatus.CANCELLED, null), null, 10).jobs())
+			.extracting(JobSummary::id).containsExactly(ids.get(7));
+		assertThat(browser.olderThan(new JobFilter(null, null, null, "order-7"), null, 10).jobs())
+			.extracting(JobSummary::id).containsExactly(ids.get(1));
+		assertThat(browser.olderThan(new JobFilter("mail", null, null, "customer-1"), ids.get(6), 10).jobs())
+			.extracting(JobSummary::id).containsExactly(ids.get(3));
+		assertThat(browser.olderThan(new JobFilter(null, null, null, String.valueOf(ids.get(2))), null, 10).jobs())
+			.extracting(JobSummary::id).containsExactly(ids.get(2));
+		assertThat(browser.olderThan(new JobFilter(null, null, null, "'; DROP TABLE queue_job; --"), null, 10).jobs())
+			.isEmpty();
+
+		JobSummary failedLine = browser.olderThan(new JobFilter(null, null, JobStatus.FAILED, null), null, 10)
+			.jobs().get(0);
+		assertThat(failedLine.id()).isEqualTo(failed.id());
+		assertThat(failedLine.errorHead()).startsWith("java.lang.IllegalStateException: <b>boom</b>");
+		assertThat(failedLine.attempts()).isEqualTo(1);
+		assertThat(failedLine.finishedAt()).isNotNull();
+		assertThatThrownBy(() -> browser.olderThan(JobFilter.ALL, null, 0)).isInstanceOf(IllegalArgumentException.class);
+	}
+
+	@Test
+	void browserCountsFinishedJobsPerMinuteOnTheDatabaseClock() {
+		JobBrowser browser = browser();
+		List<Long> ids = this.fixture.queue()
+			.enqueueAll(List.of(Job.of("work", 1), Job.of("work", 2), Job.of("work", 3), Job.of("work", 4).queue("mail"),
+					Job.of("work", 5)));
+		List<JobRecord> claimed = claim("default", 3, "work");
+		this.fixture.store()
+			.complete(claimed.subList(0, 2)
+				.stream()
+				.map((job) -> new Completion(new Lease(job.id(), job.leaseToken()), null))
+				.toList());
+		this.fixture.store().fail(new Lease(claimed.get(2).id(), claimed.get(2).leaseToken()), "broken");
+		this.fixture.queue().cancel(ids.get(3));
+		String finishedAgo = "UPDATE " + this.fixture.table() + " SET finished_at = "
+				+ this.database.dialect().nowPlusMillis() + " WHERE id = ?";
+		this.fixture.jdbc().update(finishedAgo, -(4 * 60_000L + 30_000L), claimed.get(1).id());
+		this.fixture.jdbc().update(finishedAgo, -(20 * 60_000L), claimed.get(0).id());
+		assertThat(browser.finishedPerMinute(15))
+			.extracting((count) -> count.queue() + " " + count.status() + " " + count.minutesAgo() + " " + count.jobs())
+			.containsExactlyInAnyOrder("default SUCCEEDED 4 1", "default FAILED 0 1", "mail CANCELLED 0 1");
 	}
 
 	public record Greeting(String name, int times) {

@@ -97,6 +97,16 @@ public abstract class Dialect {
 		return null;
 	}
 
+	/**
+	 * A statement that makes the rest of the transaction plan each query for its own
+	 * parameters, or {@code null} where the database does so anyway. For reads whose best
+	 * plan depends on the values (a filter by a rare queue, or by a state that a partial
+	 * index covers), which a plan cached for any value would miss.
+	 */
+	public @Nullable String customPlansStatement() {
+		return null;
+	}
+
 	/** Reclaims the dead rows of the table, or {@code null} where nothing needs doing. */
 	public @Nullable String vacuumStatement(String table) {
 		return null;

@@ -99,6 +99,17 @@ public final class PostgresDialect extends Dialect {
 				               AND reloptions @> ARRAY['autovacuum_enabled=false'])""";
 	}
 
+	/**
+	 * After five runs of one prepared statement PostgreSQL may switch to a generic plan, made
+	 * for any value: for {@code queue = $1} it then reads the primary key backwards and
+	 * filters (fine for a big queue, the whole table for one without jobs), and it can never
+	 * use a partial index such as the ready or the running jobs'.
+	 */
+	@Override
+	public String customPlansStatement() {
+		return "SET LOCAL plan_cache_mode = force_custom_plan";
+	}
+
 	@Override
 	public String vacuumStatement(String table) {
 		return "VACUUM (ANALYZE) " + table;

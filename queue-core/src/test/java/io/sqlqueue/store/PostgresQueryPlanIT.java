@@ -26,15 +26,18 @@ class PostgresQueryPlanIT {
 
 	private static JobSql sql;
 
+	private static JobBrowser browser;
+
 	@BeforeAll
 	static void fillTable() {
 		database = TestDatabase.POSTGRESQL.isolated();
 		new QueueSchemaMigrator(database.dataSource(), database.dialect(), database.schema()).migrate();
 		jdbc = new JdbcTemplate(database.dataSource());
 		sql = new JobSql(database.dialect(), database.schema());
+		browser = new JobBrowser(database.dataSource(), database.dialect(), database.schema());
 		jdbc.execute("""
 				INSERT INTO queue_job (queue, handler, payload, status, max_attempts, finished_at)
-				SELECT 'q' || (i % 4), 'h' || (i % 10), '{}', 'SUCCEEDED', 3, now()
+				SELECT 'q' || (i % 4), 'h' || (i % 10), '{}', 'SUCCEEDED', 3, now() - i * interval '1 second'
 				FROM generate_series(1, 50000) AS i""");
 		jdbc.execute("""
 				INSERT INTO queue_job (queue, handler, payload, status, max_attempts)
@@ -89,6 +92,38 @@ class PostgresQueryPlanIT {
 	@Test
 	void backlogUsesTheReadyIndex() {
 		assertThat(plan(sql.dueBacklog)).contains("queue_job_ready_idx");
+	}
+
+	/**
+	 * Keyset pages read the primary key from their cursor, however deep; a filter by state
+	 * reads an index too (the primary key, or the state's own partial index).
+	 */
+	@Test
+	void browserPagesReadThePrimaryKeyFromTheirCursor() {
+		assertThat(plan(browser.pageQuery(JobFilter.ALL, null, null, 51))).contains("Index Scan Backward using queue_job_pkey")
+			.doesNotContain("Seq Scan");
+		assertThat(plan(browser.pageQuery(JobFilter.ALL, 25_000L, null, 51)))
+			.contains("Index Scan Backward using queue_job_pkey")
+			.doesNotContain("Seq Scan");
+		assertThat(plan(browser.pageQuery(JobFilter.ALL, null, 25_000L, 51))).contains("Index Scan using queue_job_pkey")
+			.doesNotContain("Seq Scan");
+		assertThat(plan(browser.pageQuery(new JobFilter("q1", null, io.sqlqueue.JobStatus.SUCCEEDED, null), 25_000L,
+				null, 51)))
+			.doesNotContain("Seq Scan");
+		assertThat(plan(browser.pageQuery(new JobFilter(null, null, io.sqlqueue.JobStatus.QUEUED, null), null, null, 51)))
+			.doesNotContain("Seq Scan");
+		assertThat(plan(browser.pageQuery(new JobFilter(null, null, io.sqlqueue.JobStatus.RUNNING, null), null, null, 51)))
+			.doesNotContain("Seq Scan");
+	}
+
+	/** Finished jobs per minute: three ranges of the finished jobs' index, not the table. */
+	@Test
+	void browserCountsFinishedJobsFromTheirIndex() {
+		assertThat(plan(browser.finishedPerMinuteQuery(15))).contains("queue_job_finished_idx").doesNotContain("Seq Scan");
+	}
+
+	private static String plan(JobBrowser.Query query) {
+		return plan(query.sql(), query.args());
 	}
 
 	private static String plan(String statement, Object... args) {

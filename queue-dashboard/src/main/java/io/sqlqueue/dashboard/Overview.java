@@ -1,0 +1,47 @@
+package io.sqlqueue.dashboard;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+import org.jspecify.annotations.Nullable;
+
+import io.sqlqueue.JobStatus;
+
+/**
+ * What the overview shows: every queue with its jobs per state, how long its oldest due
+ * job has waited, this instance's workers and the jobs finished per minute; and the
+ * recurring jobs' schedules.
+ *
+ * @param countedAt when the counts were read
+ * @param instance this instance's worker id, whose workers the queues show
+ * @param minutes how many minutes the per-minute counts cover
+ */
+public record Overview(Instant countedAt, @Nullable String instance, int minutes, List<QueueLine> queues,
+		List<ScheduleLine> schedules) {
+
+	/**
+	 * One queue.
+	 * @param jobs jobs per state, every state present
+	 * @param oldestDueAgeMillis how long the oldest due job has waited (0 when none waits)
+	 * @param busyWorkers this instance's workers running a handler, or {@code null} when it does not serve the queue
+	 * @param totalWorkers this instance's workers for the queue, or {@code null} when it does not serve the queue
+	 * @param succeededPerMinute jobs that succeeded in each minute, oldest minute first
+	 * @param failedPerMinute jobs that failed for good in each minute, oldest minute first
+	 */
+	public record QueueLine(String name, Map<JobStatus, Long> jobs, long oldestDueAgeMillis,
+			@Nullable Integer busyWorkers, @Nullable Integer totalWorkers, List<Long> succeededPerMinute,
+			List<Long> failedPerMinute) {
+	}
+
+	/**
+	 * One schedule.
+	 * @param when its cron expression and zone, or its fixed interval
+	 * @param lastJobStatus the state of the job it fired last, or {@code null}
+	 */
+	public record ScheduleLine(String name, String handler, @Nullable String queue, String when, Instant nextRunAt,
+			@Nullable Instant lastFiredAt, @Nullable Long lastJobId, @Nullable JobStatus lastJobStatus,
+			boolean paused, boolean orphaned) {
+	}
+
+}

@@ -1,0 +1,136 @@
+package io.sqlqueue.dashboard.autoconfigure;
+
+import javax.sql.DataSource;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.actuate.endpoint.Access;
+import org.springframework.boot.actuate.endpoint.EndpointAccessResolver;
+import org.springframework.boot.actuate.endpoint.EndpointId;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBooleanProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication.Type;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.core.io.ResourceLoader;
+import org.springframework.util.ClassUtils;
+import org.springframework.web.servlet.function.RouterFunction;
+
+import io.sqlqueue.JobQueue;
+import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
+import io.sqlqueue.boot.autoconfigure.SqlQueueProperties;
+import io.sqlqueue.dashboard.AttemptLog;
+import io.sqlqueue.dashboard.JobDetails;
+import io.sqlqueue.dashboard.Operations;
+import io.sqlqueue.dashboard.OverviewReader;
+import io.sqlqueue.dashboard.web.DashboardAccess;
+import io.sqlqueue.dashboard.web.DashboardRouter;
+import io.sqlqueue.manager.Manager;
+import io.sqlqueue.schedule.Schedules;
+import io.sqlqueue.store.Dialect;
+import io.sqlqueue.store.JobBrowser;
+import io.sqlqueue.store.JobStore;
+
+/**
+ * Auto-configuration of the sqlqueue dashboard in a servlet web application: its page and
+ * JSON API under {@code sqlqueue.dashboard.path} ({@code /sqlqueue}), read-only unless
+ * {@code sqlqueue.dashboard.actions-enabled}. It never opens more than the
+ * {@code sqlqueue} Actuator endpoint's access allows, and where Spring Security is on the
+ * class path the application's own rules guard it and its actions need a signed-in user.
+ * Every bean backs off when the application defines its own.
+ */
+@AutoConfiguration(after = SqlQueueAutoConfiguration.class,
+		afterName = "org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration")
+@ConditionalOnWebApplication(type = Type.SERVLET)
+@ConditionalOnClass(RouterFunction.class)
+@ConditionalOnBean({ JobQueue.class, JobStore.class, SqlQueueProperties.class })
+@ConditionalOnBooleanProperty(name = "sqlqueue.dashboard.enabled", matchIfMissing = true)
+@EnableConfigurationProperties(SqlQueueDashboardProperties.class)
+public final class SqlQueueDashboardAutoConfiguration {
+
+	/** The class whose presence means Spring Security guards the application. */
+	static final String SECURITY_CLASS = "org.springframework.security.web.SecurityFilterChain";
+
+	@Bean
+	@ConditionalOnMissingBean
+	JobBrowser sqlqueueJobBrowser(DataSource dataSource, Dialect dialect, SqlQueueProperties properties) {
+		return new JobBrowser(dataSource, dialect, properties.getSchema());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	AttemptLog sqlqueueAttemptLog(SqlQueueDashboardProperties properties) {
+		return new AttemptLog(Math.max(0, properties.getAttemptHistory()));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	OverviewReader sqlqueueOverviewReader(JobStore store, JobBrowser browser, ObjectProvider<Manager> manager,
+			ObjectProvider<Schedules> schedules, SqlQueueDashboardProperties properties) {
+		Manager running = manager.getIfUnique();
+		return new OverviewReader(store, browser, running, schedules.getIfUnique(),
+				(running != null) ? running.settings().workerId() : null, properties.getRefreshInterval());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	JobDetails sqlqueueJobDetails(JobQueue jobs, AttemptLog attempts, SqlQueueProperties properties) {
+		return new JobDetails(jobs, attempts, properties.getEndpoint().isShowPayload());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	Operations sqlqueueOperations(JobQueue jobs, JobStore store, ObjectProvider<Manager> manager,
+			ObjectProvider<Schedules> schedules) {
+		return new Operations(jobs, store, manager.getIfUnique(), schedules.getIfUnique());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	DashboardAccess sqlqueueDashboardAccess(SqlQueueDashboardProperties properties, ResourceLoader resourceLoader,
+			ObjectProvider<EndpointAccessLookup> endpointAccess) {
+		EndpointAccessLookup lookup = endpointAccess.getIfUnique();
+		return DashboardAccess.resolve(properties.isActionsEnabled(), (lookup != null) ? lookup.access() : null,
+				ClassUtils.isPresent(SECURITY_CLASS, resourceLoader.getClassLoader()));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	DashboardRouter sqlqueueDashboardRouter(SqlQueueDashboardProperties properties, Environment environment,
+			DashboardAccess access, OverviewReader overview, JobBrowser browser, JobDetails details,
+			Operations operations) {
+		int pageSize = properties.getPageSize();
+		if (pageSize < 1 || pageSize > JobBrowser.MAX_PAGE_SIZE) {
+			throw new IllegalStateException(
+					"sqlqueue.dashboard.page-size must be 1 to " + JobBrowser.MAX_PAGE_SIZE + ", not " + pageSize);
+		}
+		return new DashboardRouter(DashboardPath.check(properties.getPath(), environment), access, overview, browser,
+				details, operations, properties.getRefreshInterval(), pageSize);
+	}
+
+	/** The {@code sqlqueue} endpoint's access as Actuator resolves it, or {@code null} where it cannot tell. */
+	@FunctionalInterface
+	interface EndpointAccessLookup {
+
+		String access();
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(EndpointAccessResolver.class)
+	static class ActuatorAccessConfiguration {
+
+		@Bean
+		@ConditionalOnBean(EndpointAccessResolver.class)
+		EndpointAccessLookup sqlqueueDashboardEndpointAccess(EndpointAccessResolver resolver) {
+			return () -> resolver.accessFor(EndpointId.of("sqlqueue"), Access.UNRESTRICTED).name();
+		}
+
+	}
+
+}

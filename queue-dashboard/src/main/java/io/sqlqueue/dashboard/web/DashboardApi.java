@@ -1,0 +1,153 @@
+package io.sqlqueue.dashboard.web;
+
+import java.util.Locale;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.http.HttpStatus;
+import org.springframework.web.servlet.function.ServerRequest;
+import org.springframework.web.servlet.function.ServerResponse;
+
+import io.sqlqueue.JobStatus;
+import io.sqlqueue.Names;
+import io.sqlqueue.dashboard.JobDetails;
+import io.sqlqueue.dashboard.OverviewReader;
+import io.sqlqueue.store.JobBrowser;
+import io.sqlqueue.store.JobFilter;
+import io.sqlqueue.store.JobPage;
+
+/**
+ * The dashboard's reads as JSON: {@code GET api/overview}, {@code GET api/jobs} (filters
+ * {@code queue}, {@code handler}, {@code status}, {@code search}; cursors {@code before}
+ * or {@code after}; {@code limit}) and {@code GET api/jobs/{id}}. A malformed parameter is
+ * a 400 that says which.
+ */
+final class DashboardApi {
+
+	private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1," + Names.MAX_HANDLER_LENGTH + "}");
+
+	private final OverviewReader overview;
+
+	private final JobBrowser browser;
+
+	private final JobDetails details;
+
+	private final int pageSize;
+
+	DashboardApi(OverviewReader overview, JobBrowser browser, JobDetails details, int pageSize) {
+		this.overview = overview;
+		this.browser = browser;
+		this.details = details;
+		this.pageSize = pageSize;
+	}
+
+	ServerResponse overview(ServerRequest request) {
+		return Responses.json(this.overview.read());
+	}
+
+	ServerResponse jobs(ServerRequest request) {
+		JobFilter filter = new JobFilter(name(request, "queue"), name(request, "handler"), status(request),
+				search(request));
+		Long before = id(request, "before");
+		Long after = id(request, "after");
+		if (before != null && after != null) {
+			throw new BadRequest("Give 'before' or 'after', not both");
+		}
+		int limit = number(request, "limit", this.pageSize);
+		if (limit < 1 || limit > JobBrowser.MAX_PAGE_SIZE) {
+			throw new BadRequest("'limit' must be 1 to " + JobBrowser.MAX_PAGE_SIZE);
+		}
+		JobPage page = (after != null) ? this.browser.newerThan(filter, after, limit)
+				: this.browser.olderThan(filter, before, limit);
+		return Responses.json(page);
+	}
+
+	ServerResponse job(ServerRequest request) {
+		long id = pathId(request);
+		return this.details.find(id)
+			.map(Responses::json)
+			.orElseGet(() -> Responses.problem(HttpStatus.NOT_FOUND, "No job " + id));
+	}
+
+	static long pathId(ServerRequest request) {
+		String text = request.pathVariable("id");
+		try {
+			return Long.parseLong(text);
+		}
+		catch (NumberFormatException ex) {
+			throw new BadRequest("Not a job id: '" + text + "'");
+		}
+	}
+
+	/** A queue or handler name; one that no job can have is refused rather than searched for. */
+	static @Nullable String name(ServerRequest request, String parameter) {
+		String value = text(request, parameter);
+		if (value != null && !NAME.matcher(value).matches()) {
+			throw new BadRequest("'" + parameter + "' must be a queue or handler name: letters, digits, '_', '.' "
+					+ "or '-'");
+		}
+		return value;
+	}
+
+	private static @Nullable JobStatus status(ServerRequest request) {
+		String value = text(request, "status");
+		if (value == null) {
+			return null;
+		}
+		try {
+			return JobStatus.valueOf(value.toUpperCase(Locale.ROOT));
+		}
+		catch (IllegalArgumentException ex) {
+			throw new BadRequest("'status' must be one of QUEUED, RUNNING, SUCCEEDED, FAILED, CANCELLED");
+		}
+	}
+
+	private static @Nullable String search(ServerRequest request) {
+		String value = text(request, "search");
+		if (value != null && (value.length() > Names.MAX_KEY_LENGTH || value.indexOf('\0') >= 0)) {
+			throw new BadRequest("'search' must be a job id or a key of at most " + Names.MAX_KEY_LENGTH
+					+ " characters");
+		}
+		return value;
+	}
+
+	private static @Nullable Long id(ServerRequest request, String parameter) {
+		String value = text(request, parameter);
+		if (value == null) {
+			return null;
+		}
+		try {
+			return Long.parseLong(value);
+		}
+		catch (NumberFormatException ex) {
+			throw new BadRequest("'" + parameter + "' must be a job id");
+		}
+	}
+
+	private static int number(ServerRequest request, String parameter, int fallback) {
+		String value = text(request, parameter);
+		try {
+			return (value != null) ? Integer.parseInt(value) : fallback;
+		}
+		catch (NumberFormatException ex) {
+			throw new BadRequest("'" + parameter + "' must be a number");
+		}
+	}
+
+	private static @Nullable String text(ServerRequest request, String parameter) {
+		Optional<String> value = request.param(parameter).map(String::strip);
+		return value.filter((text) -> !text.isEmpty()).orElse(null);
+	}
+
+	/** A malformed request: answered 400 with its message. */
+	static final class BadRequest extends RuntimeException {
+
+		BadRequest(String message) {
+			super(message);
+		}
+
+	}
+
+}

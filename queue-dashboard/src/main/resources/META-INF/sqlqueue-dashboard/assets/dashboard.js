@@ -1,0 +1,479 @@
+// The sqlqueue dashboard: plain JavaScript, no build step, no libraries.
+// Everything that comes from the server is written with textContent (through el() and
+// text nodes), never as HTML, so a payload or an error message cannot become markup.
+(function () {
+    'use strict';
+
+    var STATES = ['QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'];
+    var main = document.getElementById('main');
+    var timer = null;
+
+    function meta(name) {
+        var tag = document.querySelector('meta[name="' + name + '"]');
+        return tag ? tag.getAttribute('content') : '';
+    }
+
+    var settings = {
+        actions: meta('sqlqueue-actions') === 'true',
+        actionsOff: meta('sqlqueue-actions-off'),
+        refreshMillis: parseInt(meta('sqlqueue-refresh-millis'), 10) || 5000,
+        pageSize: parseInt(meta('sqlqueue-page-size'), 10) || 50,
+        csrfHeader: meta('sqlqueue-csrf-header'),
+        csrfToken: meta('sqlqueue-csrf-token')
+    };
+
+    // --- DOM helpers: children that are strings become text nodes.
+
+    function el(tag, attributes) {
+        var node = document.createElement(tag);
+        var name;
+        for (name in (attributes || {})) {
+            if (Object.prototype.hasOwnProperty.call(attributes, name) && attributes[name] !== null
+                    && attributes[name] !== undefined && attributes[name] !== false) {
+                if (name === 'onclick') {
+                    node.addEventListener('click', attributes[name]);
+                } else {
+                    node.setAttribute(name, String(attributes[name]));
+                }
+            }
+        }
+        for (var i = 2; i < arguments.length; i++) {
+            append(node, arguments[i]);
+        }
+        return node;
+    }
+
+    function append(node, child) {
+        if (child === null || child === undefined || child === false) {
+            return;
+        }
+        if (Array.isArray(child)) {
+            child.forEach(function (each) { append(node, each); });
+        } else if (typeof child === 'object' && child.nodeType) {
+            node.appendChild(child);
+        } else {
+            node.appendChild(document.createTextNode(String(child)));
+        }
+    }
+
+    function show(content) {
+        main.replaceChildren();
+        append(main, content);
+    }
+
+    function flash(message, bad) {
+        var box = document.getElementById('flash');
+        box.textContent = message;
+        box.className = bad ? 'flash bad' : 'flash';
+        box.hidden = false;
+    }
+
+    function clearFlash() {
+        document.getElementById('flash').hidden = true;
+    }
+
+    // --- formatting
+
+    function time(iso) {
+        return iso ? new Date(iso).toLocaleString() : '';
+    }
+
+    function preciseTime(iso) {
+        if (!iso) {
+            return '';
+        }
+        var date = new Date(iso);
+        return date.toLocaleString() + ' (.' + String(date.getMilliseconds()).padStart(3, '0') + ')';
+    }
+
+    function age(millis) {
+        var seconds = Math.floor(millis / 1000);
+        if (seconds < 60) {
+            return seconds + ' s';
+        }
+        var minutes = Math.floor(seconds / 60);
+        if (minutes < 60) {
+            return minutes + ' min ' + (seconds % 60) + ' s';
+        }
+        var hours = Math.floor(minutes / 60);
+        return hours < 48 ? hours + ' h ' + (minutes % 60) + ' min' : Math.floor(hours / 24) + ' d';
+    }
+
+    function badge(status) {
+        return el('span', {'class': 'badge ' + status}, status);
+    }
+
+    function firstLine(text) {
+        return text ? text.split('\n')[0] : '';
+    }
+
+    function pretty(json) {
+        if (json === null || json === undefined) {
+            return 'null';
+        }
+        return JSON.stringify(json, null, 2);
+    }
+
+    function jobsLink(filters) {
+        var query = Object.keys(filters).filter(function (key) { return filters[key]; }).map(function (key) {
+            return encodeURIComponent(key) + '=' + encodeURIComponent(filters[key]);
+        }).join('&');
+        return '#/jobs' + (query ? '?' + query : '');
+    }
+
+    // --- HTTP
+
+    function problem(response) {
+        return response.text().then(function (body) {
+            var detail = response.status + ' ' + response.statusText;
+            try {
+                var json = JSON.parse(body);
+                detail = json.detail || json.message || json.error || detail;
+            } catch (ignored) {
+                // not JSON: keep the status line
+            }
+            throw new Error(detail);
+        });
+    }
+
+    function get(path) {
+        return fetch(path, {credentials: 'same-origin', headers: {'Accept': 'application/json'}})
+            .then(function (response) { return response.ok ? response.json() : problem(response); });
+    }
+
+    function post(path) {
+        var headers = {'Accept': 'application/json', 'X-SqlQueue-Dashboard': '1'};
+        if (settings.csrfHeader && settings.csrfToken) {
+            headers[settings.csrfHeader] = settings.csrfToken;
+        }
+        return fetch(path, {method: 'POST', credentials: 'same-origin', headers: headers})
+            .then(function (response) { return response.ok ? response.json() : problem(response); });
+    }
+
+    function act(path, button) {
+        if (button) {
+            button.disabled = true;
+        }
+        return post(path).then(function (result) {
+            flash(result.message, !result.done);
+            return route();
+        }).catch(function (error) {
+            flash(error.message, true);
+            if (button) {
+                button.disabled = false;
+            }
+        });
+    }
+
+    function actionButton(label, path, id, style) {
+        var button = el('button', {id: id, 'class': style || null, type: 'button'}, label);
+        button.addEventListener('click', function () { act(path, button); });
+        return button;
+    }
+
+    // --- Overview
+
+    function sparkline(queue) {
+        var ns = 'http://www.w3.org/2000/svg';
+        var width = 150;
+        var height = 28;
+        var minutes = queue.succeededPerMinute.length;
+        var bar = width / minutes;
+        var max = 1;
+        var total = 0;
+        for (var i = 0; i < minutes; i++) {
+            max = Math.max(max, queue.succeededPerMinute[i] + queue.failedPerMinute[i]);
+            total += queue.succeededPerMinute[i] + queue.failedPerMinute[i];
+        }
+        var svg = document.createElementNS(ns, 'svg');
+        svg.setAttribute('class', 'spark');
+        svg.setAttribute('width', width);
+        svg.setAttribute('height', height);
+        var title = document.createElementNS(ns, 'title');
+        title.textContent = total + ' jobs finished in the last ' + minutes + ' minutes (green: succeeded, red: failed); '
+            + 'last minute: ' + (queue.succeededPerMinute[minutes - 1] + queue.failedPerMinute[minutes - 1]);
+        svg.appendChild(title);
+        function rect(x, y, h, style) {
+            var r = document.createElementNS(ns, 'rect');
+            r.setAttribute('x', x.toFixed(1));
+            r.setAttribute('y', y.toFixed(1));
+            r.setAttribute('width', Math.max(1, bar - 2).toFixed(1));
+            r.setAttribute('height', h.toFixed(1));
+            r.setAttribute('class', style);
+            svg.appendChild(r);
+        }
+        for (var m = 0; m < minutes; m++) {
+            var ok = queue.succeededPerMinute[m] / max * (height - 2);
+            var bad = queue.failedPerMinute[m] / max * (height - 2);
+            rect(m * bar, height - 1, 1, 'base');
+            if (ok > 0) {
+                rect(m * bar, height - 1 - ok, Math.max(ok, 1), 'ok');
+            }
+            if (bad > 0) {
+                rect(m * bar, height - 1 - ok - bad, Math.max(bad, 1), 'bad');
+            }
+        }
+        return svg;
+    }
+
+    function queueRow(queue) {
+        var stuck = queue.oldestDueAgeMillis > 5 * 60 * 1000;
+        var cells = [el('td', null, el('a', {href: jobsLink({queue: queue.name})}, queue.name))];
+        STATES.forEach(function (state) {
+            var count = queue.jobs[state] || 0;
+            cells.push(el('td', {'class': 'num count-' + (count ? state : 'zero')},
+                count ? el('a', {href: jobsLink({queue: queue.name, status: state})}, count.toLocaleString()) : '0'));
+        });
+        cells.push(el('td', {'class': 'num oldest'}, queue.oldestDueAgeMillis > 0 ? age(queue.oldestDueAgeMillis) : '–'));
+        cells.push(el('td', {'class': 'num workers'}, queue.totalWorkers === null ? 'not served here'
+            : queue.busyWorkers + ' / ' + queue.totalWorkers));
+        cells.push(el('td', null, sparkline(queue)));
+        var failed = queue.jobs.FAILED || 0;
+        cells.push(el('td', null, settings.actions && failed > 0
+            ? actionButton('Retry ' + failed + ' failed', 'api/jobs/retry-failed?queue=' + encodeURIComponent(queue.name),
+                'retry-failed-' + queue.name, 'danger') : ''));
+        return el('tr', {'data-queue': queue.name, 'class': stuck ? 'stuck' : null}, cells);
+    }
+
+    function scheduleRow(schedule) {
+        var buttons = [];
+        if (settings.actions && !schedule.orphaned) {
+            var base = 'api/schedules/' + encodeURIComponent(schedule.name) + '/';
+            buttons.push(actionButton('Trigger', base + 'trigger', 'trigger-' + schedule.name));
+            buttons.push(' ');
+            buttons.push(schedule.paused ? actionButton('Resume', base + 'resume', 'resume-' + schedule.name)
+                : actionButton('Pause', base + 'pause', 'pause-' + schedule.name));
+        }
+        return el('tr', {'data-schedule': schedule.name},
+            el('td', null, schedule.name),
+            el('td', null, schedule.handler),
+            el('td', null, schedule.when),
+            el('td', null, schedule.paused ? 'paused' : schedule.orphaned ? 'orphaned' : time(schedule.nextRunAt)),
+            el('td', null, time(schedule.lastFiredAt)),
+            el('td', null, schedule.lastJobId === null ? '' : [
+                el('a', {href: '#/jobs/' + schedule.lastJobId}, '#' + schedule.lastJobId), ' ',
+                schedule.lastJobStatus ? badge(schedule.lastJobStatus) : '']),
+            el('td', null, buttons));
+    }
+
+    function renderOverview(overview) {
+        var head = el('tr', null, el('th', null, 'Queue'), STATES.map(function (state) {
+            return el('th', {'class': 'num'}, state.charAt(0) + state.slice(1).toLowerCase());
+        }), el('th', {'class': 'num'}, 'Oldest due'), el('th', {'class': 'num'}, 'Workers (this instance)'),
+        el('th', null, 'Finished per minute, last ' + overview.minutes + ' min'), el('th', null, ''));
+        var rows = overview.queues.map(queueRow);
+        var content = [
+            el('h1', null, 'Overview'),
+            el('div', {'class': 'panel'}, el('table', {id: 'queues'}, el('thead', null, head),
+                el('tbody', null, rows.length ? rows
+                    : el('tr', null, el('td', {colspan: 10, 'class': 'muted'}, 'No jobs yet.')))))
+        ];
+        if (overview.schedules.length) {
+            content.push(el('h2', null, 'Schedules'));
+            content.push(el('div', {'class': 'panel'}, el('table', {id: 'schedules'},
+                el('thead', null, el('tr', null, ['Name', 'Handler', 'When', 'Next run', 'Last fired', 'Last job', '']
+                    .map(function (title) { return el('th', null, title); }))),
+                el('tbody', null, overview.schedules.map(scheduleRow)))));
+        }
+        content.push(el('p', {'class': 'note', id: 'counted'}, 'Counted at ' + time(overview.countedAt)
+            + '; refreshes every ' + Math.round(settings.refreshMillis / 1000) + ' s. Workers are those of this instance'
+            + (overview.instance ? ' (' + overview.instance + ')' : ', which runs no jobs')
+            + '; other instances keep their own. A queue whose oldest due job waited over 5 minutes is marked.'));
+        show(content);
+    }
+
+    function overviewPage() {
+        return get('api/overview').then(renderOverview).then(function () {
+            timer = setTimeout(route, settings.refreshMillis);
+        });
+    }
+
+    // --- Jobs
+
+    function jobsPage(params) {
+        var filters = {
+            queue: params.get('queue') || '',
+            handler: params.get('handler') || '',
+            status: params.get('status') || '',
+            search: params.get('search') || ''
+        };
+        var query = new URLSearchParams();
+        Object.keys(filters).forEach(function (key) {
+            if (filters[key]) {
+                query.set(key, filters[key]);
+            }
+        });
+        ['before', 'after'].forEach(function (key) {
+            if (params.get(key)) {
+                query.set(key, params.get(key));
+            }
+        });
+        query.set('limit', String(settings.pageSize));
+        return get('api/jobs?' + query.toString()).then(function (page) {
+            renderJobs(filters, page);
+        });
+    }
+
+    function filterForm(filters) {
+        function input(name, label, placeholder, style) {
+            return el('label', null, label, el('input', {name: name, value: filters[name], placeholder: placeholder,
+                'class': style || null, autocomplete: 'off'}));
+        }
+        var status = el('select', {name: 'status'}, el('option', {value: ''}, 'any'), STATES.map(function (state) {
+            return el('option', {value: state, selected: filters.status === state ? 'selected' : null}, state);
+        }));
+        var form = el('form', {'class': 'filters', id: 'filters'},
+            input('queue', 'Queue', 'any'),
+            input('handler', 'Handler', 'any'),
+            el('label', null, 'State', status),
+            input('search', 'Id, unique key or group key', 'exact match', 'search'),
+            el('button', {type: 'submit', id: 'apply', 'class': 'primary'}, 'Apply'),
+            el('button', {type: 'button', id: 'reset', onclick: function () { location.hash = '#/jobs'; }}, 'Clear'));
+        form.addEventListener('submit', function (event) {
+            event.preventDefault();
+            var data = new FormData(form);
+            location.hash = jobsLink({queue: (data.get('queue') || '').trim(), handler: (data.get('handler') || '').trim(),
+                status: data.get('status'), search: (data.get('search') || '').trim()});
+        });
+        return form;
+    }
+
+    function jobRow(job) {
+        var keys = [job.uniqueKey ? 'unique: ' + job.uniqueKey : '', job.groupKey ? 'group: ' + job.groupKey : '']
+            .filter(Boolean).join(', ');
+        return el('tr', {'data-job-id': job.id},
+            el('td', {'class': 'num'}, el('a', {href: '#/jobs/' + job.id}, '#' + job.id)),
+            el('td', null, job.queue),
+            el('td', null, job.handler),
+            el('td', null, badge(job.status)),
+            el('td', {'class': 'num'}, job.attempts + ' / ' + job.maxAttempts),
+            el('td', null, time(job.createdAt)),
+            el('td', null, time(job.finishedAt)),
+            el('td', null, keys),
+            el('td', {'class': 'error'}, firstLine(job.errorHead)));
+    }
+
+    function renderJobs(filters, page) {
+        var content = [el('h1', null, 'Jobs'), filterForm(filters)];
+        if (settings.actions && filters.status === 'FAILED' && (filters.queue || filters.handler)) {
+            content.push(el('p', null, actionButton('Retry all failed jobs of this '
+                + (filters.queue && filters.handler ? 'queue and handler' : filters.queue ? 'queue' : 'handler'),
+                'api/jobs/retry-failed?' + new URLSearchParams({queue: filters.queue, handler: filters.handler}).toString(),
+                'retry-all-failed', 'danger')));
+        }
+        var head = el('tr', null, ['Id', 'Queue', 'Handler', 'State', 'Attempts', 'Created', 'Finished', 'Keys',
+            'Last error'].map(function (title) { return el('th', null, title); }));
+        content.push(el('div', {'class': 'panel'}, el('table', {id: 'jobs'}, el('thead', null, head),
+            el('tbody', null, page.jobs.length ? page.jobs.map(jobRow)
+                : el('tr', null, el('td', {colspan: 9, 'class': 'muted'}, 'No jobs match.'))))));
+        var pager = el('div', {'class': 'pager'});
+        if (page.newer !== null) {
+            append(pager, el('a', {href: jobsLink(Object.assign({}, filters, {after: page.newer})), id: 'newer'}, '← Newer'));
+            append(pager, el('a', {href: jobsLink(filters), id: 'newest'}, 'Newest'));
+        }
+        if (page.older !== null) {
+            append(pager, el('a', {href: jobsLink(Object.assign({}, filters, {before: page.older})), id: 'older'}, 'Older →'));
+        }
+        content.push(pager);
+        show(content);
+    }
+
+    // --- One job
+
+    function renderJob(job) {
+        var actions = [];
+        if (settings.actions) {
+            if (job.actions.indexOf('retry') >= 0) {
+                actions.push(actionButton('Retry', 'api/jobs/' + job.id + '/retry', 'retry', 'primary'));
+            }
+            if (job.actions.indexOf('cancel') >= 0) {
+                actions.push(actionButton('Cancel', 'api/jobs/' + job.id + '/cancel', 'cancel', 'danger'));
+            }
+        }
+        function fact(label, value) {
+            return [el('dt', null, label), el('dd', null, value === null || value === undefined || value === '' ? '–' : value)];
+        }
+        var content = [
+            el('h1', null, 'Job #' + job.id, el('span', {id: 'job-status'}, badge(job.status)), actions),
+            el('div', {'class': 'panel'}, el('dl', {'class': 'facts'},
+                fact('Queue', el('a', {href: jobsLink({queue: job.queue})}, job.queue)),
+                fact('Handler', el('a', {href: jobsLink({handler: job.handler})}, job.handler)),
+                fact('Attempts', job.attempts + ' of ' + job.maxAttempts),
+                fact('Priority', job.priority),
+                fact('Unique key', job.uniqueKey),
+                fact('Group key', job.groupKey),
+                fact('Due', time(job.runAt)),
+                fact('Created', time(job.createdAt)),
+                fact('Started', time(job.startedAt)),
+                fact('Finished', time(job.finishedAt)),
+                fact('Worker', job.leaseOwner),
+                fact('Lease until', time(job.leaseExpiresAt)))),
+            el('h2', null, 'Timeline'),
+            el('div', {'class': 'panel'}, el('ol', {'class': 'timeline', id: 'timeline'}, job.timeline.map(function (event) {
+                return el('li', {'class': event.event}, el('span', {'class': 'when'}, preciseTime(event.at)),
+                    el('span', null, event.text, event.owner ? ' on ' + event.owner : ''));
+            })))
+        ];
+        if (job.lastError) {
+            content.push(el('h2', null, job.status === 'FAILED' || job.attempts === 0 ? 'Last error'
+                : 'Last error (of an earlier attempt)'));
+            content.push(el('div', {'class': 'panel'}, el('pre', {'class': 'error', id: 'last-error'}, job.lastError)));
+        }
+        if (job.result !== null && job.result !== undefined) {
+            content.push(el('h2', null, 'Result'));
+            content.push(el('div', {'class': 'panel'}, el('pre', {id: 'result'}, pretty(job.result))));
+        }
+        content.push(el('h2', null, 'Payload'));
+        content.push(job.payloadShown ? el('div', {'class': 'panel'}, el('pre', {id: 'payload'}, pretty(job.payload)))
+            : el('p', {'class': 'muted', id: 'payload'},
+                'Hidden: payloads may hold personal data (set sqlqueue.endpoint.show-payload=true to show them).'));
+        show(content);
+    }
+
+    function jobPage(id) {
+        return get('api/jobs/' + encodeURIComponent(id)).then(function (job) {
+            renderJob(job);
+            if (job.status === 'QUEUED' || job.status === 'RUNNING') {
+                timer = setTimeout(route, Math.min(settings.refreshMillis, 2000));
+            }
+        });
+    }
+
+    // --- routing: #/ (overview), #/jobs?filters, #/jobs/{id}
+
+    function route() {
+        if (timer) {
+            clearTimeout(timer);
+            timer = null;
+        }
+        var hash = location.hash.replace(/^#/, '') || '/';
+        var path = hash.split('?')[0];
+        var params = new URLSearchParams(hash.indexOf('?') >= 0 ? hash.slice(hash.indexOf('?') + 1) : '');
+        document.getElementById('nav-overview').className = path === '/' ? 'current' : '';
+        document.getElementById('nav-jobs').className = path.indexOf('/jobs') === 0 ? 'current' : '';
+        var page;
+        var job = /^\/jobs\/(\d+)$/.exec(path);
+        if (job) {
+            page = jobPage(job[1]);
+        } else if (path === '/jobs') {
+            page = jobsPage(params);
+        } else {
+            page = overviewPage();
+        }
+        return page.catch(function (error) {
+            show(el('p', {'class': 'flash bad', id: 'error'}, error.message));
+        });
+    }
+
+    var mode = document.getElementById('mode');
+    mode.textContent = settings.actions ? 'actions on' : 'read-only';
+    mode.className = settings.actions ? 'mode on' : 'mode';
+    if (settings.actionsOff) {
+        mode.setAttribute('title', settings.actionsOff);
+    }
+    window.addEventListener('hashchange', function () {
+        clearFlash();
+        route();
+    });
+    route();
+}());

@@ -1,0 +1,232 @@
+package io.sqlqueue.dashboard.web;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.test.web.servlet.MockMvc;
+import org.springframework.test.web.servlet.request.MockHttpServletRequestBuilder;
+
+import io.sqlqueue.Job;
+import io.sqlqueue.JobQueue;
+import io.sqlqueue.JobStatus;
+import io.sqlqueue.dashboard.DashboardContexts;
+import io.sqlqueue.schedule.Recurrence;
+import io.sqlqueue.schedule.ScheduleDefinition;
+import io.sqlqueue.schedule.Schedules;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.containsString;
+import static org.springframework.security.test.web.servlet.request.SecurityMockMvcRequestPostProcessors.csrf;
+import static org.springframework.security.test.web.servlet.request.SecurityMockMvcRequestPostProcessors.user;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.post;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
+
+/**
+ * Every action over MockMvc, and every way one is refused: actions switched off, the
+ * Actuator endpoint read-only, no signed-in user, an anonymous user the application lets
+ * in, no CSRF token, and cross-site requests (no dashboard header, another Origin, or
+ * {@code Sec-Fetch-Site: cross-site}).
+ */
+class DashboardActionsTests {
+
+	/** What the dashboard's page sends: its header and Spring Security's CSRF token, as a signed-in user. */
+	private static MockHttpServletRequestBuilder fromThePage(String path) {
+		return post(path).header(ActionGuard.HEADER, "1").with(csrf()).with(user("ops"));
+	}
+
+	private static long failedJob(ApplicationContext context, String queue, String handler) {
+		long id = context.getBean(JobQueue.class).enqueue(Job.of(handler, 1).queue(queue));
+		DashboardContexts.fail(context, queue, "broken", handler);
+		return id;
+	}
+
+	private static JobStatus stateOf(ApplicationContext context, long id) {
+		return context.getBean(JobQueue.class).find(id).orElseThrow().status();
+	}
+
+	@Test
+	void actionsAreRefusedUnlessTheApplicationEnablesThem() {
+		DashboardContexts.runner().run((context) -> {
+			long id = failedJob(context, "reports", "report.build");
+			DashboardContexts.mvc(context)
+				.perform(fromThePage("/sqlqueue/api/jobs/" + id + "/retry"))
+				.andExpect(status().isForbidden())
+				.andExpect(jsonPath("$.detail").value(containsString("sqlqueue.dashboard.actions-enabled=true")));
+			assertThat(stateOf(context, id)).isEqualTo(JobStatus.FAILED);
+		});
+	}
+
+	@Test
+	void operatorRetriesAndCancelsJobsAndRetriesTheFailedOnesOfAQueueOrHandler() {
+		DashboardContexts.runner().withPropertyValues("sqlqueue.dashboard.actions-enabled=true").run((context) -> {
+			MockMvc mvc = DashboardContexts.mvc(context);
+			long failed = failedJob(context, "reports", "report.build");
+			mvc.perform(fromThePage("/sqlqueue/api/jobs/" + failed + "/retry"))
+				.andExpect(status().isOk())
+				.andExpect(jsonPath("$.done").value(true))
+				.andExpect(jsonPath("$.status").value("QUEUED"));
+			assertThat(stateOf(context, failed)).isEqualTo(JobStatus.QUEUED);
+			mvc.perform(fromThePage("/sqlqueue/api/jobs/" + failed + "/retry"))
+				.andExpect(jsonPath("$.done").value(false))
+				.andExpect(jsonPath("$.message").value(containsString("only a FAILED job can be retried")));
+			mvc.perform(fromThePage("/sqlqueue/api/jobs/" + failed + "/cancel"))
+				.andExpect(jsonPath("$.done").value(true))
+				.andExpect(jsonPath("$.status").value("CANCELLED"));
+			mvc.perform(fromThePage("/sqlqueue/api/jobs/424242/cancel"))
+				.andExpect(jsonPath("$.done").value(false))
+				.andExpect(jsonPath("$.message").value("No job 424242"));
+
+			long mail = failedJob(context, "mail", "mail.send");
+			long report = failedJob(context, "reports", "report.build");
+			long digest = failedJob(context, "mail", "mail.digest");
+			mvc.perform(fromThePage("/sqlqueue/api/jobs/retry-failed").queryParam("handler", "mail.digest"))
+				.andExpect(jsonPath("$.done").value(true))
+				.andExpect(jsonPath("$.ids").value(contains((int) digest)));
+			mvc.perform(fromThePage("/sqlqueue/api/jobs/retry-failed").queryParam("queue", "reports"))
+				.andExpect(jsonPath("$.ids").value(contains((int) report)))
+				.andExpect(jsonPath("$.message").value("1 failed job of queue reports queued again"));
+			mvc.perform(fromThePage("/sqlqueue/api/jobs/retry-failed").queryParam("queue", "reports"))
+				.andExpect(jsonPath("$.done").value(false));
+			assertThat(stateOf(context, mail)).isEqualTo(JobStatus.FAILED);
+			mvc.perform(fromThePage("/sqlqueue/api/jobs/retry-failed").queryParam("queue", "no such"))
+				.andExpect(status().isBadRequest());
+		});
+	}
+
+	@Test
+	void operatorTriggersPausesAndResumesASchedule() {
+		DashboardContexts.runner().withPropertyValues("sqlqueue.dashboard.actions-enabled=true").run((context) -> {
+			MockMvc mvc = DashboardContexts.mvc(context);
+			context.getBean(Schedules.class)
+				.create(ScheduleDefinition.of("nightly", "report.nightly", Recurrence.cron("0 0 2 * * *", "UTC")));
+			mvc.perform(fromThePage("/sqlqueue/api/schedules/nightly/trigger"))
+				.andExpect(jsonPath("$.done").value(true))
+				.andExpect(jsonPath("$.message").value(containsString("fired job")));
+			mvc.perform(fromThePage("/sqlqueue/api/schedules/nightly/pause")).andExpect(jsonPath("$.done").value(true));
+			mvc.perform(fromThePage("/sqlqueue/api/schedules/nightly/pause")).andExpect(jsonPath("$.done").value(false));
+			mvc.perform(get("/sqlqueue/api/overview").with(user("ops")))
+				.andExpect(jsonPath("$.schedules[0].name").value("nightly"))
+				.andExpect(jsonPath("$.schedules[0].paused").value(true))
+				.andExpect(jsonPath("$.schedules[0].lastJobStatus").value("QUEUED"))
+				.andExpect(jsonPath("$.schedules[0].when").value("0 0 2 * * * (UTC)"));
+			mvc.perform(fromThePage("/sqlqueue/api/schedules/nightly/resume")).andExpect(jsonPath("$.done").value(true));
+			mvc.perform(fromThePage("/sqlqueue/api/schedules/nightly/delete")).andExpect(status().isNotFound());
+			mvc.perform(fromThePage("/sqlqueue/api/schedules/nothing/trigger"))
+				.andExpect(jsonPath("$.done").value(false))
+				.andExpect(jsonPath("$.message").value("No schedule named 'nothing'"));
+		});
+	}
+
+	@Test
+	void crossSiteRequestsAreRefused() {
+		DashboardContexts.runner().withPropertyValues("sqlqueue.dashboard.actions-enabled=true").run((context) -> {
+			MockMvc mvc = DashboardContexts.mvc(context);
+			long id = failedJob(context, "reports", "report.build");
+			String retry = "/sqlqueue/api/jobs/" + id + "/retry";
+			mvc.perform(post(retry).with(csrf()).with(user("ops")))
+				.andExpect(status().isForbidden())
+				.andExpect(jsonPath("$.detail").value(containsString("X-SqlQueue-Dashboard")));
+			mvc.perform(fromThePage(retry).header("Sec-Fetch-Site", "cross-site"))
+				.andExpect(status().isForbidden())
+				.andExpect(jsonPath("$.detail").value(containsString("Sec-Fetch-Site")));
+			mvc.perform(fromThePage(retry).header("Origin", "https://evil.example"))
+				.andExpect(status().isForbidden())
+				.andExpect(jsonPath("$.detail").value(containsString("Cross-origin")));
+			mvc.perform(post(retry).header(ActionGuard.HEADER, "1").with(user("ops")))
+				.andExpect(status().isForbidden());
+			assertThat(stateOf(context, id)).isEqualTo(JobStatus.FAILED);
+			mvc.perform(fromThePage(retry).header("Origin", "http://localhost").header("Sec-Fetch-Site", "same-origin"))
+				.andExpect(jsonPath("$.done").value(true));
+		});
+	}
+
+	@Test
+	void unauthenticatedActionsAreRefused() {
+		DashboardContexts.runner().withPropertyValues("sqlqueue.dashboard.actions-enabled=true").run((context) -> {
+			long id = failedJob(context, "reports", "report.build");
+			DashboardContexts.mvc(context)
+				.perform(post("/sqlqueue/api/jobs/" + id + "/retry").header(ActionGuard.HEADER, "1").with(csrf()))
+				.andExpect(status().isUnauthorized());
+			assertThat(stateOf(context, id)).isEqualTo(JobStatus.FAILED);
+		});
+	}
+
+	@Test
+	void anAnonymousUserTheApplicationLetsInMayLookButNotAct() {
+		DashboardContexts.runner()
+			.withUserConfiguration(EveryoneMayLook.class)
+			.withPropertyValues("sqlqueue.dashboard.actions-enabled=true")
+			.run((context) -> {
+				MockMvc mvc = DashboardContexts.mvc(context);
+				long id = failedJob(context, "reports", "report.build");
+				mvc.perform(get("/sqlqueue/api/jobs/" + id)).andExpect(status().isOk());
+				mvc.perform(post("/sqlqueue/api/jobs/" + id + "/retry").header(ActionGuard.HEADER, "1").with(csrf()))
+					.andExpect(status().isForbidden())
+					.andExpect(jsonPath("$.detail").value("Actions need a signed-in user"));
+				assertThat(stateOf(context, id)).isEqualTo(JobStatus.FAILED);
+			});
+	}
+
+	@Test
+	void withoutSpringSecurityActionsNeedTheSwitchAndTheDashboardsOwnPage() {
+		DashboardContexts.runner()
+			.withClassLoader(new FilteredClassLoader("org.springframework.security"))
+			.withPropertyValues("sqlqueue.dashboard.actions-enabled=true")
+			.run((context) -> {
+				MockMvc mvc = DashboardContexts.mvc(context);
+				long id = failedJob(context, "reports", "report.build");
+				mvc.perform(post("/sqlqueue/api/jobs/" + id + "/retry")).andExpect(status().isForbidden());
+				mvc.perform(post("/sqlqueue/api/jobs/" + id + "/retry").header(ActionGuard.HEADER, "1"))
+					.andExpect(jsonPath("$.done").value(true));
+				String page = mvc.perform(get("/sqlqueue/")).andReturn().getResponse().getContentAsString();
+				assertThat(page).contains("<meta name=\"sqlqueue-csrf-token\" content=\"\">")
+					.contains("<meta name=\"sqlqueue-actions\" content=\"true\">");
+			});
+		DashboardContexts.runner()
+			.withClassLoader(new FilteredClassLoader("org.springframework.security"))
+			.run((context) -> {
+				long id = failedJob(context, "reports", "report.build");
+				DashboardContexts.mvc(context)
+					.perform(post("/sqlqueue/api/jobs/" + id + "/retry").header(ActionGuard.HEADER, "1"))
+					.andExpect(status().isForbidden());
+				assertThat(stateOf(context, id)).isEqualTo(JobStatus.FAILED);
+			});
+	}
+
+	@Test
+	void actionsAreRefusedWhileTheActuatorEndpointIsReadOnly() {
+		DashboardContexts.runner()
+			.withPropertyValues("sqlqueue.dashboard.actions-enabled=true", "management.endpoint.sqlqueue.access=READ_ONLY")
+			.run((context) -> {
+				long id = failedJob(context, "reports", "report.build");
+				DashboardContexts.mvc(context)
+					.perform(fromThePage("/sqlqueue/api/jobs/" + id + "/retry"))
+					.andExpect(status().isForbidden())
+					.andExpect(jsonPath("$.detail").value(containsString("read-only")));
+				DashboardContexts.mvc(context)
+					.perform(get("/sqlqueue/api/jobs/" + id).with(user("ops")))
+					.andExpect(status().isOk());
+			});
+	}
+
+	/** An application that lets everyone see everything, the dashboard included. */
+	@Configuration(proxyBeanMethods = false)
+	static class EveryoneMayLook {
+
+		@Bean
+		SecurityFilterChain security(HttpSecurity http) throws Exception {
+			http.authorizeHttpRequests((requests) -> requests.anyRequest().permitAll());
+			return http.build();
+		}
+
+	}
+
+}

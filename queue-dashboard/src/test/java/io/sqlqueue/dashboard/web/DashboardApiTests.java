@@ -1,0 +1,257 @@
+package io.sqlqueue.dashboard.web;
+
+import java.util.List;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.http.MediaType;
+import org.springframework.security.config.Customizer;
+import org.springframework.security.config.annotation.web.builders.HttpSecurity;
+import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.test.web.servlet.MockMvc;
+import org.springframework.test.web.servlet.request.MockHttpServletRequestBuilder;
+
+import io.sqlqueue.Job;
+import io.sqlqueue.JobQueue;
+import io.sqlqueue.dashboard.DashboardContexts;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.hamcrest.Matchers.contains;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.empty;
+import static org.hamcrest.Matchers.hasSize;
+import static org.hamcrest.Matchers.not;
+import static org.hamcrest.Matchers.nullValue;
+import static org.hamcrest.Matchers.startsWith;
+import static org.springframework.security.test.web.servlet.request.SecurityMockMvcRequestPostProcessors.user;
+import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.content;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.header;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.jsonPath;
+import static org.springframework.test.web.servlet.result.MockMvcResultMatchers.status;
+
+/**
+ * The dashboard's page and reads over MockMvc, through Spring Security (Boot's default
+ * rules: every request needs a signed-in user).
+ */
+class DashboardApiTests {
+
+	@Test
+	void everyRequestNeedsASignedInUserUnderBootsDefaultSecurity() {
+		DashboardContexts.runner().run((context) -> {
+			MockMvc mvc = DashboardContexts.mvc(context);
+			mvc.perform(get("/sqlqueue/api/overview").accept(MediaType.APPLICATION_JSON))
+				.andExpect(status().isUnauthorized());
+			mvc.perform(get("/sqlqueue/api/jobs")).andExpect(status().isUnauthorized());
+			mvc.perform(get("/sqlqueue/").accept(MediaType.TEXT_HTML)).andExpect(status().is(not(200)));
+		});
+	}
+
+	@Test
+	void overviewCountsEveryQueueWithItsFinishedJobsPerMinute() {
+		DashboardContexts.runner().run((context) -> {
+			JobQueue jobs = context.getBean(JobQueue.class);
+			jobs.enqueueAll(List.of(Job.of("mail.send", 1).queue("mail"), Job.of("mail.send", 2).queue("mail"),
+					Job.of("report.build", 3).queue("reports")));
+			DashboardContexts.fail(context, "reports", "broken", "report.build");
+			DashboardContexts.mvc(context)
+				.perform(get("/sqlqueue/api/overview").with(user("ops")))
+				.andExpect(status().isOk())
+				.andExpect(header().string("Cache-Control", "no-store"))
+				.andExpect(jsonPath("$.minutes").value(15))
+				.andExpect(jsonPath("$.queues[0].name").value("mail"))
+				.andExpect(jsonPath("$.queues[0].jobs.QUEUED").value(2))
+				.andExpect(jsonPath("$.queues[0].jobs.FAILED").value(0))
+				.andExpect(jsonPath("$.queues[0].totalWorkers").value(nullValue()))
+				.andExpect(jsonPath("$.queues[1].name").value("reports"))
+				.andExpect(jsonPath("$.queues[1].jobs.FAILED").value(1))
+				.andExpect(jsonPath("$.queues[1].failedPerMinute", hasSize(15)))
+				.andExpect(jsonPath("$.queues[1].failedPerMinute[14]").value(1))
+				.andExpect(jsonPath("$.queues[1].succeededPerMinute[14]").value(0))
+				.andExpect(jsonPath("$.schedules", empty()));
+		});
+	}
+
+	@Test
+	void jobsAreFilteredAndPagedByKeyset() {
+		DashboardContexts.runner().run((context) -> {
+			List<Long> ids = context.getBean(JobQueue.class)
+				.enqueueAll(List.of(Job.of("mail.send", 1).queue("mail").uniqueKey("welcome:ada"),
+						Job.of("mail.send", 2).queue("mail").groupKey("customer-7"),
+						Job.of("report.build", 3).queue("reports"), Job.of("report.build", 4).queue("reports"),
+						Job.of("mail.digest", 5).queue("mail")));
+			DashboardContexts.fail(context, "reports", "java.lang.IllegalStateException: <b>down</b>\n\tat x",
+					"report.build");
+			MockMvc mvc = DashboardContexts.mvc(context);
+			String first = mvc.perform(get("/sqlqueue/api/jobs?limit=2").with(user("ops")))
+				.andExpect(status().isOk())
+				.andExpect(jsonPath("$.jobs[*].id").value(contains(ids.get(4).intValue(), ids.get(3).intValue())))
+				.andExpect(jsonPath("$.newer").value(nullValue()))
+				.andExpect(jsonPath("$.older").value(ids.get(3).intValue()))
+				.andReturn()
+				.getResponse()
+				.getContentAsString();
+			assertThat(first).doesNotContain("payload");
+			mvc.perform(get("/sqlqueue/api/jobs?limit=2&before=" + ids.get(3)).with(user("ops")))
+				.andExpect(jsonPath("$.jobs[*].id").value(contains(ids.get(2).intValue(), ids.get(1).intValue())))
+				.andExpect(jsonPath("$.newer").value(ids.get(2).intValue()));
+			mvc.perform(get("/sqlqueue/api/jobs?limit=2&after=" + ids.get(2)).with(user("ops")))
+				.andExpect(jsonPath("$.jobs[*].id").value(contains(ids.get(4).intValue(), ids.get(3).intValue())))
+				.andExpect(jsonPath("$.newer").value(nullValue()));
+			mvc.perform(get("/sqlqueue/api/jobs?queue=mail").with(user("ops")))
+				.andExpect(jsonPath("$.jobs[*].id")
+					.value(contains(ids.get(4).intValue(), ids.get(1).intValue(), ids.get(0).intValue())));
+			mvc.perform(get("/sqlqueue/api/jobs?queue=mail&handler=mail.send").with(user("ops")))
+				.andExpect(jsonPath("$.jobs[*].id").value(contains(ids.get(1).intValue(), ids.get(0).intValue())));
+			mvc.perform(get("/sqlqueue/api/jobs?status=failed").with(user("ops")))
+				.andExpect(jsonPath("$.jobs[*].id").value(contains(ids.get(3).intValue(), ids.get(2).intValue())))
+				.andExpect(jsonPath("$.jobs[0].errorHead").value(startsWith("java.lang.IllegalStateException: <b>down</b>")));
+			mvc.perform(get("/sqlqueue/api/jobs?search=welcome:ada").with(user("ops")))
+				.andExpect(jsonPath("$.jobs[*].id").value(contains(ids.get(0).intValue())));
+			mvc.perform(get("/sqlqueue/api/jobs?search=customer-7").with(user("ops")))
+				.andExpect(jsonPath("$.jobs[*].id").value(contains(ids.get(1).intValue())));
+			mvc.perform(get("/sqlqueue/api/jobs?search=" + ids.get(2)).with(user("ops")))
+				.andExpect(jsonPath("$.jobs[*].id").value(contains(ids.get(2).intValue())));
+			mvc.perform(get("/sqlqueue/api/jobs?queue=nowhere").with(user("ops")))
+				.andExpect(jsonPath("$.jobs", empty()))
+				.andExpect(jsonPath("$.older").value(nullValue()));
+		});
+	}
+
+	@Test
+	void malformedParametersAreRefusedWithTheReason() {
+		DashboardContexts.runner().run((context) -> {
+			MockMvc mvc = DashboardContexts.mvc(context);
+			String[][] cases = { { "status=DONE", "'status' must be one of" },
+					{ "queue=x'; DROP TABLE queue_job; --", "'queue' must be a queue or handler name" },
+					{ "handler=a b", "'handler' must be" }, { "before=abc", "'before' must be a job id" },
+					{ "before=5&after=1", "not both" }, { "limit=0", "'limit' must be 1 to 500" },
+					{ "limit=501", "'limit' must be 1 to 500" }, { "search=" + "k".repeat(256), "'search' must be" } };
+			for (String[] bad : cases) {
+				MockHttpServletRequestBuilder request = get("/sqlqueue/api/jobs").with(user("ops"));
+				for (String parameter : bad[0].split("&")) {
+					request.queryParam(parameter.substring(0, parameter.indexOf('=')),
+							parameter.substring(parameter.indexOf('=') + 1));
+				}
+				mvc.perform(request)
+					.andExpect(status().isBadRequest())
+					.andExpect(content().contentTypeCompatibleWith(MediaType.APPLICATION_PROBLEM_JSON))
+					.andExpect(jsonPath("$.detail").value(containsString(bad[1])));
+			}
+			mvc.perform(get("/sqlqueue/api/jobs/abc").with(user("ops"))).andExpect(status().isBadRequest());
+			mvc.perform(get("/sqlqueue/api/jobs/424242").with(user("ops")))
+				.andExpect(status().isNotFound())
+				.andExpect(jsonPath("$.detail").value("No job 424242"));
+		});
+	}
+
+	@Test
+	void jobDetailShowsItsTimelineAndErrorButNotItsPayload() {
+		DashboardContexts.runner().run((context) -> {
+			long id = context.getBean(JobQueue.class).enqueue(Job.of("report.build", "secret").queue("reports"));
+			DashboardContexts.fail(context, "reports", "java.lang.IllegalStateException: no\n\tat a.b(C.java:1)",
+					"report.build");
+			DashboardContexts.mvc(context)
+				.perform(get("/sqlqueue/api/jobs/" + id).with(user("ops")))
+				.andExpect(status().isOk())
+				.andExpect(jsonPath("$.status").value("FAILED"))
+				.andExpect(jsonPath("$.lastError").value("java.lang.IllegalStateException: no\n\tat a.b(C.java:1)"))
+				.andExpect(jsonPath("$.payload").value(nullValue()))
+				.andExpect(jsonPath("$.payloadShown").value(false))
+				.andExpect(jsonPath("$.actions").value(contains("retry")))
+				.andExpect(jsonPath("$.timeline[*].event").value(contains("enqueued", "started", "finished")))
+				.andExpect(jsonPath("$.timeline[1].owner").value("test-worker"))
+				.andExpect(jsonPath("$.timeline[2].text").value("Failed for good after 1 attempt"));
+		});
+		DashboardContexts.runner().withPropertyValues("sqlqueue.endpoint.show-payload=true").run((context) -> {
+			long id = context.getBean(JobQueue.class).enqueue(Job.of("report.build", "<script>x</script>"));
+			DashboardContexts.mvc(context)
+				.perform(get("/sqlqueue/api/jobs/" + id).with(user("ops")))
+				.andExpect(jsonPath("$.payload").value("<script>x</script>"))
+				.andExpect(jsonPath("$.payloadShown").value(true))
+				.andExpect(jsonPath("$.actions").value(contains("cancel")));
+		});
+	}
+
+	@Test
+	void pageCarriesSpringSecuritysCsrfTokenAndProtectiveHeaders() {
+		DashboardContexts.runner().run((context) -> {
+			MockMvc mvc = DashboardContexts.mvc(context);
+			String page = mvc.perform(get("/sqlqueue/").with(user("ops")))
+				.andExpect(status().isOk())
+				.andExpect(content().contentTypeCompatibleWith(MediaType.TEXT_HTML))
+				.andExpect(header().string("Content-Security-Policy", containsString("frame-ancestors 'none'")))
+				.andExpect(header().string("Content-Security-Policy", containsString("script-src 'self';")))
+				.andExpect(header().string("X-Content-Type-Options", "nosniff"))
+				.andReturn()
+				.getResponse()
+				.getContentAsString();
+			assertThat(page).contains("<meta name=\"sqlqueue-csrf-header\" content=\"X-CSRF-TOKEN\">")
+				.containsPattern("<meta name=\"sqlqueue-csrf-token\" content=\"[A-Za-z0-9_=-]{20,}\">")
+				.contains("<meta name=\"sqlqueue-actions\" content=\"false\">")
+				.contains("sqlqueue.dashboard.actions-enabled=true")
+				.doesNotContain("{{")
+				.doesNotContain("<script>")
+				.contains("<script src=\"assets/dashboard.js\" defer></script>");
+			mvc.perform(get("/sqlqueue").with(user("ops")))
+				.andExpect(status().isFound())
+				.andExpect(header().string("Location", "sqlqueue/"));
+			mvc.perform(get("/sqlqueue/assets/dashboard.js").with(user("ops")))
+				.andExpect(status().isOk())
+				.andExpect(content().contentTypeCompatibleWith("text/javascript"))
+				.andExpect(content().string(containsString("textContent")))
+				.andExpect(content().string(not(containsString(".innerHTML"))));
+			mvc.perform(get("/sqlqueue/assets/dashboard.css").with(user("ops"))).andExpect(status().isOk());
+		});
+	}
+
+	@Test
+	void movesToAnotherPath() {
+		DashboardContexts.runner().withPropertyValues("sqlqueue.dashboard.path=/ops/queue").run((context) -> {
+			MockMvc mvc = DashboardContexts.mvc(context);
+			mvc.perform(get("/ops/queue/api/overview").with(user("ops"))).andExpect(status().isOk());
+			mvc.perform(get("/ops/queue").with(user("ops"))).andExpect(header().string("Location", "queue/"));
+			mvc.perform(get("/sqlqueue/api/overview").with(user("ops"))).andExpect(status().isNotFound());
+		});
+	}
+
+	@Test
+	void theReadmesRuleKeepsTheDashboardForOperators() {
+		DashboardContexts.runner().withUserConfiguration(OperatorsOnly.class).run((context) -> {
+			MockMvc mvc = DashboardContexts.mvc(context);
+			mvc.perform(get("/sqlqueue/api/overview").with(user("ops").roles("OPS"))).andExpect(status().isOk());
+			mvc.perform(get("/sqlqueue/api/overview").with(user("ada").roles("USER"))).andExpect(status().isForbidden());
+			mvc.perform(get("/sqlqueue/api/overview")).andExpect(status().is(not(200)));
+		});
+	}
+
+	@Test
+	void endpointSwitchedOffRefusesEveryRead() {
+		DashboardContexts.runner().withPropertyValues("management.endpoint.sqlqueue.access=NONE").run((context) -> {
+			DashboardContexts.mvc(context)
+				.perform(get("/sqlqueue/api/overview").with(user("ops")))
+				.andExpect(status().isForbidden())
+				.andExpect(jsonPath("$.detail").value(containsString("management.endpoint.sqlqueue.access=none")));
+			DashboardContexts.mvc(context)
+				.perform(get("/sqlqueue/api/jobs").with(user("ops")))
+				.andExpect(status().isForbidden());
+		});
+	}
+
+	/** The rule the README shows. */
+	@Configuration(proxyBeanMethods = false)
+	static class OperatorsOnly {
+
+		@Bean
+		SecurityFilterChain security(HttpSecurity http) throws Exception {
+			http.authorizeHttpRequests((requests) -> requests.requestMatchers("/sqlqueue/**")
+				.hasRole("OPS")
+				.anyRequest()
+				.permitAll()).formLogin(Customizer.withDefaults());
+			return http.build();
+		}
+
+	}
+}

@@ -1,0 +1,166 @@
+package io.sqlqueue.sample;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.openqa.selenium.By;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.WebElement;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.Select;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.resttestclient.autoconfigure.AutoConfigureRestTestClient;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.http.MediaType;
+import org.springframework.test.web.servlet.client.RestTestClient;
+
+import io.sqlqueue.JobQueue;
+import io.sqlqueue.JobStatus;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The dashboard in a real browser (headless Chromium), on the sample application with real
+ * jobs: the overview shows the queues, the list filters to the failed reports, a failed
+ * job shows its error, one click retries it, and the page shows it succeed. A report
+ * whose kind is an HTML tag shows that tag as text, in the list and in the job. Each page
+ * is saved under {@code target/dashboard-screenshots/} for a reviewer.
+ */
+@SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
+		"spring.datasource.url=jdbc:h2:mem:dashboard-browser;DB_CLOSE_DELAY=-1",
+		"sqlqueue.poll-interval=50ms",
+		"sqlqueue.retry.initial-backoff=50ms",
+		"sqlqueue.retry.max-backoff=200ms",
+		"sqlqueue.dashboard.refresh-interval=1s",
+		"sample.followup-delay=1h" })
+@AutoConfigureRestTestClient
+class DashboardBrowserIT {
+
+	private static final Duration TIMEOUT = Duration.ofSeconds(30);
+
+	/** A report kind that would run script if the page wrote it as HTML. */
+	private static final String HOSTILE_KIND = "<img src=x onerror=\"document.title='pwned'\">";
+
+	private static WebDriver browser;
+
+	@Autowired
+	private RestTestClient http;
+
+	@Autowired
+	private JobQueue jobs;
+
+	@LocalServerPort
+	private int port;
+
+	@BeforeAll
+	static void startBrowser() {
+		Browser.assumeInstalled();
+		browser = Browser.start();
+	}
+
+	@AfterAll
+	static void stopBrowser() {
+		if (browser != null) {
+			browser.quit();
+		}
+	}
+
+	@Test
+	void operatorFindsAFailedJobRetriesItAndSeesItSucceed() {
+		post("/signups", Map.of("email", "ada@example.com", "name", "Ada"));
+		post("/signups", Map.of("email", "grace@example.com", "name", "Grace"));
+		long flaky = ((Number) post("/reports", Map.of("kind", "mails", "failTimes", 3)).get("jobId")).longValue();
+		long hostile = ((Number) post("/reports", Map.of("kind", HOSTILE_KIND, "failTimes", 0)).get("jobId"))
+			.longValue();
+		long fine = ((Number) post("/reports", Map.of("kind", "signups", "failTimes", 0)).get("jobId")).longValue();
+		awaitStatus(flaky, JobStatus.FAILED);
+		awaitStatus(hostile, JobStatus.FAILED);
+		awaitStatus(fine, JobStatus.SUCCEEDED);
+		WebDriverWait wait = new WebDriverWait(browser, TIMEOUT);
+
+		// The overview: every queue with its jobs per state, refreshed live.
+		browser.get("http://localhost:" + this.port + "/sqlqueue/");
+		wait.until(ExpectedConditions.textToBe(By.cssSelector("tr[data-queue='reports'] td.count-FAILED"), "2"));
+		assertThat(text("tr[data-queue='mail'] td.count-SUCCEEDED")).isEqualTo("2");
+		assertThat(text("tr[data-queue='mail'] td.count-QUEUED")).isEqualTo("2");
+		assertThat(text("tr[data-queue='reports'] td.workers")).isEqualTo("0 / 2");
+		assertThat(text("#counted")).contains("Workers are those of this instance");
+		assertThat(browser.findElements(By.cssSelector("tr[data-queue='reports'] svg.spark rect.bad"))).isNotEmpty();
+		assertThat(text("#schedules tr[data-schedule='nightly-report']")).contains("report.nightly");
+		Browser.screenshot(browser, "1-overview");
+
+		// The list, filtered to the failed reports.
+		browser.findElement(By.id("nav-jobs")).click();
+		WebElement filters = wait.until(ExpectedConditions.presenceOfElementLocated(By.id("filters")));
+		filters.findElement(By.name("queue")).sendKeys("reports");
+		new Select(filters.findElement(By.name("status"))).selectByValue("FAILED");
+		browser.findElement(By.id("apply")).click();
+		wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector("#jobs tbody tr[data-job-id]"), 2));
+		assertThat(browser.getCurrentUrl()).endsWith("#/jobs?queue=reports&status=FAILED");
+		assertThat(rows()).extracting((row) -> row.getAttribute("data-job-id"))
+			.containsExactly(String.valueOf(hostile), String.valueOf(flaky));
+		assertThat(text("#jobs tr[data-job-id='" + hostile + "'] td.error")).contains(HOSTILE_KIND);
+		assertThat(text("#jobs tr[data-job-id='" + flaky + "'] td.error"))
+			.contains("The report source is unavailable");
+		Browser.screenshot(browser, "2-failed-reports");
+
+		// The failed job: its error with the stack, its timeline, and Retry.
+		browser.findElement(By.linkText("#" + flaky)).click();
+		wait.until(ExpectedConditions.textToBe(By.cssSelector("#job-status"), "FAILED"));
+		assertThat(text("#last-error")).contains("IllegalStateException: The report source is unavailable")
+			.contains("\n");
+		assertThat(text("#timeline")).contains("Enqueued").contains("Attempt 3 started").contains("Failed for good");
+		assertThat(text("#payload")).contains("Hidden");
+		Browser.screenshot(browser, "3-failed-job");
+		browser.findElement(By.id("retry")).click();
+		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("flash"), "queued again"));
+		wait.until(ExpectedConditions.textToBe(By.cssSelector("#job-status"), "SUCCEEDED"));
+		assertThat(text("#result")).contains("\"reportId\"");
+		assertThat(text("#timeline")).contains("Queued again by an operator")
+			.contains("Attempt 1 ended: succeeded")
+			.contains("Succeeded after 1 attempt");
+		assertThat(this.jobs.find(flaky).orElseThrow().status()).isEqualTo(JobStatus.SUCCEEDED);
+		Browser.screenshot(browser, "4-retried-job");
+
+		// Text from a job is shown as text, never run as HTML.
+		browser.get("http://localhost:" + this.port + "/sqlqueue/#/jobs/" + hostile);
+		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("last-error"), HOSTILE_KIND));
+		assertThat(browser.findElements(By.cssSelector("#main img"))).isEmpty();
+		assertThat(browser.getTitle()).isEqualTo("sqlqueue");
+	}
+
+	private List<WebElement> rows() {
+		return browser.findElements(By.cssSelector("#jobs tbody tr[data-job-id]"));
+	}
+
+	private static String text(String css) {
+		return browser.findElement(By.cssSelector(css)).getText();
+	}
+
+	private Map<?, ?> post(String path, Map<String, ?> body) {
+		return this.http.post()
+			.uri(path)
+			.contentType(MediaType.APPLICATION_JSON)
+			.body(body)
+			.exchange()
+			.expectStatus()
+			.is2xxSuccessful()
+			.expectBody(Map.class)
+			.returnResult()
+			.getResponseBody();
+	}
+
+	private void awaitStatus(long id, JobStatus status) {
+		await().atMost(TIMEOUT).until(() -> this.jobs.find(id).orElseThrow().status() == status);
+	}
+
+}
