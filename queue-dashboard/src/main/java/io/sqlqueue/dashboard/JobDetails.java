@@ -48,7 +48,7 @@ public class JobDetails {
 	static List<String> actions(JobStatus status) {
 		return switch (status) {
 			case FAILED -> List.of("retry");
-			case QUEUED -> List.of("cancel");
+			case QUEUED, RUNNING -> List.of("cancel");
 			default -> List.of();
 		};
 	}

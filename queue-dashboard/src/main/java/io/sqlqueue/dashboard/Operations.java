@@ -68,10 +68,15 @@ public class Operations {
 			return ActionResult.notDone("No job " + id, null);
 		}
 		if (this.jobs.cancel(id)) {
-			return new ActionResult(true, "Job " + id + " is cancelled", JobStatus.CANCELLED, List.of(id));
+			JobStatus now = current(id);
+			String message = (now == JobStatus.RUNNING)
+					? "Job " + id + " is running: its cancel is asked for, and the instance that runs it stops it"
+					: "Job " + id + " is cancelled";
+			return new ActionResult(true, message, now, List.of(id));
 		}
 		JobStatus now = current(id);
-		return ActionResult.notDone("Job " + id + " is " + now + "; only a QUEUED job can be cancelled", now);
+		return ActionResult.notDone("Job " + id + " is " + now + "; only a QUEUED or RUNNING job can be cancelled",
+				now);
 	}
 
 	/** Queues again up to {@link #RETRY_FAILED_LIMIT} failed jobs of the queue and handler ({@code null}: any), oldest first. */

@@ -1,5 +1,7 @@
 package io.sqlqueue.dashboard.web;
 
+import java.util.List;
+
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.test.context.FilteredClassLoader;
@@ -14,6 +16,8 @@ import org.springframework.test.web.servlet.request.MockHttpServletRequestBuilde
 import io.sqlqueue.Job;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.store.JobStore;
+import io.sqlqueue.store.ClaimRequest;
 import io.sqlqueue.dashboard.DashboardContexts;
 import io.sqlqueue.schedule.Recurrence;
 import io.sqlqueue.schedule.ScheduleDefinition;
@@ -80,6 +84,14 @@ class DashboardActionsTests {
 			mvc.perform(fromThePage("/sqlqueue/api/jobs/" + failed + "/cancel"))
 				.andExpect(jsonPath("$.done").value(true))
 				.andExpect(jsonPath("$.status").value("CANCELLED"));
+			long running = context.getBean(JobQueue.class).enqueue(Job.of("mail.send", 1).queue("mail"));
+			context.getBean(JobStore.class)
+				.claim(new ClaimRequest("another-instance", "mail", List.of("mail.send"), 1, 60_000));
+			mvc.perform(fromThePage("/sqlqueue/api/jobs/" + running + "/cancel"))
+				.andExpect(jsonPath("$.done").value(true))
+				.andExpect(jsonPath("$.status").value("RUNNING"))
+				.andExpect(jsonPath("$.message").value(containsString("its cancel is asked for")));
+			assertThat(context.getBean(JobQueue.class).find(running).orElseThrow().cancelRequestedAt()).isNotNull();
 			mvc.perform(fromThePage("/sqlqueue/api/jobs/424242/cancel"))
 				.andExpect(jsonPath("$.done").value(false))
 				.andExpect(jsonPath("$.message").value("No job 424242"));
