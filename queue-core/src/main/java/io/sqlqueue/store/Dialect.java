@@ -188,7 +188,13 @@ public abstract class Dialect {
 		}
 	}
 
-	public @Nullable Instant getTimestamp(ResultSet resultSet, String column) throws SQLException {
+	/** The timestamp in the named column. */
+	public final @Nullable Instant getTimestamp(ResultSet resultSet, String column) throws SQLException {
+		return getTimestamp(resultSet, resultSet.findColumn(column));
+	}
+
+	/** The timestamp in the column at this index (from 1). */
+	public @Nullable Instant getTimestamp(ResultSet resultSet, int column) throws SQLException {
 		OffsetDateTime value = resultSet.getObject(column, OffsetDateTime.class);
 		return (value != null) ? value.toInstant() : null;
 	}

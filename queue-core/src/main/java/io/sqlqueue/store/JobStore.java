@@ -78,9 +78,6 @@ public class JobStore {
 	/** A savepoint inside the caller's transaction, so a batch enqueue is all or nothing there too. */
 	private final TransactionTemplate savepoint;
 
-	private final RowMapper<JobRecord> rowMapper = this::mapJob;
-
-	private final RowMapper<JobRecord> candidateMapper = this::mapCandidate;
 
 	public JobStore(DataSource dataSource, Dialect dialect, @Nullable String schema) {
 		this(dataSource, dialect, schema, dialect.claimMethod());
@@ -309,14 +306,14 @@ public class JobStore {
 		List<Object> args = new ArrayList<>(List.of(readyJobsArgs(request)));
 		args.addAll(List.of(request.owner(), token, request.leaseMillis()));
 		List<JobRecord> claimed = new ArrayList<>(
-				this.jdbc.query(this.sql.claimReturning(request.handlers().size()), this.rowMapper, args.toArray()));
+				this.jdbc.query(this.sql.claimReturning(request.handlers().size()), jobRows(), args.toArray()));
 		claimed.sort(JobStore::runOrder);
 		return claimed;
 	}
 
 	private List<JobRecord> lockThenUpdate(ClaimRequest request, long token) {
 		List<JobRecord> candidates = this.jdbc.query(this.sql.lockReadyJobs(request.handlers().size()),
-				this.candidateMapper, readyJobsArgs(request));
+				candidateRows(), readyJobsArgs(request));
 		if (candidates.isEmpty()) {
 			return candidates;
 		}
@@ -328,7 +325,7 @@ public class JobStore {
 
 	private List<JobRecord> compareAndSet(ClaimRequest request, long token) {
 		List<JobRecord> candidates = this.jdbc.query(this.sql.readyJobsQuery(request.handlers().size()),
-				this.candidateMapper, readyJobsArgs(request));
+				candidateRows(), readyJobsArgs(request));
 		List<JobRecord> claimed = new ArrayList<>(candidates.size());
 		for (JobRecord job : candidates) {
 			try {
@@ -676,11 +673,11 @@ public class JobStore {
 		if (ids.isEmpty()) {
 			return List.of();
 		}
-		return this.jdbc.query(this.sql.findAll(ids.size()), this.rowMapper, ids.toArray());
+		return this.jdbc.query(this.sql.findAll(ids.size()), jobRows(), ids.toArray());
 	}
 
 	public Optional<JobRecord> find(long id) {
-		return this.jdbc.query(this.sql.find, this.rowMapper, id).stream().findFirst();
+		return this.jdbc.query(this.sql.find, jobRows(), id).stream().findFirst();
 	}
 
 	/** Cancels a {@code QUEUED} job; false when there is no such job or it is not queued. */
@@ -816,23 +813,13 @@ public class JobStore {
 		return held;
 	}
 
-	private JobRecord mapJob(ResultSet rs, int row) throws SQLException {
-		long leaseToken = rs.getLong("lease_token");
-		Long token = rs.wasNull() ? null : leaseToken;
-		return new JobRecord(rs.getLong("id"), rs.getString("queue"), rs.getString("handler"),
-				rs.getString("payload"), JobStatus.valueOf(rs.getString("status")), rs.getInt("priority"),
-				timestamp(rs, "run_at"), rs.getInt("attempts"), rs.getInt("max_attempts"), rs.getString("lease_owner"),
-				token, this.dialect.getTimestamp(rs, "lease_expires_at"), rs.getLong("version"),
-				rs.getString("unique_key"), rs.getString("group_key"), rs.getString("last_error"),
-				rs.getString("result"), timestamp(rs, "created_at"), timestamp(rs, "updated_at"),
-				this.dialect.getTimestamp(rs, "started_at"), this.dialect.getTimestamp(rs, "finished_at"),
-				this.dialect.getTimestamp(rs, "scheduled_for"), this.dialect.getTimestamp(rs, "deadline"),
-				this.dialect.getTimestamp(rs, "cancel_requested_at"), rs.getInt("crashes"));
+	private RowMapper<JobRecord> jobRows() {
+		return new JobRows(this.dialect, false);
 	}
 
-	/** A candidate read by a claim: the claim's time (on the database's clock) becomes its start. */
-	private JobRecord mapCandidate(ResultSet rs, int row) throws SQLException {
-		return mapJob(rs, row).withStartedAt(this.dialect.getTimestamp(rs, "claimed_at"));
+	/** Candidates read by a claim: the claim's time (on the database's clock) becomes their start. */
+	private RowMapper<JobRecord> candidateRows() {
+		return new JobRows(this.dialect, true);
 	}
 
 	private Instant timestamp(ResultSet rs, String column) throws SQLException {

@@ -102,7 +102,7 @@ public final class MariaDbDialect extends Dialect {
 	}
 
 	@Override
-	public @Nullable Instant getTimestamp(ResultSet resultSet, String column) throws SQLException {
+	public @Nullable Instant getTimestamp(ResultSet resultSet, int column) throws SQLException {
 		LocalDateTime value = resultSet.getObject(column, LocalDateTime.class);
 		return (value != null) ? value.toInstant(ZoneOffset.UTC) : null;
 	}

@@ -133,7 +133,7 @@ public final class SqliteDialect extends Dialect {
 	}
 
 	@Override
-	public @Nullable Instant getTimestamp(ResultSet resultSet, String column) throws SQLException {
+	public @Nullable Instant getTimestamp(ResultSet resultSet, int column) throws SQLException {
 		String value = resultSet.getString(column);
 		return (value != null) ? LocalDateTime.parse(value, FORMAT).toInstant(ZoneOffset.UTC) : null;
 	}

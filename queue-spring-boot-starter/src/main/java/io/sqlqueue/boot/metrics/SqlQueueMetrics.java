@@ -67,7 +67,7 @@ public class SqlQueueMetrics implements JobListener, MeterBinder {
 	 * The meters recorded once per job, by registry, name and tags: building a meter and
 	 * looking it up in the registry costs more than recording, and jobs come by the thousand.
 	 */
-	private final Map<List<Object>, Object> perJobMeters = new ConcurrentHashMap<>();
+	private final Map<PerJobMeter, Object> perJobMeters = new ConcurrentHashMap<>();
 
 	/**
 	 * @param manager this instance's Manager, or {@code null} when it runs no jobs; asked
@@ -175,7 +175,7 @@ public class SqlQueueMetrics implements JobListener, MeterBinder {
 
 	@Override
 	public void started(JobRecord job, Duration waited) {
-		each((registry) -> perJob(registry, List.of("wait", job.queue(), job.handler()),
+		each((registry) -> perJob(new PerJobMeter(registry, "wait", job.queue(), job.handler(), null),
 				() -> timer(PREFIX + "jobs.wait", "Time from when a job was due until its attempt started")
 					.tags("queue", job.queue(), "handler", job.handler())
 					.register(registry), Timer.class)
@@ -185,13 +185,13 @@ public class SqlQueueMetrics implements JobListener, MeterBinder {
 	@Override
 	public void finished(JobRecord job, JobOutcome outcome, Duration took) {
 		each((registry) -> {
-			perJob(registry, List.of("finished", job.queue(), job.handler(), outcome),
+			perJob(new PerJobMeter(registry, "finished", job.queue(), job.handler(), outcome),
 					() -> finishedCounter(job.queue(), job.handler(), outcome).register(registry), Counter.class)
 				.increment();
 			if (outcome == JobOutcome.EXPIRED) {
 				return;
 			}
-			perJob(registry, List.of("execution", job.queue(), job.handler(), outcome),
+			perJob(new PerJobMeter(registry, "execution", job.queue(), job.handler(), outcome),
 					() -> timer(PREFIX + "jobs.execution", "Time an attempt's handler ran, by how the attempt ended")
 						.tags("queue", job.queue(), "handler", job.handler(), "outcome", outcome.tag())
 						.register(registry), Timer.class)
@@ -199,9 +199,14 @@ public class SqlQueueMetrics implements JobListener, MeterBinder {
 		});
 	}
 
-	private <M> M perJob(MeterRegistry registry, List<Object> key, Supplier<M> register, Class<M> type) {
-		// Registries do not override equals: each is its own key.
-		return type.cast(this.perJobMeters.computeIfAbsent(List.of(registry, key), (ignored) -> register.get()));
+	private <M> M perJob(PerJobMeter key, Supplier<M> register, Class<M> type) {
+		Object meter = this.perJobMeters.get(key);
+		return type.cast((meter != null) ? meter : this.perJobMeters.computeIfAbsent(key, (ignored) -> register.get()));
+	}
+
+	/** A per-job meter's identity; registries do not override {@code equals}, so each is its own. */
+	private record PerJobMeter(MeterRegistry registry, String kind, String queue, String handler,
+			@Nullable JobOutcome outcome) {
 	}
 
 	@Override
