@@ -14,18 +14,15 @@ import org.springframework.boot.test.context.SpringBootTest.WebEnvironment;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.servlet.client.RestTestClient;
 
-import io.sqlqueue.JobStatus;
-import io.sqlqueue.sample.ReportController.ReportBuilt;
-
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
  * What an operator sees and does over real HTTP, after real jobs ran: the {@code sqlqueue}
  * endpoint (counts, one job, retry, cancel, retry of all failed), {@code /actuator/health}
- * with the queue's indicator, and the queue's meters in {@code /actuator/prometheus}; and a
- * request that awaits its job. The Manager runs the jobs in the background here, as in
- * production ({@code sqlqueue.test.run-in-background}: the test kit is on the class path).
+ * with the queue's indicator, and the queue's meters in {@code /actuator/prometheus}. The
+ * Manager runs the jobs in the background here, as in production
+ * ({@code sqlqueue.test.run-in-background}: the test kit is on the class path).
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
 		"spring.datasource.url=jdbc:h2:mem:observe-test;DB_CLOSE_DELAY=-1",
@@ -148,30 +145,6 @@ class ObserveAndOperateTests {
 			assertThat(sample(scrape, "sqlqueue_jobs", "queue=\"mail\"", "status=\"cancelled\"")).isEqualTo(1);
 			assertThat(sample(scrape, "sqlqueue_jobs_oldest_due_age_seconds", "queue=\"mail\"")).isZero();
 		});
-	}
-
-	@Test
-	void awaitedReportAnswersHowItsJobEnded() {
-		ReportBuilt built = this.http.post()
-			.uri("/reports?waitSeconds=20")
-			.contentType(MediaType.APPLICATION_JSON)
-			.body(Map.of("kind", "nonsense"))
-			.exchange()
-			.expectStatus()
-			.isOk()
-			.expectBody(ReportBuilt.class)
-			.returnResult()
-			.getResponseBody();
-		assertThat(built.status()).isEqualTo(JobStatus.FAILED);
-		assertThat(built.report()).isNull();
-		assertThat(built.error()).contains("Unknown report kind 'nonsense'");
-		this.http.post()
-			.uri("/reports?waitSeconds=31")
-			.contentType(MediaType.APPLICATION_JSON)
-			.body(Map.of("kind", "signups"))
-			.exchange()
-			.expectStatus()
-			.isBadRequest();
 	}
 
 	private long requestReport(String kind, int failTimes) {
