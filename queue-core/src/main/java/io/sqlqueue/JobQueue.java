@@ -2,6 +2,7 @@ package io.sqlqueue;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.LinkedHashMap;
@@ -26,6 +27,7 @@ import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
 import io.sqlqueue.handler.PayloadCodec;
 import io.sqlqueue.handler.RetryPolicy;
+import io.sqlqueue.observation.JobObservations;
 import io.sqlqueue.store.JobStore;
 import io.sqlqueue.store.NewJob;
 
@@ -55,6 +57,8 @@ public class JobQueue {
 
 	private final JobAwaiter awaiter;
 
+	private final JobObservations observations;
+
 	private final List<Consumer<Set<String>>> enqueueListeners = new CopyOnWriteArrayList<>();
 
 	private final List<Consumer<Set<Long>>> cancelListeners = new CopyOnWriteArrayList<>();
@@ -77,6 +81,16 @@ public class JobQueue {
 	 */
 	public JobQueue(JobStore store, PayloadCodec codec, HandlerRegistry handlers, RetryPolicy retryPolicy,
 			JobListener listener, JobAwaiter awaiter) {
+		this(store, codec, handlers, retryPolicy, listener, awaiter, JobObservations.NONE);
+	}
+
+	/**
+	 * @param observations what observes each enqueue and gives the propagation context (a
+	 * trace) to store with its job; {@link JobObservations#NONE} stores none
+	 */
+	public JobQueue(JobStore store, PayloadCodec codec, HandlerRegistry handlers, RetryPolicy retryPolicy,
+			JobListener listener, JobAwaiter awaiter, JobObservations observations) {
+		this.observations = observations;
 		this.store = store;
 		this.codec = codec;
 		this.handlers = handlers;
@@ -122,7 +136,7 @@ public class JobQueue {
 	private List<Long> insert(List<NewJob> rows) {
 		Map<List<String>, Integer> counts = new LinkedHashMap<>();
 		rows.forEach((row) -> counts.merge(List.of(row.queue(), row.handler()), 1, Integer::sum));
-		List<Long> ids = this.store.insert(rows);
+		List<Long> ids = (this.observations == JobObservations.NONE) ? this.store.insert(rows) : observedInsert(rows);
 		rememberUncommitted(ids);
 		afterCommit(() -> {
 			counts.forEach((key, count) -> this.listener.enqueued(key.get(0), key.get(1), count));
@@ -130,6 +144,29 @@ public class JobQueue {
 			counts.keySet().forEach((key) -> queues.add(key.get(0)));
 			this.enqueueListeners.forEach((listener) -> listener.accept(queues));
 		});
+		return ids;
+	}
+
+	/** Inserts the rows, each inside its enqueue's observation, with the headers it gives. */
+	private List<Long> observedInsert(List<NewJob> rows) {
+		List<JobObservations.Enqueue> enqueues = new ArrayList<>(rows.size());
+		List<NewJob> withHeaders = new ArrayList<>(rows.size());
+		for (NewJob row : rows) {
+			JobObservations.Enqueue enqueue = this.observations.enqueueStarted(row.queue(), row.handler());
+			enqueues.add(enqueue);
+			withHeaders.add(row.withHeaders(enqueue.headers()));
+		}
+		List<Long> ids;
+		try {
+			ids = this.store.insert(withHeaders);
+		}
+		catch (RuntimeException ex) {
+			enqueues.forEach((enqueue) -> enqueue.failed(ex));
+			throw ex;
+		}
+		for (int i = 0; i < ids.size(); i++) {
+			enqueues.get(i).enqueued(ids.get(i));
+		}
 		return ids;
 	}
 

@@ -8,21 +8,35 @@ import org.jspecify.annotations.Nullable;
  * A job as stored: one row of {@code queue_job}. Payload and result are JSON text.
  * {@code deadline} is when the job, not started by then, is cancelled instead;
  * {@code cancelRequestedAt} when a cancel of the running job was asked for; {@code crashes}
- * how many of its attempts ended because their lease expired (the worker died or froze).
+ * how many of its attempts ended because their lease expired (the worker died or froze);
+ * {@code headers} the propagation context its enqueue stored (a JSON object of strings, such
+ * as a W3C {@code traceparent}), {@code null} when there was none.
  */
 public record JobRecord(long id, String queue, String handler, String payload, JobStatus status, int priority,
 		Instant runAt, int attempts, int maxAttempts, @Nullable String leaseOwner, @Nullable Long leaseToken,
 		@Nullable Instant leaseExpiresAt, long version, @Nullable String uniqueKey, @Nullable String groupKey,
 		@Nullable String lastError, @Nullable String result, Instant createdAt, Instant updatedAt,
 		@Nullable Instant startedAt, @Nullable Instant finishedAt, @Nullable Instant scheduledFor,
-		@Nullable Instant deadline, @Nullable Instant cancelRequestedAt, int crashes) {
+		@Nullable Instant deadline, @Nullable Instant cancelRequestedAt, int crashes, @Nullable String headers) {
+
+	/** A job without propagation headers. */
+	public JobRecord(long id, String queue, String handler, String payload, JobStatus status, int priority,
+			Instant runAt, int attempts, int maxAttempts, @Nullable String leaseOwner, @Nullable Long leaseToken,
+			@Nullable Instant leaseExpiresAt, long version, @Nullable String uniqueKey, @Nullable String groupKey,
+			@Nullable String lastError, @Nullable String result, Instant createdAt, Instant updatedAt,
+			@Nullable Instant startedAt, @Nullable Instant finishedAt, @Nullable Instant scheduledFor,
+			@Nullable Instant deadline, @Nullable Instant cancelRequestedAt, int crashes) {
+		this(id, queue, handler, payload, status, priority, runAt, attempts, maxAttempts, leaseOwner, leaseToken,
+				leaseExpiresAt, version, uniqueKey, groupKey, lastError, result, createdAt, updatedAt, startedAt,
+				finishedAt, scheduledFor, deadline, cancelRequestedAt, crashes, null);
+	}
 
 	/** This job with another start time. */
 	public JobRecord withStartedAt(@Nullable Instant startedAt) {
 		return new JobRecord(this.id, this.queue, this.handler, this.payload, this.status, this.priority, this.runAt,
 				this.attempts, this.maxAttempts, this.leaseOwner, this.leaseToken, this.leaseExpiresAt, this.version,
 				this.uniqueKey, this.groupKey, this.lastError, this.result, this.createdAt, this.updatedAt, startedAt,
-				this.finishedAt, this.scheduledFor, this.deadline, this.cancelRequestedAt, this.crashes);
+				this.finishedAt, this.scheduledFor, this.deadline, this.cancelRequestedAt, this.crashes, this.headers);
 	}
 
 	@Override

@@ -26,6 +26,19 @@ import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
+import io.micrometer.tracing.handler.DefaultTracingObservationHandler;
+import io.micrometer.tracing.handler.PropagatingReceiverTracingObservationHandler;
+import io.micrometer.tracing.handler.PropagatingSenderTracingObservationHandler;
+import io.micrometer.tracing.test.simple.SimpleSpan;
+import io.micrometer.tracing.test.simple.SimpleTracer;
+
+import io.sqlqueue.await.JobAwaiter;
+import io.sqlqueue.handler.RetryPolicy;
+import io.sqlqueue.manager.JobRunner;
+import io.sqlqueue.observation.JobObservations;
+import io.sqlqueue.observation.MicrometerJobObservations;
+import io.sqlqueue.store.NewJob;
+import io.sqlqueue.test.TestPropagator;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.MethodJobInvoker;
 import io.sqlqueue.handler.PayloadCodec;
@@ -2110,6 +2123,155 @@ public abstract class QueueConformanceTests {
 		assertThat(browser.finishedPerMinute(15))
 			.extracting((count) -> count.queue() + " " + count.status() + " " + count.minutesAgo() + " " + count.jobs())
 			.containsExactlyInAnyOrder("default SUCCEEDED 4 1", "default FAILED 0 1", "mail CANCELLED 0 1");
+	}
+
+	// --- headers, observations (traces), and jobs run on the caller's thread (the test kit)
+
+	@Test
+	void headersAreStoredWithTheJobAndComeBackWithItsClaim() {
+		JobStore store = this.fixture.store();
+		long traced = store.insert(List.of(new NewJob("default", "work", "{}", 0, null, 0, 3, null, null)
+			.withHeaders("{\"traceparent\":\"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01\"}")))
+			.get(0);
+		long plain = this.fixture.queue().enqueue("work", Map.of());
+		Map<String, String> expected = Map.of("traceparent", "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
+		assertThat(headers(this.fixture.job(traced))).isEqualTo(expected);
+		assertThat(this.fixture.job(plain).headers()).as("an enqueue without observations stores none").isNull();
+		Map<Long, JobRecord> claimed = new java.util.HashMap<>();
+		claim("default", 10, "work").forEach((job) -> claimed.put(job.id(), job));
+		assertThat(claimed).containsOnlyKeys(traced, plain);
+		assertThat(headers(claimed.get(traced))).isEqualTo(expected);
+		assertThat(claimed.get(plain).headers()).isNull();
+	}
+
+	@Test
+	void observationsThatPropagateNothingStoreNoHeaders() {
+		io.micrometer.observation.ObservationRegistry registry = io.micrometer.observation.ObservationRegistry.create();
+		registry.observationConfig().observationHandler((context) -> true);
+		try (JobAwaiter awaiter = new JobAwaiter(this.fixture.store(), this.fixture.codec())) {
+			JobQueue queue = new JobQueue(this.fixture.store(), this.fixture.codec(), this.fixture.handlers(),
+					QueueFixture.FAST_RETRIES, JobListener.NONE, awaiter, new MicrometerJobObservations(registry));
+			long id = queue.enqueue("work", Map.of());
+			assertThat(this.fixture.job(id).headers()).isNull();
+		}
+	}
+
+	@Test
+	void attemptsRunAsChildrenOfTheTraceTheirEnqueueWasIn() {
+		SimpleTracer tracer = new SimpleTracer();
+		TestPropagator propagator = new TestPropagator(tracer);
+		io.micrometer.observation.ObservationRegistry registry = io.micrometer.observation.ObservationRegistry.create();
+		registry.observationConfig()
+			.observationHandler(new io.micrometer.observation.ObservationHandler.FirstMatchingCompositeObservationHandler(
+					new PropagatingSenderTracingObservationHandler<>(tracer, propagator),
+					new PropagatingReceiverTracingObservationHandler<>(tracer, propagator),
+					new DefaultTracingObservationHandler(tracer)));
+		MicrometerJobObservations observations = new MicrometerJobObservations(registry);
+		List<String> seenByHandler = Collections.synchronizedList(new ArrayList<>());
+		handler("traced", (payload, context) -> {
+			seenByHandler.add(tracer.currentSpan().context().traceId());
+			if (context.attempt() == 1) {
+				throw new IllegalStateException("first attempt fails");
+			}
+			return "done";
+		});
+		Manager manager = new Manager(this.fixture.store(), this.fixture.handlers(), this.fixture.codec(),
+				QueueFixture.fastSettings().build(), this.fixture.scheduler(), this.fixture.workerExecutor(2),
+				JobListener.NONE, observations);
+		long id;
+		io.micrometer.observation.Observation requestObservation = io.micrometer.observation.Observation
+			.start("request", registry);
+		try (JobAwaiter awaiter = new JobAwaiter(this.fixture.store(), this.fixture.codec());
+				io.micrometer.observation.Observation.Scope scope = requestObservation.openScope()) {
+			JobQueue queue = new JobQueue(this.fixture.store(), this.fixture.codec(), this.fixture.handlers(),
+					QueueFixture.FAST_RETRIES, JobListener.NONE, awaiter, observations);
+			id = queue.enqueue("traced", Map.of("n", 1));
+		}
+		finally {
+			requestObservation.stop();
+		}
+		assertThat(headers(this.fixture.job(id))).containsOnlyKeys("traceparent");
+		manager.start();
+		try {
+			awaitStatus(id, JobStatus.SUCCEEDED);
+		}
+		finally {
+			manager.stop();
+		}
+		List<SimpleSpan> spans = new ArrayList<>(tracer.getSpans());
+		SimpleSpan request = spans.stream().filter((span) -> span.getName().equals("request")).findFirst().orElseThrow();
+		SimpleSpan enqueue = spans.stream().filter((span) -> span.getName().equals("traced enqueue")).findFirst().orElseThrow();
+		assertThat(enqueue.context().traceId()).isEqualTo(request.context().traceId());
+		assertThat(enqueue.context().parentId()).isEqualTo(request.context().spanId());
+		assertThat(enqueue.getKind()).isEqualTo(io.micrometer.tracing.Span.Kind.PRODUCER);
+		assertThat(enqueue.getTags()).containsEntry("queue", "default").containsEntry("handler", "traced")
+			.containsEntry("sqlqueue.job.id", String.valueOf(id));
+		List<SimpleSpan> attempts = spans.stream().filter((span) -> span.getName().equals("traced process")).toList();
+		assertThat(attempts).as("one span per attempt").hasSize(2).allSatisfy((span) -> {
+			assertThat(span.context().traceId()).isEqualTo(request.context().traceId());
+			assertThat(span.context().parentId()).isEqualTo(enqueue.context().spanId());
+			assertThat(span.getKind()).isEqualTo(io.micrometer.tracing.Span.Kind.CONSUMER);
+			assertThat(span.getTags()).containsEntry("queue", "default").containsEntry("handler", "traced");
+		});
+		assertThat(attempts).extracting((span) -> span.getTags().get("outcome")).containsExactlyInAnyOrder("retried",
+				"succeeded");
+		assertThat(attempts).extracting((span) -> span.getTags().get("sqlqueue.job.attempt"))
+			.containsExactlyInAnyOrder("1", "2");
+		assertThat(seenByHandler).as("the attempt's span is current while the handler runs")
+			.containsExactly(request.context().traceId(), request.context().traceId());
+	}
+
+	@Test
+	void runnerRunsJobsOnTheCallersThreadThroughTheFencedWrites() {
+		String caller = Thread.currentThread().getName();
+		AtomicInteger flakyCalls = new AtomicInteger();
+		handler("ok", (payload, context) -> Thread.currentThread().getName());
+		this.fixture.register(new HandlerDefinition("flaky", "default", 2, null, Set.of(), (payload, context) -> {
+			if (flakyCalls.incrementAndGet() < 3) {
+				throw new IllegalStateException("flaky " + flakyCalls.get());
+			}
+			return "recovered";
+		}, "flaky"));
+		long ok = this.fixture.queue().enqueue("ok", 1);
+		long flaky = this.fixture.queue().enqueue("flaky", 2);
+		long delayed = this.fixture.queue().enqueue(Job.of("ok", 3).delay(Duration.ofHours(1)));
+		JobRunner runner = new JobRunner(this.fixture.store(), this.fixture.handlers(), this.fixture.codec(),
+				QueueFixture.fastSettings().retryPolicy(new RetryPolicy(2, Duration.ofHours(1), 2.0, Duration.ofHours(2), 0))
+					.build(),
+				this.fixture.listener(), JobObservations.NONE);
+
+		List<JobRunner.Ran> first = runner.runDue("default", 10);
+		assertThat(first).extracting((ran) -> ran.job().id(), JobRunner.Ran::outcome)
+			.containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple(ok, JobOutcome.SUCCEEDED),
+					org.assertj.core.groups.Tuple.tuple(flaky, JobOutcome.RETRIED));
+		assertThat(this.fixture.job(ok).result()).isEqualTo(JSON.writeValueAsString(caller));
+		JobRecord retried = this.fixture.job(flaky);
+		assertThat(retried.status()).isEqualTo(JobStatus.QUEUED);
+		assertThat(retried.runAt()).isAfter(retried.updatedAt().plusSeconds(1800));
+		assertThat(runner.runDue("default", 10)).as("nothing due").isEmpty();
+
+		assertThat(this.fixture.store().makeDue(List.of("ok", "flaky"))).isEqualTo(2);
+		assertThat(runner.runDue("default", 10)).extracting((ran) -> ran.job().id(), JobRunner.Ran::outcome)
+			.containsExactlyInAnyOrder(org.assertj.core.groups.Tuple.tuple(delayed, JobOutcome.SUCCEEDED),
+					org.assertj.core.groups.Tuple.tuple(flaky, JobOutcome.FAILED));
+		assertThat(this.fixture.job(flaky).lastError()).contains("flaky 2");
+
+		long later = this.fixture.queue().enqueue(Job.of("ok", 4).delay(Duration.ofHours(1)));
+		assertThat(runner.run(later)).hasValueSatisfying((ran) -> {
+			assertThat(ran.outcome()).isEqualTo(JobOutcome.SUCCEEDED);
+			assertThat(ran.job().attempts()).isEqualTo(1);
+		});
+		assertThat(runner.run(later)).as("finished: not run again").isEmpty();
+		assertThat(this.fixture.store().findByHandler("ok", JobStatus.SUCCEEDED, 10)).extracting(JobRecord::id)
+			.containsExactly(ok, delayed, later);
+		assertThat(this.fixture.listener().events()).contains("finished ok succeeded", "finished flaky retried",
+				"finished flaky failed");
+	}
+
+	private static Map<String, String> headers(JobRecord job) {
+		assertThat(job.headers()).isNotNull();
+		return JSON.readValue(job.headers(), new tools.jackson.core.type.TypeReference<Map<String, String>>() {
+		});
 	}
 
 	public record Greeting(String name, int times) {

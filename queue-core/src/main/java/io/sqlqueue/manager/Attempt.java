@@ -7,6 +7,7 @@ import java.util.concurrent.atomic.AtomicReference;
 
 import org.jspecify.annotations.Nullable;
 
+import io.sqlqueue.JobOutcome;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.store.Lease;
@@ -54,6 +55,9 @@ final class Attempt {
 	private volatile long leaseSureUntilNanos;
 
 	private boolean handlerReturned;
+
+	/** How the attempt ended, once its outcome was decided here (for its observation). */
+	private volatile @Nullable JobOutcome outcome;
 
 	/**
 	 * @param claimSentNanos {@link System#nanoTime()} before the claim was sent: its lease
@@ -168,6 +172,15 @@ final class Attempt {
 	/** The handler returned or threw: from now on its thread is not this attempt's to interrupt. */
 	synchronized void handlerReturned() {
 		this.handlerReturned = true;
+	}
+
+	/** The attempt ended as {@code outcome}: a success handed to be recorded, or a recorded failure. */
+	void endedAs(JobOutcome outcome) {
+		this.outcome = outcome;
+	}
+
+	@Nullable JobOutcome outcome() {
+		return this.outcome;
 	}
 
 	@Override

@@ -1,6 +1,5 @@
 package io.sqlqueue.manager;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -27,11 +26,13 @@ import org.springframework.scheduling.TaskScheduler;
 
 import io.sqlqueue.JobContext;
 import io.sqlqueue.JobListener;
+import io.sqlqueue.JobOutcome;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.LeaseLostException;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
 import io.sqlqueue.handler.PayloadCodec;
+import io.sqlqueue.observation.JobObservations;
 import io.sqlqueue.store.ClaimRequest;
 import io.sqlqueue.store.Completion;
 import io.sqlqueue.store.JobStore;
@@ -76,6 +77,10 @@ public class Manager implements SmartLifecycle {
 
 	private final Completer completer;
 
+	private final JobObservations observations;
+
+	private volatile boolean autoStartup = true;
+
 	/** Replaced whole at start, read by commit and notification threads: never changed in place. */
 	private volatile Map<String, Lane> lanes = Map.of();
 
@@ -101,6 +106,16 @@ public class Manager implements SmartLifecycle {
 
 	public Manager(JobStore store, HandlerRegistry handlers, PayloadCodec codec, ManagerSettings settings,
 			TaskScheduler scheduler, Executor workers, JobListener listener) {
+		this(store, handlers, codec, settings, scheduler, workers, listener, JobObservations.NONE);
+	}
+
+	/**
+	 * @param observations what observes each attempt, as the child of the propagation
+	 * context stored with its job
+	 */
+	public Manager(JobStore store, HandlerRegistry handlers, PayloadCodec codec, ManagerSettings settings,
+			TaskScheduler scheduler, Executor workers, JobListener listener, JobObservations observations) {
+		this.observations = observations;
 		this.store = store;
 		this.handlers = handlers;
 		this.codec = codec;
@@ -172,6 +187,16 @@ public class Manager implements SmartLifecycle {
 	@Override
 	public boolean isRunning() {
 		return this.running;
+	}
+
+	/** Whether the context starts it (default true); the test kit turns it off, so tests run jobs themselves. */
+	public void setAutoStartup(boolean autoStartup) {
+		this.autoStartup = autoStartup;
+	}
+
+	@Override
+	public boolean isAutoStartup() {
+		return this.autoStartup;
 	}
 
 	/** Starts last and stops first, so handlers can use every other bean. */
@@ -411,6 +436,7 @@ public class Manager implements SmartLifecycle {
 		MDC.put("sqlqueue.jobId", String.valueOf(attempt.job.id()));
 		MDC.put("sqlqueue.handler", attempt.job.handler());
 		MDC.put("sqlqueue.attempt", String.valueOf(attempt.job.attempts()));
+		JobObservations.Attempt observation = this.observations.attemptStarted(attempt.job);
 		try {
 			this.listener.started(attempt.job, waited(attempt.job));
 			if (attempt.handler.transactional()) {
@@ -420,17 +446,20 @@ public class Manager implements SmartLifecycle {
 				Object result = attempt.handler.invoker().invoke(attempt.job.payload(), new AttemptContext(attempt));
 				attempt.handlerReturned();
 				if (attempt.settle()) {
+					attempt.endedAs(JobOutcome.SUCCEEDED);
 					this.completer.add(attempt, completion(attempt, result));
 				}
 			}
 		}
 		catch (Throwable failure) {
+			observation.error(failure);
 			attempt.handlerReturned();
 			if (attempt.settle()) {
 				this.recorder.failed(attempt, failure, false);
 			}
 		}
 		finally {
+			observation.stop(attempt.outcome());
 			MDC.remove("sqlqueue.jobId");
 			MDC.remove("sqlqueue.handler");
 			MDC.remove("sqlqueue.attempt");
@@ -509,38 +538,9 @@ public class Manager implements SmartLifecycle {
 		}
 	}
 
-	/**
-	 * The success to record, with the handler's result as JSON when the database can store
-	 * it. A result it cannot (not encodable, too large, a NUL character, nested too deep) is
-	 * left out and the job still succeeds — the handler did its work, and running it again
-	 * would not change its result — with the reason in {@code last_error}.
-	 */
+	/** The success to record (see {@link Results#completion}). */
 	private Completion completion(Attempt attempt, @Nullable Object result) {
-		String json;
-		try {
-			json = this.codec.encodeResult(result);
-		}
-		catch (RuntimeException ex) {
-			return withoutResult(attempt, "it cannot be encoded as JSON: " + ex.getMessage());
-		}
-		if (json == null) {
-			return new Completion(attempt.lease, null);
-		}
-		int limit = this.settings.resultMaxSize();
-		if (json.length() * 3L > limit) {
-			int bytes = json.getBytes(StandardCharsets.UTF_8).length;
-			if (bytes > limit) {
-				return withoutResult(attempt, "it is " + bytes + " bytes of JSON, larger than the limit of " + limit
-						+ " (sqlqueue.result-max-size)");
-			}
-		}
-		String problem = this.store.whyNotStorable(json);
-		return (problem != null) ? withoutResult(attempt, problem) : new Completion(attempt.lease, json);
-	}
-
-	private Completion withoutResult(Attempt attempt, String why) {
-		logger.warn("The result of {} is not stored: {}", attempt, ErrorText.of(why));
-		return new Completion(attempt.lease, null, ErrorText.of("Result not stored: " + why));
+		return Results.completion(this.codec, this.store, this.settings.resultMaxSize(), attempt, result);
 	}
 
 	/** Fails attempts that ran past their timeout, and interrupts their handlers. */

@@ -48,6 +48,7 @@ final class OutcomeRecorder {
 	/** The Completer recorded (or failed to record, the lease being lost) a success. */
 	void completed(Attempt attempt, boolean held) {
 		if (held) {
+			attempt.endedAs(JobOutcome.SUCCEEDED);
 			this.listener.finished(attempt.job, JobOutcome.SUCCEEDED, attempt.runningFor());
 		}
 		else {
@@ -114,6 +115,7 @@ final class OutcomeRecorder {
 		while (true) {
 			try {
 				if (write.held(errors.get(texts)) || (failures > 0 && landed(attempt))) {
+					attempt.endedAs(outcome);
 					this.listener.finished(attempt.job, outcome, attempt.runningFor());
 				}
 				else {

@@ -75,6 +75,15 @@ final class JobSql {
 
 	final String claimIfUnchanged;
 
+	/** Claims one queued job by id, due or not (the test kit's "run this job now"); parameters: owner, token, lease millis, id. */
+	final String claimById;
+
+	/** Jobs of a handler in a state, oldest first; parameters: handler, status, limit. */
+	final String findByHandler;
+
+	// Per count of handlers: handler IN (?, …).
+	private final Map<Integer, String> makeDue = new ConcurrentHashMap<>();
+
 	// Per count of leases: id IN (?, …).
 	private final Map<Integer, String> finishedUnder = new ConcurrentHashMap<>();
 
@@ -107,10 +116,10 @@ final class JobSql {
 		String json = dialect.jsonParameter();
 		this.insert = """
 				INSERT INTO %s (queue, handler, payload, status, priority, run_at, max_attempts, unique_key, group_key,
-				                scheduled_for, deadline, created_at, updated_at)
-				VALUES (?, ?, %s, 'QUEUED', ?, COALESCE(%s, %s), ?, ?, ?, %s, COALESCE(%s, %s), %s, %s)%s"""
+				                scheduled_for, deadline, created_at, updated_at, headers)
+				VALUES (?, ?, %s, 'QUEUED', ?, COALESCE(%s, %s), ?, ?, ?, %s, COALESCE(%s, %s), %s, %s, %s)%s"""
 			.formatted(this.table, json, dialect.timestampParameter(), nowPlus, dialect.timestampParameter(),
-					dialect.timestampParameter(), nowPlus, now, now, dialect.insertIgnoringDuplicates());
+					dialect.timestampParameter(), nowPlus, now, now, json, dialect.insertIgnoringDuplicates());
 		this.complete = """
 				UPDATE %s SET status = 'SUCCEEDED', result = %s, last_error = COALESCE(?, last_error),
 				    finished_at = %s, updated_at = %s, lease_expires_at = NULL, version = version + 1
@@ -204,6 +213,21 @@ final class JobSql {
 		this.claimIfUnchanged = """
 				UPDATE %s SET %s
 				WHERE id = ? AND status = 'QUEUED' AND version = ?""".formatted(this.table, claimedColumns());
+		this.claimById = """
+				UPDATE %s SET %s
+				WHERE id = ? AND status = 'QUEUED'""".formatted(this.table, claimedColumns());
+		this.findByHandler = """
+				SELECT * FROM %s WHERE handler = ? AND status = ?
+				ORDER BY id
+				LIMIT ?""".formatted(this.table);
+	}
+
+	/** Makes the delayed queued jobs of these handlers due now; parameters: handlers…. */
+	String makeDue(int handlers) {
+		return this.makeDue.computeIfAbsent(handlers, (count) -> """
+				UPDATE %s SET run_at = %s, updated_at = %s, version = version + 1
+				WHERE status = 'QUEUED' AND handler IN (%s) AND run_at > %s"""
+			.formatted(this.table, this.dialect.now(), this.dialect.now(), placeholders(count), this.dialect.now()));
 	}
 
 	/** The claim in one statement; parameters: queue, handlers…, limit, owner, token, lease millis. */

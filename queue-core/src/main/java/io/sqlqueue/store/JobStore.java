@@ -267,6 +267,7 @@ public class JobStore {
 		else {
 			statement.setNull(12, Types.BIGINT);
 		}
+		statement.setString(13, job.headers());
 	}
 
 	private static String duplicateKeyOf(List<NewJob> jobs) {
@@ -356,7 +357,7 @@ public class JobStore {
 				job.runAt(), job.attempts() + 1, job.maxAttempts(), owner, token, null, job.version() + 1,
 				job.uniqueKey(), job.groupKey(), job.lastError(), job.result(), job.createdAt(), job.startedAt(),
 				job.startedAt(), job.finishedAt(), job.scheduledFor(), job.deadline(), job.cancelRequestedAt(),
-				job.crashes());
+				job.crashes(), job.headers());
 	}
 
 	private static int runOrder(JobRecord a, JobRecord b) {
@@ -732,6 +733,37 @@ public class JobStore {
 					: Duration.ZERO;
 			return new Backlog(rs.getString("queue"), rs.getString("handler"), rs.getLong("due_jobs"), age);
 		});
+	}
+
+	/**
+	 * Claims the {@code QUEUED} job of this id for {@code owner}, due or not, as a claim
+	 * would (a new token and lease, one more attempt); empty when it is not queued. For the
+	 * test kit's "run this job now": not a path of the Manager.
+	 */
+	public Optional<JobRecord> claimById(long id, String owner, long leaseMillis) {
+		long token = ThreadLocalRandom.current().nextLong();
+		return this.claimTransaction.execute((status) -> {
+			if (this.jdbc.update(this.sql.claimById, owner, token, leaseMillis, id) != 1) {
+				return Optional.<JobRecord>empty();
+			}
+			return find(id);
+		});
+	}
+
+	/**
+	 * Makes the delayed {@code QUEUED} jobs of these handlers (future {@code run_at}: a delay,
+	 * or a retry's backoff) due now, on the database's clock; returns how many. For tests.
+	 */
+	public int makeDue(Collection<String> handlers) {
+		if (handlers.isEmpty()) {
+			return 0;
+		}
+		return this.jdbc.update(this.sql.makeDue(handlers.size()), handlers.toArray());
+	}
+
+	/** Up to {@code limit} jobs of this handler in this state, oldest (lowest id) first. */
+	public List<JobRecord> findByHandler(String handler, JobStatus status, int limit) {
+		return this.jdbc.query(this.sql.findByHandler, jobRows(), handler, status.name(), limit);
 	}
 
 	/** One statement per item, sent in one round trip; the update count per item. */

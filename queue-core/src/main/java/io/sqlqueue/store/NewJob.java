@@ -9,11 +9,20 @@ import org.jspecify.annotations.Nullable;
  * {@code delayMillis} on the database's clock. Its deadline is {@code deadline}, or when
  * that is null {@code expireAfterMillis} after the insert on the database's clock, or none
  * when both are null. {@code scheduledFor} is the tick a recurring job was fired for, null
- * for any other job.
+ * for any other job. {@code headers} is the propagation context to store with it (a JSON
+ * object of strings), or {@code null} for none.
  */
 public record NewJob(String queue, String handler, String payload, int priority, @Nullable Instant runAt,
 		long delayMillis, int maxAttempts, @Nullable String uniqueKey, @Nullable String groupKey,
-		@Nullable Instant deadline, @Nullable Long expireAfterMillis, @Nullable Instant scheduledFor) {
+		@Nullable Instant deadline, @Nullable Long expireAfterMillis, @Nullable Instant scheduledFor,
+		@Nullable String headers) {
+
+	public NewJob(String queue, String handler, String payload, int priority, @Nullable Instant runAt,
+			long delayMillis, int maxAttempts, @Nullable String uniqueKey, @Nullable String groupKey,
+			@Nullable Instant deadline, @Nullable Long expireAfterMillis, @Nullable Instant scheduledFor) {
+		this(queue, handler, payload, priority, runAt, delayMillis, maxAttempts, uniqueKey, groupKey, deadline,
+				expireAfterMillis, scheduledFor, null);
+	}
 
 	public NewJob(String queue, String handler, String payload, int priority, @Nullable Instant runAt,
 			long delayMillis, int maxAttempts, @Nullable String uniqueKey, @Nullable String groupKey) {
@@ -24,7 +33,15 @@ public record NewJob(String queue, String handler, String payload, int priority,
 	/** This job, fired for a schedule's tick. */
 	public NewJob forTick(Instant tick) {
 		return new NewJob(this.queue, this.handler, this.payload, this.priority, this.runAt, this.delayMillis,
-				this.maxAttempts, this.uniqueKey, this.groupKey, this.deadline, this.expireAfterMillis, tick);
+				this.maxAttempts, this.uniqueKey, this.groupKey, this.deadline, this.expireAfterMillis, tick,
+				this.headers);
+	}
+
+	/** This job, with these propagation headers ({@code null} for none). */
+	public NewJob withHeaders(@Nullable String headers) {
+		return new NewJob(this.queue, this.handler, this.payload, this.priority, this.runAt, this.delayMillis,
+				this.maxAttempts, this.uniqueKey, this.groupKey, this.deadline, this.expireAfterMillis,
+				this.scheduledFor, headers);
 	}
 
 }

@@ -99,7 +99,9 @@ final class DocumentedCalls {
 		curls.forEach(DocumentedCurl::request);
 		String database = "documented-calls-" + UUID.randomUUID();
 		try (ConfigurableApplicationContext context = new SpringApplicationBuilder(SampleApplication.class)
-			.run("--server.port=0", "--spring.datasource.url=jdbc:h2:mem:" + database)) {
+			// The pages show an application whose Manager runs jobs; the test kit is on this class path.
+			.run("--server.port=0", "--spring.datasource.url=jdbc:h2:mem:" + database,
+					"--sqlqueue.test.run-in-background=true")) {
 			App app = new App(context.getEnvironment().getRequiredProperty("local.server.port", Integer.class));
 			List<Runnable> later = new ArrayList<>();
 			for (int i = 0; i < steps.size(); i++) {

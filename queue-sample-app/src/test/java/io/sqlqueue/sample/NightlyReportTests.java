@@ -1,6 +1,5 @@
 package io.sqlqueue.sample;
 
-import java.time.Duration;
 import java.util.Map;
 
 import org.junit.jupiter.api.Test;
@@ -13,15 +12,20 @@ import org.springframework.http.MediaType;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.test.web.servlet.client.RestTestClient;
 
+import io.sqlqueue.JobOutcome;
+import io.sqlqueue.testkit.RanJob;
+import io.sqlqueue.testkit.SqlQueueTester;
+
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import static org.assertj.core.api.Assertions.tuple;
 
 /**
  * The nightly report schedule: declared from {@code @Recurring} at start-up, listed by the
- * {@code sqlqueue} endpoint, and triggered through it.
+ * {@code sqlqueue} endpoint, and triggered through it; the test runs the jobs the trigger
+ * made with the test kit.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
-		"spring.datasource.url=jdbc:h2:mem:nightly-test;DB_CLOSE_DELAY=-1", "sqlqueue.poll-interval=50ms" })
+		"spring.datasource.url=jdbc:h2:mem:nightly-test;DB_CLOSE_DELAY=-1" })
 @AutoConfigureRestTestClient
 class NightlyReportTests {
 
@@ -30,6 +34,9 @@ class NightlyReportTests {
 
 	@Autowired
 	private JdbcClient jdbc;
+
+	@Autowired
+	private SqlQueueTester jobs;
 
 	@Test
 	void isListedPausedResumedAndTriggeredThroughTheEndpoint() {
@@ -50,10 +57,11 @@ class NightlyReportTests {
 		Map<?, ?> triggered = schedule("trigger");
 		assertThat(triggered.get("done")).isEqualTo(true);
 		assertThat(triggered.get("jobId")).isNotNull();
-		await().atMost(Duration.ofSeconds(30))
-			.until(() -> this.jdbc.sql("SELECT COUNT(*) FROM report WHERE status = 'READY'")
-				.query(Integer.class)
-				.single() == 1);
+		assertThat(this.jobs.runDue()).as("the triggered job, then the report job it enqueued")
+			.extracting(RanJob::handler, RanJob::outcome)
+			.containsExactly(tuple("report.nightly", JobOutcome.SUCCEEDED), tuple("report.build", JobOutcome.SUCCEEDED));
+		assertThat(this.jdbc.sql("SELECT COUNT(*) FROM report WHERE status = 'READY'").query(Integer.class).single())
+			.isEqualTo(1);
 	}
 
 	private Map<?, ?> schedule(String action) {

@@ -20,7 +20,9 @@ import static org.awaitility.Awaitility.await;
 /**
  * What an operator sees and does over real HTTP, after real jobs ran: the {@code sqlqueue}
  * endpoint (counts, one job, retry, cancel, retry of all failed), {@code /actuator/health}
- * with the queue's indicator, and the queue's meters in {@code /actuator/prometheus}.
+ * with the queue's indicator, and the queue's meters in {@code /actuator/prometheus}. The
+ * Manager runs the jobs in the background here, as in production
+ * ({@code sqlqueue.test.run-in-background}: the test kit is on the class path).
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
 		"spring.datasource.url=jdbc:h2:mem:observe-test;DB_CLOSE_DELAY=-1",
@@ -28,7 +30,8 @@ import static org.awaitility.Awaitility.await;
 		"sqlqueue.retry.initial-backoff=50ms",
 		"sqlqueue.retry.max-backoff=200ms",
 		"sqlqueue.stats-interval=100ms",
-		"sample.followup-delay=1h" })
+		"sample.followup-delay=1h",
+		"sqlqueue.test.run-in-background=true" })
 @AutoConfigureRestTestClient
 class ObserveAndOperateTests {
 

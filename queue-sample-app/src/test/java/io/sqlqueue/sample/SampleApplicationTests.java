@@ -1,8 +1,8 @@
 package io.sqlqueue.sample;
 
-import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.Test;
 
@@ -14,30 +14,30 @@ import org.springframework.http.MediaType;
 import org.springframework.jdbc.core.simple.JdbcClient;
 import org.springframework.test.web.servlet.client.RestTestClient;
 
-import io.sqlqueue.JobStatus;
-import io.sqlqueue.sample.ReportController.ReportBuilt;
-import io.sqlqueue.sample.ReportController.ReportRequested;
+import io.sqlqueue.JobOutcome;
+import io.sqlqueue.testkit.RanJob;
+import io.sqlqueue.testkit.SqlQueueTester;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
+import static org.assertj.core.api.Assertions.tuple;
 
 /**
- * The sample end to end: a real server on a random port, real HTTP, the starter's Manager
- * running the jobs on an in-memory H2 database.
+ * The sample end to end, with the test kit ({@code queue-test}): a real server on a random
+ * port, real HTTP, an in-memory H2 database; the Manager does not start, so each test sees
+ * what a request enqueued and runs the jobs itself with {@link SqlQueueTester}, on its own
+ * thread, through the queue's real SQL — no sleeping, no polling, and retries and delayed
+ * jobs run when the test says so.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
-		"spring.datasource.url=jdbc:h2:mem:sample-test;DB_CLOSE_DELAY=-1",
-		"sqlqueue.poll-interval=50ms",
-		"sqlqueue.retry.initial-backoff=50ms",
-		"sqlqueue.retry.max-backoff=200ms",
-		"sample.followup-delay=3s" })
+		"spring.datasource.url=jdbc:h2:mem:sample-test;DB_CLOSE_DELAY=-1" })
 @AutoConfigureRestTestClient
 class SampleApplicationTests {
 
-	private static final Duration TIMEOUT = Duration.ofSeconds(30);
-
 	@Autowired
 	private RestTestClient http;
+
+	@Autowired
+	private SqlQueueTester jobs;
 
 	@Autowired
 	private JdbcClient jdbc;
@@ -46,8 +46,17 @@ class SampleApplicationTests {
 	void signUpSendsTheWelcomeMailThroughTheQueue() {
 		Signup signup = signUp("ada@example.com", "Ada");
 		assertThat(signup.userId()).isPositive();
+		assertThat(this.jobs.assertEnqueued("mail.welcome", WelcomeMail.class))
+			.contains(new WelcomeMail(signup.userId(), "ada@example.com", "Ada"));
+		assertThat(this.jobs.assertEnqueued("mail.followup", FollowupMail.class))
+			.contains(new FollowupMail(signup.userId(), "ada@example.com", "Ada"));
 
-		JobView welcome = awaitStatus(signup.welcomeJobId(), "SUCCEEDED");
+		RanJob sent = this.jobs.run(signup.welcomeJobId());
+
+		assertThat(sent.succeeded()).isTrue();
+		assertThat(sent.result(MailReceipt.class).recipient()).isEqualTo("ada@example.com");
+		JobView welcome = job(signup.welcomeJobId());
+		assertThat(welcome.status()).isEqualTo("SUCCEEDED");
 		assertThat(welcome.handler()).isEqualTo("mail.welcome");
 		assertThat(welcome.queue()).isEqualTo("mail");
 		assertThat(welcome.attempts()).isEqualTo(1);
@@ -100,11 +109,15 @@ class SampleApplicationTests {
 		Signup signup = signUp("alan@example.com", "Alan");
 		JobView queued = job(signup.followupJobId());
 		assertThat(queued.status()).isEqualTo("QUEUED");
-		assertThat(queued.runAt()).isAfter(queued.createdAt().plusSeconds(2));
+		assertThat(queued.runAt()).isEqualTo(queued.createdAt().plusSeconds(30));
 
-		JobView sent = awaitStatus(signup.followupJobId(), "SUCCEEDED");
+		assertThat(ran(this.jobs.runDue(), signup.followupJobId())).as("not due yet").isEmpty();
+		assertThat(ran(this.jobs.runDue(true), signup.followupJobId())).extracting(RanJob::outcome)
+			.containsExactly(JobOutcome.SUCCEEDED);
+
+		JobView sent = job(signup.followupJobId());
+		assertThat(sent.status()).isEqualTo("SUCCEEDED");
 		assertThat(sent.handler()).isEqualTo("mail.followup");
-		assertThat(sent.startedAt()).isAfterOrEqualTo(queued.runAt());
 		assertThat(this.jdbc.sql("SELECT COUNT(*) FROM sent_mail WHERE user_id = :userId AND kind = 'followup'")
 			.param("userId", signup.userId())
 			.query(Long.class)
@@ -137,11 +150,18 @@ class SampleApplicationTests {
 	@Test
 	void reportThatFailsTwiceSucceedsOnTheThirdAttempt() {
 		ReportRequested report = requestReport("signups", 2);
+		assertThat(this.jobs.assertEnqueued("report.build", BuildReport.class))
+			.contains(new BuildReport(report.reportId()));
 
-		JobView job = awaitStatus(report.jobId(), "SUCCEEDED");
+		List<RanJob> attempts = ran(this.jobs.runUntilSettled(), report.jobId());
+
+		assertThat(attempts).extracting(RanJob::attempt, RanJob::outcome)
+			.containsExactly(tuple(1, JobOutcome.RETRIED), tuple(2, JobOutcome.RETRIED), tuple(3, JobOutcome.SUCCEEDED));
+		assertThat(attempts.get(1).error()).contains("IllegalStateException", "run 2 of report " + report.reportId());
+		assertThat(attempts.get(2).result(ReportResult.class).run()).isEqualTo(3);
+		JobView job = job(report.jobId());
 		assertThat(job.attempts()).isEqualTo(3);
 		assertThat(job.maxAttempts()).isEqualTo(3);
-		assertThat(job.lastError()).contains("IllegalStateException", "run 2 of report " + report.reportId());
 		assertThat(job.result()).containsEntry("reportId", (int) report.reportId()).containsEntry("run", 3);
 		this.http.get()
 			.uri("/reports/{id}", report.reportId())
@@ -159,7 +179,10 @@ class SampleApplicationTests {
 	void reportThatKeepsFailingEndsFailedAndCanBeRetried() {
 		ReportRequested report = requestReport("mails", 5);
 
-		JobView failed = awaitStatus(report.jobId(), "FAILED");
+		assertThat(ran(this.jobs.runUntilSettled(), report.jobId())).extracting(RanJob::outcome)
+			.containsExactly(JobOutcome.RETRIED, JobOutcome.RETRIED, JobOutcome.FAILED);
+		JobView failed = job(report.jobId());
+		assertThat(failed.status()).isEqualTo("FAILED");
 		assertThat(failed.attempts()).isEqualTo(3);
 		assertThat(failed.result()).isNull();
 		assertThat(failed.lastError()).startsWith("java.lang.IllegalStateException")
@@ -171,7 +194,7 @@ class SampleApplicationTests {
 			.jsonPath("$.status")
 			.isEqualTo("FAILED");
 
-		// Only a FAILED job can be retried: a second retry while it is queued or running is a conflict.
+		// Only a FAILED job can be retried: a second retry while it is queued is a conflict.
 		JobView retried = this.http.post()
 			.uri("/jobs/{id}/retry", report.jobId())
 			.exchange()
@@ -180,48 +203,33 @@ class SampleApplicationTests {
 			.expectBody(JobView.class)
 			.returnResult()
 			.getResponseBody();
-		assertThat(retried.status()).isIn("QUEUED", "RUNNING");
+		assertThat(retried.status()).isEqualTo("QUEUED");
+		this.http.post().uri("/jobs/{id}/retry", report.jobId()).exchange().expectStatus().isEqualTo(409);
 
 		// Runs 4 and 5 fail, run 6 (the third attempt of the retry) succeeds.
-		JobView succeeded = awaitStatus(report.jobId(), "SUCCEEDED");
+		assertThat(ran(this.jobs.runUntilSettled(), report.jobId())).extracting(RanJob::outcome)
+			.containsExactly(JobOutcome.RETRIED, JobOutcome.RETRIED, JobOutcome.SUCCEEDED);
+		JobView succeeded = job(report.jobId());
 		assertThat(succeeded.attempts()).isEqualTo(3);
 		assertThat(succeeded.result()).containsEntry("run", 6);
-
-		this.http.post().uri("/jobs/{id}/retry", report.jobId()).exchange().expectStatus().isEqualTo(409);
 	}
 
 	@Test
 	void reportOfUnknownKindFailsAtOnceWithoutRetries() {
 		ReportRequested report = requestReport("nonsense", 0);
 
-		JobView failed = awaitStatus(report.jobId(), "FAILED");
-		assertThat(failed.attempts()).isEqualTo(1);
-		assertThat(failed.lastError()).startsWith("io.sqlqueue.NonRetryableException")
-			.contains("Unknown report kind 'nonsense'");
+		assertThat(ran(this.jobs.runDue(), report.jobId())).singleElement().satisfies((attempt) -> {
+			assertThat(attempt.outcome()).isEqualTo(JobOutcome.FAILED);
+			assertThat(attempt.attempt()).isEqualTo(1);
+			assertThat(attempt.error()).startsWith("io.sqlqueue.NonRetryableException")
+				.contains("Unknown report kind 'nonsense'");
+		});
+		this.jobs.assertNotEnqueued("report.build");
 	}
 
-	@Test
-	void awaitedReportAnswersHowItsJobEnded() {
-		ReportBuilt built = this.http.post()
-			.uri("/reports?waitSeconds=20")
-			.contentType(MediaType.APPLICATION_JSON)
-			.body(Map.of("kind", "nonsense"))
-			.exchange()
-			.expectStatus()
-			.isOk()
-			.expectBody(ReportBuilt.class)
-			.returnResult()
-			.getResponseBody();
-		assertThat(built.status()).isEqualTo(JobStatus.FAILED);
-		assertThat(built.report()).isNull();
-		assertThat(built.error()).contains("Unknown report kind 'nonsense'");
-		this.http.post()
-			.uri("/reports?waitSeconds=31")
-			.contentType(MediaType.APPLICATION_JSON)
-			.body(Map.of("kind", "signups"))
-			.exchange()
-			.expectStatus()
-			.isBadRequest();
+	/** The attempts of this job, of those the tester ran (other tests' jobs may have run too). */
+	private static List<RanJob> ran(List<RanJob> attempts, long jobId) {
+		return attempts.stream().filter((attempt) -> attempt.id() == jobId).toList();
 	}
 
 	private Signup signUp(String email, String name) {
@@ -263,16 +271,6 @@ class SampleApplicationTests {
 			.getResponseBody();
 	}
 
-	private JobView awaitStatus(long id, String status) {
-		AtomicReference<JobView> last = new AtomicReference<>();
-		await().atMost(TIMEOUT).pollInterval(Duration.ofMillis(50)).untilAsserted(() -> {
-			last.set(job(id));
-			assertThat(last.get().status()).as("status of job %d (last error: %s)", id, last.get().lastError())
-				.isEqualTo(status);
-		});
-		return last.get();
-	}
-
 	private long countJobs() {
 		return this.jdbc.sql("SELECT COUNT(*) FROM queue_job").query(Long.class).single();
 	}
@@ -284,8 +282,8 @@ class SampleApplicationTests {
 	}
 
 	record JobView(long id, String queue, String handler, String status, int attempts, int maxAttempts,
-			Map<String, Object> payload, Map<String, Object> result, String lastError, java.time.Instant runAt,
-			java.time.Instant createdAt, java.time.Instant startedAt, java.time.Instant finishedAt) {
+			Map<String, Object> payload, Map<String, Object> result, String lastError, Instant runAt,
+			Instant createdAt, Instant startedAt, Instant finishedAt) {
 	}
 
 }

@@ -13,6 +13,8 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import tools.jackson.databind.json.JsonMapper;
 
+import io.micrometer.observation.ObservationRegistry;
+
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.annotation.Qualifier;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -53,6 +55,10 @@ import io.sqlqueue.manager.Pruner;
 import io.sqlqueue.manager.QueueStats;
 import io.sqlqueue.manager.Reaper;
 import io.sqlqueue.manager.Vacuumer;
+import io.sqlqueue.observation.JobAttemptObservationConvention;
+import io.sqlqueue.observation.JobEnqueueObservationConvention;
+import io.sqlqueue.observation.JobObservations;
+import io.sqlqueue.observation.MicrometerJobObservations;
 import io.sqlqueue.schedule.ScheduleDefinition;
 import io.sqlqueue.schedule.ScheduleFirer;
 import io.sqlqueue.schedule.Schedules;
@@ -87,7 +93,8 @@ import io.sqlqueue.store.ScheduleStore;
 		after = { DataSourceAutoConfiguration.class, DataSourceTransactionManagerAutoConfiguration.class,
 				TaskExecutionAutoConfiguration.class, TaskSchedulingAutoConfiguration.class },
 		afterName = { "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration",
-				"org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration" })
+				"org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration",
+				"org.springframework.boot.micrometer.observation.autoconfigure.ObservationAutoConfiguration" })
 @ConditionalOnSingleCandidate(DataSource.class)
 @ConditionalOnProperty(prefix = "sqlqueue", name = "enabled", matchIfMissing = true)
 @EnableConfigurationProperties(SqlQueueProperties.class)
@@ -159,8 +166,14 @@ public final class SqlQueueAutoConfiguration {
 	@ConditionalOnMissingBean
 	@DependsOnDatabaseInitialization
 	JobQueue jobQueue(JobStore store, PayloadCodec codec, HandlerRegistry handlers, RetryPolicy retryPolicy,
-			ObjectProvider<JobListener> listeners, JobAwaiter awaiter) {
-		return new JobQueue(store, codec, handlers, retryPolicy, listener(listeners), awaiter);
+			ObjectProvider<JobListener> listeners, JobAwaiter awaiter, ObjectProvider<JobObservations> observations) {
+		return new JobQueue(store, codec, handlers, retryPolicy, listener(listeners), awaiter,
+				observations(observations));
+	}
+
+	/** The {@link JobObservations} bean, or none (no Micrometer Tracing, or switched off). */
+	static JobObservations observations(ObjectProvider<JobObservations> observations) {
+		return observations.getIfUnique(() -> JobObservations.NONE);
 	}
 
 	/** Completes awaits; a {@link JobListener}, so it hears of this instance's finished jobs. */
@@ -308,9 +321,10 @@ public final class SqlQueueAutoConfiguration {
 		Manager sqlqueueManager(JobStore store, HandlerRegistry handlers, PayloadCodec codec, RetryPolicy retryPolicy,
 				JobQueue jobQueue, SqlQueueProperties properties,
 				@Qualifier(TASK_SCHEDULER_BEAN_NAME) TaskScheduler scheduler,
-				@Qualifier(WORKER_EXECUTOR_BEAN_NAME) Executor workers, ObjectProvider<JobListener> listeners) {
+				@Qualifier(WORKER_EXECUTOR_BEAN_NAME) Executor workers, ObjectProvider<JobListener> listeners,
+				ObjectProvider<JobObservations> observations) {
 			Manager manager = new Manager(store, handlers, codec, managerSettings(properties, retryPolicy), scheduler,
-					workers, listener(listeners));
+					workers, listener(listeners), observations(observations));
 			jobQueue.addEnqueueListener(manager::wakeUp);
 			jobQueue.addCancelListener(manager::cancelRequested);
 			return manager;
@@ -373,6 +387,32 @@ public final class SqlQueueAutoConfiguration {
 			SqlQueueProperties.Retention retention = properties.getRetention();
 			return new Pruner(store, scheduler, retention.getInterval(), retention.getSucceeded(),
 					retention.getCancelled(), retention.getFailed());
+		}
+
+	}
+
+	/**
+	 * Observations of enqueues and attempts where Micrometer Tracing is on the class path and
+	 * the application has an {@link ObservationRegistry}: the enqueue stores the trace context
+	 * with its job, and each attempt runs as its child. Without tracing nothing is observed
+	 * and nothing extra stored, so the queue's meters stay as they are.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = { "io.micrometer.observation.ObservationRegistry", "io.micrometer.tracing.Tracer" })
+	@ConditionalOnProperty(prefix = "sqlqueue.observations", name = "enabled", matchIfMissing = true)
+	static class ObservationConfiguration {
+
+		@Bean
+		@ConditionalOnMissingBean
+		JobObservations sqlqueueJobObservations(ObjectProvider<ObservationRegistry> registry,
+				ObjectProvider<JobEnqueueObservationConvention> enqueueConvention,
+				ObjectProvider<JobAttemptObservationConvention> attemptConvention) {
+			ObservationRegistry observationRegistry = registry.getIfUnique();
+			if (observationRegistry == null) {
+				return JobObservations.NONE;
+			}
+			return new MicrometerJobObservations(observationRegistry, enqueueConvention.getIfUnique(),
+					attemptConvention.getIfUnique());
 		}
 
 	}

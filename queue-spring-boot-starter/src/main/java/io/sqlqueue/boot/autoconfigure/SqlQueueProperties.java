@@ -160,6 +160,8 @@ public class SqlQueueProperties {
 
 	private final Await await = new Await();
 
+	private final Observations observations = new Observations();
+
 	private final Retention retention = new Retention();
 
 	private final Health health = new Health();
@@ -366,6 +368,10 @@ public class SqlQueueProperties {
 
 	public Await getAwait() {
 		return this.await;
+	}
+
+	public Observations getObservations() {
+		return this.observations;
 	}
 
 	public Retention getRetention() {
@@ -801,6 +807,28 @@ public class SqlQueueProperties {
 
 		public void setMaxPollInterval(Duration maxPollInterval) {
 			this.maxPollInterval = maxPollInterval;
+		}
+
+	}
+
+	/**
+	 * Observations of enqueues and attempts, which carry traces from an enqueue to its job.
+	 */
+	public static class Observations {
+
+		/**
+		 * Whether enqueues and attempts are observed (sqlqueue.enqueue, sqlqueue.job) when
+		 * Micrometer Tracing is on the class path, so that a job's spans join the trace of the
+		 * request that enqueued it.
+		 */
+		private boolean enabled = true;
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
 		}
 
 	}

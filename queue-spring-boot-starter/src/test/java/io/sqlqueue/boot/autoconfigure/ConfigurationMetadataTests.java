@@ -25,6 +25,7 @@ class ConfigurationMetadataTests {
 		assertThat(property(metadata, "sqlqueue.payload-max-size").get("defaultValue").asString()).isEqualTo("1MB");
 		assertThat(property(metadata, "sqlqueue.result-max-size").get("defaultValue").asString()).isEqualTo("1MB");
 		assertThat(property(metadata, "sqlqueue.manager.enabled").get("defaultValue").asBoolean()).isTrue();
+		assertThat(property(metadata, "sqlqueue.observations.enabled").get("defaultValue").asBoolean()).isTrue();
 		assertThat(property(metadata, "sqlqueue.retry.max-attempts").get("defaultValue").asInt()).isEqualTo(10);
 		assertThat(property(metadata, "sqlqueue.stats-interval").get("defaultValue").asString()).isEqualTo("30s");
 		assertThat(property(metadata, "sqlqueue.retention.succeeded").get("defaultValue").asString()).isEqualTo("7d");

@@ -46,7 +46,8 @@ class QueueSchemaMigrationTests {
 					"SELECT \"script\" FROM \"sqlqueue_schema_history\" WHERE \"type\" = 'SQL' ORDER BY \"installed_rank\"",
 					String.class))
 				.containsExactly("V1__create_queue_job.sql", "V2__one_running_job_per_group.sql",
-						"V3__create_queue_schedule.sql", "V4__deadlines_cancel_requests_crashes.sql");
+						"V3__create_queue_schedule.sql", "V4__deadlines_cancel_requests_crashes.sql",
+						"V5__job_headers.sql");
 		});
 	}
 

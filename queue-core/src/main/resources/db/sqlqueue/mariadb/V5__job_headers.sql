@@ -1,0 +1,4 @@
+-- Propagation headers: what an enqueue made inside an observation (a trace) carries to the
+-- job's attempts, as a JSON object of strings (e.g. {"traceparent": "00-…-…-01"}). NULL when
+-- there was nothing to carry (no tracing), so a queue without tracing stores nothing more.
+ALTER TABLE queue_job ADD COLUMN headers LONGTEXT CHECK (headers IS NULL OR JSON_VALID(headers));

@@ -1,0 +1,209 @@
+package io.sqlqueue.testkit;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import tools.jackson.databind.JavaType;
+
+import io.sqlqueue.JobRecord;
+import io.sqlqueue.JobStatus;
+import io.sqlqueue.handler.HandlerRegistry;
+import io.sqlqueue.handler.PayloadCodec;
+import io.sqlqueue.manager.JobRunner;
+import io.sqlqueue.store.Backlog;
+import io.sqlqueue.store.JobStore;
+
+/**
+ * Jobs in an application's tests: what was enqueued, and running it on the test's thread.
+ * With {@code queue-test} on the class path the Manager does not start, so a job waits in
+ * the table until the test runs it — on the test's real database, through the same claim,
+ * lease and fenced writes as in production (see {@link JobRunner}):
+ *
+ * <pre>{@code
+ * @Autowired SqlQueueTester jobs;
+ *
+ * signups.signUp("ada@example.com", "Ada");
+ * WelcomeMail mail = jobs.assertEnqueued("mail.welcome", WelcomeMail.class).get(0);
+ * List<RanJob> ran = jobs.runDue();               // every due job, in run order, here
+ * assertThat(ran).allMatch(RanJob::succeeded);
+ * }</pre>
+ *
+ * Only jobs whose handler the application has are run; a job that fails is retried with
+ * the application's retry policy, so its next attempt waits for the backoff: run it with
+ * {@link #runDue(boolean) runDue(true)}, {@link #runUntilSettled()} or {@link #run(long)}.
+ */
+public class SqlQueueTester {
+
+	/** The most attempts one call runs: a guard against jobs that enqueue jobs forever. */
+	public static final int MAX_ATTEMPTS_PER_CALL = 10_000;
+
+	private static final int BATCH = 100;
+
+	private final JobStore store;
+
+	private final HandlerRegistry handlers;
+
+	private final PayloadCodec codec;
+
+	private final JobRunner runner;
+
+	public SqlQueueTester(JobStore store, HandlerRegistry handlers, PayloadCodec codec, JobRunner runner) {
+		this.store = store;
+		this.handlers = handlers;
+		this.codec = codec;
+		this.runner = runner;
+	}
+
+	/** The jobs of this handler waiting to run ({@code QUEUED}: due, delayed or waiting for a retry), oldest first. */
+	public List<JobRecord> enqueued(String handler) {
+		return this.store.findByHandler(handler, JobStatus.QUEUED, MAX_ATTEMPTS_PER_CALL);
+	}
+
+	/** The payloads of the jobs of this handler waiting to run, decoded as {@code type}, oldest first. */
+	public <T> List<T> enqueued(String handler, Class<T> type) {
+		JavaType javaType = this.codec.type(type);
+		List<T> payloads = new ArrayList<>();
+		for (JobRecord job : enqueued(handler)) {
+			payloads.add(type.cast(this.codec.decode(job.payload(), javaType, handler)));
+		}
+		return payloads;
+	}
+
+	/**
+	 * Asserts that at least one job of this handler waits to run, and returns the payloads of
+	 * all that do, decoded as {@code type}, oldest first.
+	 * @throws AssertionError naming what does wait, when none of this handler does
+	 */
+	public <T> List<T> assertEnqueued(String handler, Class<T> type) {
+		List<T> payloads = enqueued(handler, type);
+		if (payloads.isEmpty()) {
+			throw new AssertionError("Expected a queued job of handler '" + handler + "', but there is none; "
+					+ describeQueued());
+		}
+		return payloads;
+	}
+
+	/**
+	 * Asserts that no job of this handler waits to run.
+	 * @throws AssertionError listing the ones that do
+	 */
+	public void assertNotEnqueued(String handler) {
+		List<JobRecord> queued = enqueued(handler);
+		if (!queued.isEmpty()) {
+			throw new AssertionError("Expected no queued job of handler '" + handler + "', but there are "
+					+ queued.size() + ": " + queued.stream().map((job) -> job.id() + " " + job.payload()).toList());
+		}
+	}
+
+	/**
+	 * Runs every due job of the application's handlers on this thread — queue by queue, the
+	 * one with the oldest due job first, and in each in run order (priority, due time, id) —
+	 * and then those that became due meanwhile (jobs the handlers enqueued), until none is due. Delayed jobs, and failed ones waiting for their backoff,
+	 * stay queued. Returns every attempt's outcome, in the order they ran.
+	 */
+	public List<RanJob> runDue() {
+		return runDue(false);
+	}
+
+	/**
+	 * As {@link #runDue()}; with {@code includeDelayed}, the delayed jobs of the application's
+	 * handlers (a delay, a run time ahead, a retry's backoff) are made due first (their
+	 * {@code run_at} set to now, on the database's clock).
+	 */
+	public List<RanJob> runDue(boolean includeDelayed) {
+		if (includeDelayed) {
+			this.store.makeDue(this.handlers.names());
+		}
+		List<RanJob> ran = new ArrayList<>();
+		while (runOnePass(ran)) {
+			// Jobs the handlers enqueued, or retried without a backoff, may be due now.
+		}
+		return ran;
+	}
+
+	/**
+	 * Runs until no job of the application's handlers waits: each pass makes the delayed
+	 * ones (and failed ones waiting to be retried) due and runs them, so every job ends
+	 * {@code SUCCEEDED}, {@code FAILED} or {@code CANCELLED}. Returns every attempt's outcome,
+	 * retries included, in the order they ran.
+	 */
+	public List<RanJob> runUntilSettled() {
+		List<RanJob> ran = new ArrayList<>();
+		do {
+			this.store.makeDue(this.handlers.names());
+		}
+		while (runOnePass(ran));
+		return ran;
+	}
+
+	/**
+	 * Runs the queued job of this id now, on this thread, whether it is due or not.
+	 * @throws IllegalArgumentException when it is not queued (finished, running, or no such
+	 * job), or the application has no handler for it
+	 * @throws IllegalStateException when another job of its group is running
+	 */
+	public RanJob run(long id) {
+		JobRunner.Ran ran = this.runner.run(id)
+			.orElseThrow(() -> new IllegalArgumentException("Job " + id + " is not queued: it is "
+					+ this.store.find(id).map((job) -> job.status().name()).orElse("not there (no such job)")));
+		return ranJob(ran, this.store.find(id).orElse(ran.job()));
+	}
+
+	/** Claims and runs what is due now in every queue that has due jobs of our handlers; false when nothing was. */
+	private boolean runOnePass(List<RanJob> ran) {
+		Map<String, Duration> oldest = new LinkedHashMap<>();
+		Set<String> names = Set.copyOf(this.handlers.names());
+		for (Backlog backlog : this.store.dueBacklog()) {
+			if (names.contains(backlog.handler())) {
+				oldest.merge(backlog.queue(), backlog.oldestAge(), (a, b) -> (a.compareTo(b) >= 0) ? a : b);
+			}
+		}
+		List<String> queues = oldest.entrySet()
+			.stream()
+			.sorted(Map.Entry.<String, Duration>comparingByValue().reversed())
+			.map(Map.Entry::getKey)
+			.toList();
+		boolean any = false;
+		for (String queue : queues) {
+			List<JobRunner.Ran> attempts;
+			do {
+				attempts = this.runner.runDue(queue, BATCH);
+				any |= !attempts.isEmpty();
+				Map<Long, JobRecord> after = new LinkedHashMap<>();
+				this.store.findAll(attempts.stream().map((attempt) -> attempt.job().id()).collect(Collectors.toSet()))
+					.forEach((job) -> after.put(job.id(), job));
+				for (JobRunner.Ran attempt : attempts) {
+					ran.add(ranJob(attempt, after.getOrDefault(attempt.job().id(), attempt.job())));
+				}
+				if (ran.size() > MAX_ATTEMPTS_PER_CALL) {
+					throw new IllegalStateException("Ran more than " + MAX_ATTEMPTS_PER_CALL + " attempts in one call: do "
+							+ "the handlers enqueue jobs without end? Last: " + ran.get(ran.size() - 1));
+				}
+			}
+			while (attempts.size() == BATCH);
+		}
+		return any;
+	}
+
+	private RanJob ranJob(JobRunner.Ran ran, JobRecord after) {
+		return new RanJob(after, ran.job().attempts(), ran.outcome(), this.codec);
+	}
+
+	private String describeQueued() {
+		Map<String, Long> byHandler = new LinkedHashMap<>();
+		for (String handler : this.handlers.names()) {
+			int queued = enqueued(handler).size();
+			if (queued > 0) {
+				byHandler.put(handler, (long) queued);
+			}
+		}
+		return byHandler.isEmpty() ? "no job of this application's handlers is queued"
+				: "queued jobs by handler: " + byHandler;
+	}
+
+}

@@ -1,0 +1,217 @@
+package io.sqlqueue.testkit;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.SpringBootConfiguration;
+import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.annotation.Bean;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import io.sqlqueue.Job;
+import io.sqlqueue.JobContext;
+import io.sqlqueue.JobHandler;
+import io.sqlqueue.JobOutcome;
+import io.sqlqueue.JobQueue;
+import io.sqlqueue.JobStatus;
+import io.sqlqueue.NonRetryableException;
+import io.sqlqueue.manager.Manager;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Every call of the test kit, in an application test as a user writes one: the application's
+ * own handlers, its {@link JobQueue}, and the {@link SqlQueueTester} bean, on the database of
+ * the subclass (the real SQL runs there).
+ */
+@SpringBootTest(classes = SqlQueueTesterScenarios.App.class)
+abstract class SqlQueueTesterScenarios {
+
+	@Autowired
+	private JobQueue jobs;
+
+	@Autowired
+	private SqlQueueTester tester;
+
+	@Autowired
+	private Mailer mailer;
+
+	@Autowired
+	private Manager manager;
+
+	@Autowired
+	private JdbcTemplate jdbc;
+
+	/** The queue's table, as the subclass's database names it. */
+	protected abstract String table();
+
+	@BeforeEach
+	void emptyTheQueue() {
+		this.jdbc.update("DELETE FROM " + table());
+		this.mailer.sent.clear();
+	}
+
+	@Test
+	void enqueuedJobsWaitForTheTest() {
+		assertThat(this.manager.isRunning()).as("the Manager does not start").isFalse();
+		this.jobs.enqueue("mail.welcome", new Mail("ada@example.com"));
+		assertThat(this.tester.assertEnqueued("mail.welcome", Mail.class)).containsExactly(new Mail("ada@example.com"));
+		assertThat(this.tester.enqueued("mail.welcome")).singleElement()
+			.satisfies((job) -> assertThat(job.status()).isEqualTo(JobStatus.QUEUED));
+		this.tester.assertNotEnqueued("report.flaky");
+		assertThatThrownBy(() -> this.tester.assertEnqueued("report.flaky", Integer.class))
+			.isInstanceOf(AssertionError.class)
+			.hasMessageContaining("queued jobs by handler: {mail.welcome=1}");
+		assertThatThrownBy(() -> this.tester.assertNotEnqueued("mail.welcome")).isInstanceOf(AssertionError.class)
+			.hasMessageContaining("ada@example.com");
+		assertThat(this.mailer.sent).isEmpty();
+	}
+
+	@Test
+	void runDueRunsEveryDueJobOnTheTestsThread() {
+		long welcome = this.jobs.enqueue("mail.welcome", new Mail("ada@example.com"));
+		long later = this.jobs.enqueue(Job.of("mail.welcome", new Mail("later@example.com")).delay(Duration.ofHours(1)));
+		long signup = this.jobs.enqueue("signup.process", new Mail("bob@example.com"));
+
+		List<RanJob> ran = this.tester.runDue();
+
+		assertThat(ran).extracting(RanJob::handler, RanJob::outcome)
+			.containsExactly(org.assertj.core.groups.Tuple.tuple("mail.welcome", JobOutcome.SUCCEEDED),
+					org.assertj.core.groups.Tuple.tuple("signup.process", JobOutcome.SUCCEEDED),
+					org.assertj.core.groups.Tuple.tuple("mail.welcome", JobOutcome.SUCCEEDED));
+		assertThat(ran.get(0).id()).isEqualTo(welcome);
+		assertThat(ran.get(0).result(String.class)).isEqualTo("sent to ada@example.com");
+		assertThat(ran.get(0).status()).isEqualTo(JobStatus.SUCCEEDED);
+		assertThat(ran.get(1).id()).isEqualTo(signup);
+		assertThat(ran.get(2).result(String.class)).as("the job the signup job enqueued ran too")
+			.isEqualTo("sent to bob@example.com");
+		assertThat(this.mailer.threads).containsOnly(Thread.currentThread().getName());
+		assertThat(this.tester.enqueued("mail.welcome")).extracting((job) -> job.id()).containsExactly(later);
+
+		assertThat(this.tester.runDue(true)).singleElement().satisfies((job) -> {
+			assertThat(job.id()).isEqualTo(later);
+			assertThat(job.succeeded()).isTrue();
+		});
+		assertThat(this.tester.runDue(true)).isEmpty();
+		assertThat(this.mailer.sent).containsExactly("ada@example.com", "bob@example.com", "later@example.com");
+	}
+
+	@Test
+	void failedAttemptsAreRetriedUntilTheJobSettles() {
+		long flaky = this.jobs.enqueue("report.flaky", 2);
+		long broken = this.jobs.enqueue("report.broken", "no such report");
+
+		List<RanJob> first = this.tester.runDue();
+		assertThat(first).extracting(RanJob::id, RanJob::outcome)
+			.containsExactly(org.assertj.core.groups.Tuple.tuple(flaky, JobOutcome.RETRIED),
+					org.assertj.core.groups.Tuple.tuple(broken, JobOutcome.FAILED));
+		assertThat(first.get(0).error()).contains("IllegalStateException: attempt 1 of 3 fails");
+		assertThat(first.get(0).status()).as("waits for its backoff").isEqualTo(JobStatus.QUEUED);
+		assertThat(first.get(1).error()).contains("NonRetryableException: no such report");
+		assertThat(this.tester.runDue()).as("the retry is not due yet").isEmpty();
+
+		List<RanJob> rest = this.tester.runUntilSettled();
+		assertThat(rest).extracting(RanJob::attempt, RanJob::outcome)
+			.containsExactly(org.assertj.core.groups.Tuple.tuple(2, JobOutcome.RETRIED),
+					org.assertj.core.groups.Tuple.tuple(3, JobOutcome.SUCCEEDED));
+		assertThat(rest.get(1).result(Integer.class)).isEqualTo(3);
+		assertThat(this.jobs.find(flaky).orElseThrow().status()).isEqualTo(JobStatus.SUCCEEDED);
+	}
+
+	@Test
+	void runRunsOneJobByIdWhetherDueOrNot() throws InterruptedException {
+		long later = this.jobs.enqueue(Job.of("mail.welcome", new Mail("ada@example.com")).delay(Duration.ofDays(1)));
+		long other = this.jobs.enqueue("mail.welcome", new Mail("grace@example.com"));
+
+		RanJob ran = this.tester.run(later);
+
+		assertThat(ran.succeeded()).isTrue();
+		assertThat(ran.attempt()).isEqualTo(1);
+		assertThat(ran.result(String.class)).isEqualTo("sent to ada@example.com");
+		assertThat(this.mailer.sent).containsExactly("ada@example.com");
+		assertThat(this.jobs.await(later, Duration.ofSeconds(1)).status()).as("awaiters are told")
+			.isEqualTo(JobStatus.SUCCEEDED);
+		assertThat(this.tester.enqueued("mail.welcome")).extracting((job) -> job.id()).containsExactly(other);
+		assertThatThrownBy(() -> this.tester.run(later)).isInstanceOf(IllegalArgumentException.class)
+			.hasMessage("Job " + later + " is not queued: it is SUCCEEDED");
+	}
+
+	record Mail(String email) {
+	}
+
+	static class Mailer {
+
+		final List<String> sent = new CopyOnWriteArrayList<>();
+
+		final List<String> threads = new CopyOnWriteArrayList<>();
+
+		@JobHandler(value = "mail.welcome", queue = "mail")
+		String send(Mail mail) {
+			this.sent.add(mail.email());
+			this.threads.add(Thread.currentThread().getName());
+			return "sent to " + mail.email();
+		}
+
+	}
+
+	static class Signups {
+
+		private final JobQueue jobs;
+
+		Signups(JobQueue jobs) {
+			this.jobs = jobs;
+		}
+
+		@JobHandler("signup.process")
+		void process(Mail mail) {
+			this.jobs.enqueue("mail.welcome", mail);
+		}
+
+	}
+
+	static class Reports {
+
+		@JobHandler(value = "report.flaky", maxAttempts = 3)
+		int flaky(int failTimes, JobContext context) {
+			if (context.attempt() <= failTimes) {
+				throw new IllegalStateException("attempt " + context.attempt() + " of " + context.maxAttempts() + " fails");
+			}
+			return context.attempt();
+		}
+
+		@JobHandler("report.broken")
+		void broken(String reason) {
+			throw new NonRetryableException(reason);
+		}
+
+	}
+
+	@SpringBootConfiguration
+	@EnableAutoConfiguration
+	static class App {
+
+		@Bean
+		Mailer mailer() {
+			return new Mailer();
+		}
+
+		@Bean
+		Signups signups(JobQueue jobs) {
+			return new Signups(jobs);
+		}
+
+		@Bean
+		Reports reports() {
+			return new Reports();
+		}
+
+	}
+
+}
