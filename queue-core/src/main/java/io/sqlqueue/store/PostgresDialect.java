@@ -77,6 +77,10 @@ public final class PostgresDialect extends Dialect {
 	 * the plan has no join: joined to {@code unnest(…)}, the planner, which sees few running
 	 * jobs in statistics taken while the queue was idle, picked a nested loop that read the
 	 * whole batch again for every running job, and a batch of 100 cost 8–12 ms instead of 2.
+	 * The status is tested as {@code (…) IS TRUE} (the same, as status is never null) so that
+	 * the running jobs' partial index cannot serve the statement: on the same statistics the
+	 * planner read it whole for every flush, dead entries of every job ever run included
+	 * (346 million index entries for a drain of 200,000 jobs), instead of the primary key.
 	 */
 	@Override
 	public String completeAll(String table) {
@@ -86,7 +90,8 @@ public final class PostgresDialect extends Dialect {
 				    updated_at = now(), lease_expires_at = NULL, version = j.version + 1
 				FROM (SELECT CAST(? AS bigint[]) AS ids, CAST(? AS bigint[]) AS tokens, CAST(? AS text[]) AS results,
 				             CAST(? AS text[]) AS notes) d
-				WHERE j.id = ANY(d.ids) AND j.lease_token = d.tokens[array_position(d.ids, j.id)] AND j.status = 'RUNNING'
+				WHERE j.id = ANY(d.ids) AND j.lease_token = d.tokens[array_position(d.ids, j.id)]
+				  AND (j.status = 'RUNNING') IS TRUE
 				RETURNING j.id, j.awaited""".formatted(table);
 	}
 

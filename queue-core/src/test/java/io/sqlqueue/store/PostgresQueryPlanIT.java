@@ -66,10 +66,12 @@ class PostgresQueryPlanIT {
 		assertThat(plan(sql.complete, "{}", null, 1L, 1L)).contains("queue_job_pkey");
 		assertThat(plan(sql.extendLease, 1000L, 1L, 1L)).contains("queue_job_pkey");
 		assertThat(plan(sql.reschedule, 1000L, "error", 1L, 1L)).contains("queue_job_pkey");
-		// Either the primary key, or the running jobs' partial index (a small set): never the whole table.
+		// The primary key, never the running jobs' index: read whole, with the dead entries of every
+		// job run since the last vacuum, it made each flush cost more than the last.
 		assertThat(plan(sql.completeAll, new Long[] { 1L, 2L }, new Long[] { 1L, 2L }, new String[] { null, "1" },
 				new String[] { null, null }))
-			.containsAnyOf("queue_job_pkey", "queue_job_lease_idx")
+			.contains("queue_job_pkey")
+			.doesNotContain("queue_job_lease_idx")
 			.doesNotContain("Seq Scan on queue_job");
 	}
 
