@@ -10,7 +10,6 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DuplicateKeyException;
 
-import io.sqlqueue.JobContext;
 import io.sqlqueue.JobListener;
 import io.sqlqueue.JobOutcome;
 import io.sqlqueue.JobRecord;
@@ -132,7 +131,7 @@ public final class JobRunner {
 				runInTransaction(attempt);
 			}
 			else {
-				Object result = handler.invoker().invoke(job.payload(), new Context(attempt));
+				Object result = handler.invoker().invoke(job.payload(), new AttemptContext(attempt, this.store, this.recorder, this.settings.leaseDuration()));
 				attempt.handlerReturned();
 				attempt.settle();
 				boolean held = this.store.complete(List.of(completion(attempt, result)))[0];
@@ -158,7 +157,7 @@ public final class JobRunner {
 			this.store.inTransaction(() -> {
 				Object result;
 				try {
-					result = attempt.handler.invoker().invoke(attempt.job.payload(), new Context(attempt));
+					result = attempt.handler.invoker().invoke(attempt.job.payload(), new AttemptContext(attempt, this.store, this.recorder, this.settings.leaseDuration()));
 				}
 				catch (Throwable failure) {
 					throw new HandlerFailed(failure);
@@ -205,55 +204,6 @@ public final class JobRunner {
 
 		HandlerFailed(Throwable cause) {
 			super(cause);
-		}
-
-	}
-
-	private final class Context implements JobContext {
-
-		private final Attempt attempt;
-
-		Context(Attempt attempt) {
-			this.attempt = attempt;
-		}
-
-		@Override
-		public long jobId() {
-			return this.attempt.job.id();
-		}
-
-		@Override
-		public String handler() {
-			return this.attempt.job.handler();
-		}
-
-		@Override
-		public String queue() {
-			return this.attempt.job.queue();
-		}
-
-		@Override
-		public int attempt() {
-			return this.attempt.job.attempts();
-		}
-
-		@Override
-		public int maxAttempts() {
-			return this.attempt.job.maxAttempts();
-		}
-
-		@Override
-		public @Nullable Instant scheduledFor() {
-			return this.attempt.job.scheduledFor();
-		}
-
-		@Override
-		public void extendLease() {
-			Duration lease = JobRunner.this.settings.leaseDuration();
-			if (!JobRunner.this.store.extendLeases(List.of(this.attempt.lease), lease).isEmpty()) {
-				JobRunner.this.recorder.leaseLost(this.attempt, "extendLease");
-				throw new LeaseLostException(this.attempt.job.id());
-			}
 		}
 
 	}

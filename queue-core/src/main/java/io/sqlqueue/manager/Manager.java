@@ -443,7 +443,7 @@ public class Manager implements SmartLifecycle {
 				runInTransaction(attempt);
 			}
 			else {
-				Object result = attempt.handler.invoker().invoke(attempt.job.payload(), new AttemptContext(attempt));
+				Object result = attempt.handler.invoker().invoke(attempt.job.payload(), new AttemptContext(attempt, this.store, this.recorder, this.settings.leaseDuration()));
 				attempt.handlerReturned();
 				if (attempt.settle()) {
 					attempt.endedAs(JobOutcome.SUCCEEDED);
@@ -478,7 +478,7 @@ public class Manager implements SmartLifecycle {
 			this.store.inTransaction(() -> {
 				Object result;
 				try {
-					result = attempt.handler.invoker().invoke(attempt.job.payload(), new AttemptContext(attempt));
+					result = attempt.handler.invoker().invoke(attempt.job.payload(), new AttemptContext(attempt, this.store, this.recorder, this.settings.leaseDuration()));
 				}
 				catch (Throwable failure) {
 					throw new HandlerFailed(failure);
@@ -665,62 +665,6 @@ public class Manager implements SmartLifecycle {
 		List<String> lanes = new ArrayList<>();
 		this.lanes.values().forEach((lane) -> lanes.add(lane.queue + "=" + lane.concurrency));
 		return lanes.toString();
-	}
-
-	private final class AttemptContext implements JobContext {
-
-		private final Attempt attempt;
-
-		AttemptContext(Attempt attempt) {
-			this.attempt = attempt;
-		}
-
-		@Override
-		public long jobId() {
-			return this.attempt.job.id();
-		}
-
-		@Override
-		public String handler() {
-			return this.attempt.job.handler();
-		}
-
-		@Override
-		public String queue() {
-			return this.attempt.job.queue();
-		}
-
-		@Override
-		public int attempt() {
-			return this.attempt.job.attempts();
-		}
-
-		@Override
-		public int maxAttempts() {
-			return this.attempt.job.maxAttempts();
-		}
-
-		@Override
-		public @Nullable Instant scheduledFor() {
-			return this.attempt.job.scheduledFor();
-		}
-
-		@Override
-		public boolean isCancellationRequested() {
-			return this.attempt.isCancelRequested();
-		}
-
-		@Override
-		public void extendLease() {
-			long sent = System.nanoTime();
-			Duration lease = Manager.this.settings.leaseDuration();
-			if (!Manager.this.store.extendLeases(List.of(this.attempt.lease), lease).isEmpty()) {
-				Manager.this.recorder.leaseLost(this.attempt, "extendLease");
-				throw new LeaseLostException(this.attempt.job.id());
-			}
-			this.attempt.leaseExtended(sent, lease);
-		}
-
 	}
 
 }
