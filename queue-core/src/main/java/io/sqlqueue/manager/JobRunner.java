@@ -13,7 +13,6 @@ import org.springframework.dao.DuplicateKeyException;
 import io.sqlqueue.JobListener;
 import io.sqlqueue.JobOutcome;
 import io.sqlqueue.JobRecord;
-import io.sqlqueue.LeaseLostException;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
 import io.sqlqueue.handler.PayloadCodec;
@@ -128,10 +127,11 @@ public final class JobRunner {
 		JobObservations.Attempt observation = this.observations.attemptStarted(job);
 		try {
 			if (handler.transactional()) {
-				runInTransaction(attempt);
+				TransactionalAttempt.run(attempt, context(attempt), this.store, this.recorder,
+						(result) -> completion(attempt, result));
 			}
 			else {
-				Object result = handler.invoker().invoke(job.payload(), new AttemptContext(attempt, this.store, this.recorder, this.settings.leaseDuration()));
+				Object result = handler.invoker().invoke(job.payload(), context(attempt));
 				attempt.handlerReturned();
 				attempt.settle();
 				boolean held = this.store.complete(List.of(completion(attempt, result)))[0];
@@ -151,32 +151,8 @@ public final class JobRunner {
 		return new Ran(job, attempt.outcome());
 	}
 
-	/** As the Manager runs a transactional handler: its writes and the fenced completion commit together. */
-	private void runInTransaction(Attempt attempt) throws Throwable {
-		try {
-			this.store.inTransaction(() -> {
-				Object result;
-				try {
-					result = attempt.handler.invoker().invoke(attempt.job.payload(), new AttemptContext(attempt, this.store, this.recorder, this.settings.leaseDuration()));
-				}
-				catch (Throwable failure) {
-					throw new HandlerFailed(failure);
-				}
-				attempt.handlerReturned();
-				attempt.settle();
-				if (!this.store.completeWhileLeased(completion(attempt, result))) {
-					throw new LeaseLostException(attempt.job.id());
-				}
-				return result;
-			});
-			this.recorder.completed(attempt, true);
-		}
-		catch (HandlerFailed ex) {
-			throw ex.getCause();
-		}
-		catch (LeaseLostException ex) {
-			this.recorder.leaseLost(attempt, "transactional completion, rolled back");
-		}
+	private AttemptContext context(Attempt attempt) {
+		return new AttemptContext(attempt, this.store, this.recorder, this.settings.leaseDuration());
 	}
 
 	private Completion completion(Attempt attempt, @Nullable Object result) {
@@ -197,15 +173,6 @@ public final class JobRunner {
 	 * {@code EXPIRED} (its deadline had passed); {@code null} when its lease was lost
 	 */
 	public record Ran(JobRecord job, @Nullable JobOutcome outcome) {
-	}
-
-	/** A handler's failure, carried out of the transaction that it rolls back. */
-	private static final class HandlerFailed extends RuntimeException {
-
-		HandlerFailed(Throwable cause) {
-			super(cause);
-		}
-
 	}
 
 }

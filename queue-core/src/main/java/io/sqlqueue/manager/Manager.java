@@ -28,7 +28,6 @@ import io.sqlqueue.JobContext;
 import io.sqlqueue.JobListener;
 import io.sqlqueue.JobOutcome;
 import io.sqlqueue.JobRecord;
-import io.sqlqueue.LeaseLostException;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
 import io.sqlqueue.handler.PayloadCodec;
@@ -440,10 +439,11 @@ public class Manager implements SmartLifecycle {
 		try {
 			this.listener.started(attempt.job, waited(attempt.job));
 			if (attempt.handler.transactional()) {
-				runInTransaction(attempt);
+				TransactionalAttempt.run(attempt, context(attempt), this.store, this.recorder,
+						(result) -> completion(attempt, result));
 			}
 			else {
-				Object result = attempt.handler.invoker().invoke(attempt.job.payload(), new AttemptContext(attempt, this.store, this.recorder, this.settings.leaseDuration()));
+				Object result = attempt.handler.invoker().invoke(attempt.job.payload(), context(attempt));
 				attempt.handlerReturned();
 				if (attempt.settle()) {
 					attempt.endedAs(JobOutcome.SUCCEEDED);
@@ -468,59 +468,8 @@ public class Manager implements SmartLifecycle {
 		}
 	}
 
-	/**
-	 * Runs the handler in the transaction that completes its job, fenced by the lease at
-	 * this moment: its writes and the completion commit together, or roll back together when
-	 * it throws, when it ran past its timeout, or when its lease was lost meanwhile.
-	 */
-	private void runInTransaction(Attempt attempt) throws Throwable {
-		try {
-			this.store.inTransaction(() -> {
-				Object result;
-				try {
-					result = attempt.handler.invoker().invoke(attempt.job.payload(), new AttemptContext(attempt, this.store, this.recorder, this.settings.leaseDuration()));
-				}
-				catch (Throwable failure) {
-					throw new HandlerFailed(failure);
-				}
-				attempt.handlerReturned();
-				if (!attempt.settle()) {
-					throw new SettledElsewhere();
-				}
-				if (!this.store.completeWhileLeased(completion(attempt, result))) {
-					throw new LeaseLostException(attempt.job.id());
-				}
-				return result;
-			});
-			this.recorder.completed(attempt, true);
-		}
-		catch (HandlerFailed ex) {
-			throw ex.getCause();
-		}
-		catch (SettledElsewhere ex) {
-			// The timeout sweep recorded the failure; the handler's writes are rolled back.
-		}
-		catch (LeaseLostException ex) {
-			this.recorder.leaseLost(attempt, "transactional completion, rolled back");
-		}
-	}
-
-	/** A handler's failure, carried out of the transaction that it rolls back. */
-	private static final class HandlerFailed extends RuntimeException {
-
-		HandlerFailed(Throwable cause) {
-			super(cause);
-		}
-
-	}
-
-	/** The attempt timed out while its handler ran: its transaction must not commit. */
-	private static final class SettledElsewhere extends RuntimeException {
-
-		SettledElsewhere() {
-			super(null, null, false, false);
-		}
-
+	private AttemptContext context(Attempt attempt) {
+		return new AttemptContext(attempt, this.store, this.recorder, this.settings.leaseDuration());
 	}
 
 	/** The attempt no longer occupies the lane: it ran, or was given back. */
