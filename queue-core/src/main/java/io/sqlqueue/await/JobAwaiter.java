@@ -145,8 +145,9 @@ public class JobAwaiter implements JobListener, QueueEvents, AutoCloseable {
 
 	@Override
 	public void finished(JobRecord job, JobOutcome outcome, Duration took) {
-		if (outcome != JobOutcome.RETRIED) {
-			finished(Set.of(job.id()));
+		// Heard for every attempt on the hot path: no allocation unless someone awaits the job.
+		if (outcome != JobOutcome.RETRIED && this.waiting.containsKey(job.id())) {
+			readSoon();
 		}
 	}
 
