@@ -965,8 +965,8 @@ public abstract class QueueConformanceTests {
 				Thread.sleep(60_000);
 			}
 			catch (InterruptedException ex) {
-				interrupted.set(true);
 				sawRequest.set(context.isCancellationRequested());
+				interrupted.set(true);
 				throw ex;
 			}
 			return "finished";

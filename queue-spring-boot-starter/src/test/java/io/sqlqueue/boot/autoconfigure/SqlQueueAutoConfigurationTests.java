@@ -192,7 +192,9 @@ class SqlQueueAutoConfigurationTests {
 				.until(() -> jobs.find(id).map(JobRecord::status).orElseThrow() == JobStatus.RUNNING);
 			assertThat(jobs.cancel(id)).isTrue();
 			assertThat(jobs.await(id, Duration.ofSeconds(10)).status()).isEqualTo(JobStatus.CANCELLED);
-			assertThat(context.getBean(Sleeper.class).interrupted).hasValue(1);
+			// The job is CANCELLED before its handler is interrupted: wait for the handler to see it.
+			await().atMost(Duration.ofSeconds(10))
+				.untilAsserted(() -> assertThat(context.getBean(Sleeper.class).interrupted).hasValue(1));
 		});
 	}
 
