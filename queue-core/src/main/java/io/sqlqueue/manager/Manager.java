@@ -374,6 +374,11 @@ public class Manager implements SmartLifecycle {
 	private void work(Lane lane) {
 		try {
 			while (true) {
+				// A timeout or a cancel may have interrupted this thread just as its previous job
+				// ended: that interrupt belongs to that job, not to the claim, write or job next
+				// (an interrupted thread gets no pooled connection, and a claim cut short between
+				// its statements would strand the jobs it had taken until their leases expire).
+				Thread.interrupted();
 				Attempt attempt = lane.next();
 				if (attempt == null) {
 					if (claimAsWorker(lane)) {
@@ -429,9 +434,6 @@ public class Manager implements SmartLifecycle {
 		if (!attempt.start()) {
 			return;
 		}
-		// A timeout may have interrupted this thread just as its previous job ended: that
-		// interrupt belongs to the previous job, not to this one.
-		Thread.interrupted();
 		MDC.put("sqlqueue.jobId", String.valueOf(attempt.job.id()));
 		MDC.put("sqlqueue.handler", attempt.job.handler());
 		MDC.put("sqlqueue.attempt", String.valueOf(attempt.job.attempts()));
