@@ -161,17 +161,19 @@ final class FaultChecker {
 			String worker = (String) freeze.get("worker_id");
 			Timestamp resumed = (Timestamp) freeze.get("resumed");
 			// Every lease it held expired during the freeze (longer than the lease): a job it
-			// starts after the freeze must be one it claimed after the freeze.
+			// starts after the freeze must be one it claimed after the freeze. A handler's start is
+			// when it began (by the worker's clock), not when its first write landed, which a
+			// freeze may have delayed.
 			report(violations, Check.STARTED_AFTER_FREEZE, worker + " started jobs after it resumed that it had "
 					+ "claimed before the freeze", """
-					SELECT 'job ' || e.job_id || ' (attempt ' || e.attempt || ') at ' || e.at
+					SELECT 'job ' || e.job_id || ' (attempt ' || e.attempt || ') at ' || COALESCE(e.started, e.at)
 					FROM fault_effect e
-					WHERE e.worker_id = ? AND e.at > ? AND NOT EXISTS (%s AND a.at > ?)
+					WHERE e.worker_id = ? AND COALESCE(e.started, e.at) > ? AND NOT EXISTS (%s AND a.at > ?)
 					ORDER BY e.id""".formatted(CLAIM_OF_EFFECT), worker, resumed, resumed);
 			report(violations, Check.STARTED_AFTER_FREEZE, worker + " ran jobs after it resumed that another worker "
 					+ "ran too", """
 					SELECT DISTINCT 'job ' || e.job_id FROM fault_effect e
-					WHERE e.worker_id = ? AND e.at > ? AND EXISTS (%s)""".formatted(RUN_BY_ANOTHER),
+					WHERE e.worker_id = ? AND COALESCE(e.started, e.at) > ? AND EXISTS (%s)""".formatted(RUN_BY_ANOTHER),
 					worker, resumed);
 			// In hand at the freeze: a running handler per worker, and at most one finished job per
 			// worker whose completion waited to be recorded (its linger is far shorter than a job).

@@ -22,7 +22,8 @@ final class FaultSchema {
 				    job_id    bigint       NOT NULL,
 				    worker_id varchar(128) NOT NULL,
 				    attempt   integer      NOT NULL,
-				    at        timestamptz  NOT NULL)""".formatted(schema));
+				    at        timestamptz  NOT NULL,
+				    started   timestamptz)""".formatted(schema));
 		jdbc.execute("CREATE INDEX fault_effect_job_idx ON %s.fault_effect (job_id)".formatted(schema));
 		jdbc.execute("""
 				CREATE TABLE %1$s.fault_audit (

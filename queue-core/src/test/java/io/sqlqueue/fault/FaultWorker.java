@@ -3,6 +3,8 @@ package io.sqlqueue.fault;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Duration;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Set;
@@ -139,9 +141,14 @@ public final class FaultWorker {
 	/** Writes the job's effect row, then works a moment; the same code for both handlers. */
 	private static JobInvoker effect(JdbcTemplate jdbc, String worker, long sleepMillis) {
 		return (String payload, JobContext context) -> {
+			// When the handler began, by this host's clock (the database's host): a freeze that
+			// falls between the start and the insert below must not look like a start after it.
+			OffsetDateTime started = OffsetDateTime.now(ZoneOffset.UTC);
 			// In a transactional handler this joins the job's completing transaction.
-			jdbc.update("INSERT INTO fault_effect (job_id, worker_id, attempt, at) VALUES (?, ?, ?, clock_timestamp())",
-					context.jobId(), worker, context.attempt());
+			jdbc.update("""
+					INSERT INTO fault_effect (job_id, worker_id, attempt, at, started)
+					VALUES (?, ?, ?, clock_timestamp(), CAST(? AS timestamptz))""", context.jobId(), worker,
+					context.attempt(), started);
 			Thread.sleep(sleepMillis);
 			return null;
 		};
