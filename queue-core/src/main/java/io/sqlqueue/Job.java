@@ -2,9 +2,13 @@ package io.sqlqueue;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
+
+import io.sqlqueue.workflow.DependencyFailure;
 
 /**
  * A job to enqueue: which handler runs it, with what payload, and how. Immutable; each
@@ -35,6 +39,9 @@ public final class Job {
 	/** The longest {@link #delay(Duration) delay}: 100 years (36,525 days). */
 	public static final Duration MAX_DELAY = Duration.ofDays(36_525);
 
+	/** The most jobs one job may {@link #after(long...) run after}. */
+	public static final int MAX_DEPENDENCIES = 100;
+
 	private final String handler;
 
 	private final @Nullable Object payload;
@@ -57,6 +64,12 @@ public final class Job {
 
 	private @Nullable Duration expireAfter;
 
+	private @Nullable String concurrencyKey;
+
+	private List<Long> after = List.of();
+
+	private DependencyFailure onDependencyFailure = DependencyFailure.CANCEL;
+
 	private Job(String handler, @Nullable Object payload) {
 		this.handler = handler;
 		this.payload = payload;
@@ -74,6 +87,9 @@ public final class Job {
 		copy.groupKey = this.groupKey;
 		copy.deadline = this.deadline;
 		copy.expireAfter = this.expireAfter;
+		copy.concurrencyKey = this.concurrencyKey;
+		copy.after = this.after;
+		copy.onDependencyFailure = this.onDependencyFailure;
 		change.accept(copy);
 		return copy;
 	}
@@ -142,6 +158,18 @@ public final class Job {
 	}
 
 	/**
+	 * The key the limits of the job's queue look it up by (README "Flow control"): a limit
+	 * for this key, or for a prefix of it ({@code customer:*}), caps how many jobs with this
+	 * key run at once and start per period, across every instance. Without a matching limit
+	 * the key changes nothing. The same rules as {@link #uniqueKey(String) unique keys}: 1 to
+	 * 255 characters, no NUL.
+	 */
+	public Job concurrencyKey(String concurrencyKey) {
+		String key = Names.requireKey("concurrencyKey", concurrencyKey);
+		return with((job) -> job.concurrencyKey = key);
+	}
+
+	/**
 	 * Not started by this instant (on the database's clock), the job never starts: it ends
 	 * {@code CANCELLED} with the reason in its last error. A retry that would begin after
 	 * the deadline does not begin either; an attempt under way when it passes runs on.
@@ -168,6 +196,37 @@ public final class Job {
 			job.expireAfter = expireAfter;
 			job.deadline = null;
 		});
+	}
+
+	/**
+	 * Runs only after these jobs (enqueued before, or earlier in the same call) have
+	 * succeeded: until then the job is {@code WAITING}, and the claim never looks at it. It
+	 * becomes due in the transaction that records the last one's success. One that fails for
+	 * good or is cancelled settles the job by its {@link #onDependencyFailure policy}; one that
+	 * had succeeded already counts as done. Adds to the jobs named before.
+	 * @throws InvalidJobException for more than {@link #MAX_DEPENDENCIES} jobs
+	 */
+	public Job after(long... ids) {
+		List<Long> after = new ArrayList<>(this.after);
+		for (long id : ids) {
+			if (!after.contains(id)) {
+				after.add(id);
+			}
+		}
+		if (after.size() > MAX_DEPENDENCIES) {
+			throw new InvalidJobException("A job may run after at most " + MAX_DEPENDENCIES + " jobs, got "
+					+ after.size());
+		}
+		List<Long> dependencies = List.copyOf(after);
+		return with((job) -> job.after = dependencies);
+	}
+
+	/**
+	 * What a dependency that fails for good or is cancelled does to this job: cancel it
+	 * ({@link DependencyFailure#CANCEL}, the default) or run it anyway ({@link DependencyFailure#RUN}).
+	 */
+	public Job onDependencyFailure(DependencyFailure policy) {
+		return with((job) -> job.onDependencyFailure = policy);
 	}
 
 	private static void requireStorable(String what, Instant instant) {
@@ -229,6 +288,19 @@ public final class Job {
 
 	public @Nullable Duration expireAfter() {
 		return this.expireAfter;
+	}
+
+	public @Nullable String concurrencyKey() {
+		return this.concurrencyKey;
+	}
+
+	/** The ids of the jobs this one runs after; empty for none. */
+	public List<Long> after() {
+		return this.after;
+	}
+
+	public DependencyFailure onDependencyFailure() {
+		return this.onDependencyFailure;
 	}
 
 	@Override

@@ -2,7 +2,11 @@ package io.sqlqueue;
 
 import java.time.Instant;
 
+import java.util.Optional;
+
 import org.jspecify.annotations.Nullable;
+
+import io.sqlqueue.workflow.BatchProgress;
 
 /**
  * What a handler may know about the attempt it runs in. Declare a parameter of this type
@@ -37,6 +41,15 @@ public interface JobContext {
 	 */
 	default boolean isCancellationRequested() {
 		return false;
+	}
+
+	/**
+	 * The batch this job belongs to, or, for a batch's callback, the batch it was called back
+	 * for, with its counts as they are now (read when called): a callback sees every job
+	 * ended, with how many succeeded, failed and were cancelled. Empty for a job of no batch.
+	 */
+	default Optional<BatchProgress> batch() {
+		return Optional.empty();
 	}
 
 	/**

@@ -52,4 +52,19 @@ public @interface JobHandler {
 	 */
 	boolean transactional() default false;
 
+	/**
+	 * Most jobs with one concurrency key running at once in the handler's queue, across every
+	 * instance (README "Flow control"): a limit for every key of the queue (the pattern
+	 * {@code *}); 0 for none. Configuration ({@code sqlqueue.queues.<queue>.key-limits}) for
+	 * the pattern {@code *} of the same queue takes precedence.
+	 */
+	int concurrencyPerKey() default 0;
+
+	/**
+	 * Most starts of jobs with one concurrency key per period in the handler's queue, across
+	 * every instance, such as {@code "10/1s"} or {@code "100/1m"}; empty for none. Declared
+	 * with {@link #concurrencyPerKey()} as one limit.
+	 */
+	String ratePerKey() default "";
+
 }

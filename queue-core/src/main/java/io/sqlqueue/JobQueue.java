@@ -16,6 +16,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
+import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 
@@ -28,8 +29,19 @@ import io.sqlqueue.handler.HandlerRegistry;
 import io.sqlqueue.handler.PayloadCodec;
 import io.sqlqueue.handler.RetryPolicy;
 import io.sqlqueue.observation.JobObservations;
+import io.sqlqueue.store.AfterCommit;
 import io.sqlqueue.store.JobStore;
+import io.sqlqueue.store.LinkedIds;
+import io.sqlqueue.store.LinkedJobs;
 import io.sqlqueue.store.NewJob;
+import io.sqlqueue.workflow.Batch;
+import io.sqlqueue.workflow.BatchIds;
+import io.sqlqueue.workflow.BatchProgress;
+import io.sqlqueue.workflow.DependencyFailure;
+import io.sqlqueue.workflow.JobLinks;
+import io.sqlqueue.workflow.Workflow;
+import io.sqlqueue.workflow.WorkflowGraph;
+import io.sqlqueue.workflow.WorkflowIds;
 
 /**
  * What an application uses to put work in the queue and to look at it. An enqueue joins
@@ -120,7 +132,68 @@ public class JobQueue {
 	 * it roll back.
 	 */
 	public List<Long> enqueueAll(List<Job> jobs) {
-		return insert(jobs.stream().map(this::toRow).toList());
+		if (jobs.stream().allMatch(JobQueue::isPlain)) {
+			return insert(jobs.stream().map(this::toRow).toList(), this.store::insert);
+		}
+		List<List<Integer>> within = jobs.stream().map((job) -> List.<Integer>of()).toList();
+		return insertLinked(jobs, within, false, -1).jobIds();
+	}
+
+	/**
+	 * Enqueues a workflow, its jobs and the order between them, in one transaction (the
+	 * caller's when there is one), all or nothing; returns the jobs' ids by step name. A step
+	 * is {@code WAITING} until the steps and jobs it runs after have succeeded.
+	 * @throws InvalidJobException as {@link #enqueue(Job)}, and for a job it runs after that
+	 * does not exist (never enqueued, or pruned) or has ended in a way that would cancel the
+	 * step at once; nothing is written
+	 */
+	public WorkflowIds enqueue(Workflow workflow) {
+		List<String> names = new ArrayList<>(workflow.steps().keySet());
+		List<Job> jobs = new ArrayList<>();
+		List<List<Integer>> within = new ArrayList<>();
+		workflow.steps().values().forEach((step) -> {
+			jobs.add(step.job());
+			within.add(step.after().stream().map(names::indexOf).toList());
+		});
+		List<Long> ids = insertLinked(jobs, within, false, -1).jobIds();
+		Map<String, Long> byName = new LinkedHashMap<>();
+		for (int i = 0; i < names.size(); i++) {
+			byName.put(names.get(i), ids.get(i));
+		}
+		return new WorkflowIds(java.util.Collections.unmodifiableMap(byName));
+	}
+
+	/**
+	 * Enqueues a batch, and its callback job, in one transaction (the caller's when there is
+	 * one), all or nothing. The callback is {@code WAITING} until every job of the batch has
+	 * finished; then it runs once, and reads the counts from {@link JobContext#batch()}.
+	 */
+	public BatchIds enqueue(Batch batch) {
+		List<Job> jobs = new ArrayList<>(batch.jobs());
+		Job callback = batch.callback();
+		if (callback != null) {
+			jobs.add(callback);
+		}
+		List<List<Integer>> within = jobs.stream().map((job) -> List.<Integer>of()).toList();
+		LinkedIds ids = insertLinked(jobs, within, true, (callback != null) ? jobs.size() - 1 : -1);
+		List<Long> members = ids.jobIds().subList(0, batch.jobs().size());
+		return new BatchIds(java.util.Objects.requireNonNull(ids.batchId()), List.copyOf(members),
+				(callback != null) ? ids.jobIds().get(jobs.size() - 1) : null);
+	}
+
+	private static boolean isPlain(Job job) {
+		return job.after().isEmpty() && job.onDependencyFailure() == DependencyFailure.CANCEL;
+	}
+
+	private LinkedIds insertLinked(List<Job> jobs, List<List<Integer>> within, boolean batch, int callback) {
+		List<DependencyFailure> policies = jobs.stream().map(Job::onDependencyFailure).toList();
+		List<List<Long>> earlier = jobs.stream().map(Job::after).toList();
+		LinkedIds[] written = new LinkedIds[1];
+		insert(jobs.stream().map(this::toRow).toList(), (rows) -> {
+			written[0] = this.store.insert(new LinkedJobs(rows, earlier, within, policies, batch, callback));
+			return written[0].jobIds();
+		});
+		return written[0];
 	}
 
 	/**
@@ -129,14 +202,17 @@ public class JobQueue {
 	 * {@link JobContext#scheduledFor()}.
 	 */
 	public long enqueueForTick(Job job, Instant tick) {
-		return insert(List.of(toRow(job).forTick(tick))).get(0);
+		return insert(List.of(toRow(job).forTick(tick)), this.store::insert).get(0);
 	}
 
-	/** Inserts the rows, and tells the listeners and wakes the Managers once they commit. */
-	private List<Long> insert(List<NewJob> rows) {
+	/**
+	 * Inserts the rows with {@code write}, and tells the listeners and wakes the Managers
+	 * once they commit.
+	 */
+	private List<Long> insert(List<NewJob> rows, Function<List<NewJob>, List<Long>> write) {
 		Map<List<String>, Integer> counts = new LinkedHashMap<>();
 		rows.forEach((row) -> counts.merge(List.of(row.queue(), row.handler()), 1, Integer::sum));
-		List<Long> ids = (this.observations == JobObservations.NONE) ? this.store.insert(rows) : observedInsert(rows);
+		List<Long> ids = (this.observations == JobObservations.NONE) ? write.apply(rows) : observedInsert(rows, write);
 		rememberUncommitted(ids);
 		afterCommit(() -> {
 			counts.forEach((key, count) -> this.listener.enqueued(key.get(0), key.get(1), count));
@@ -148,7 +224,7 @@ public class JobQueue {
 	}
 
 	/** Inserts the rows, each inside its enqueue's observation, with the headers it gives. */
-	private List<Long> observedInsert(List<NewJob> rows) {
+	private List<Long> observedInsert(List<NewJob> rows, Function<List<NewJob>, List<Long>> write) {
 		List<JobObservations.Enqueue> enqueues = new ArrayList<>(rows.size());
 		List<NewJob> withHeaders = new ArrayList<>(rows.size());
 		for (NewJob row : rows) {
@@ -158,7 +234,7 @@ public class JobQueue {
 		}
 		List<Long> ids;
 		try {
-			ids = this.store.insert(withHeaders);
+			ids = write.apply(withHeaders);
 		}
 		catch (RuntimeException ex) {
 			enqueues.forEach((enqueue) -> enqueue.failed(ex));
@@ -185,12 +261,36 @@ public class JobQueue {
 		}
 		return new NewJob(queue, handler, payload, job.priority(), job.runAt(), delay.toMillis(),
 				(maxAttempts != null) ? maxAttempts : this.retryPolicy.maxAttempts(), job.uniqueKey(), job.groupKey(),
-				job.deadline(), (job.expireAfter() != null) ? job.expireAfter().toMillis() : null, null);
+				job.deadline(), (job.expireAfter() != null) ? job.expireAfter().toMillis() : null, null, null,
+				job.concurrencyKey());
 	}
 
 	/** The job with this id, as stored now. */
 	public Optional<JobRecord> find(long id) {
 		return this.store.find(id);
+	}
+
+	/**
+	 * Where the job with this id stands in a workflow: the jobs it runs after and those that
+	 * run after it, with their states now, what it still waits for, and its batch. Empty when
+	 * there is no such job; a job outside any workflow has no links.
+	 */
+	public Optional<JobLinks> links(long id) {
+		return this.store.workflows().links(id);
+	}
+
+	/**
+	 * The workflow around the job with this id: every job linked to it through dependencies,
+	 * both ways (up to {@link WorkflowGraph#MAX_JOBS}), in its state now, and the edges. Empty
+	 * when there is no such job.
+	 */
+	public Optional<WorkflowGraph> graph(long id) {
+		return this.store.workflows().graph(id);
+	}
+
+	/** The batch of this id, with its counts now; empty when there is none (or it was pruned). */
+	public Optional<BatchProgress> batch(long batchId) {
+		return this.store.workflows().batch(batchId);
 	}
 
 	/**
@@ -333,17 +433,7 @@ public class JobQueue {
 	}
 
 	private static void afterCommit(Runnable action) {
-		if (TransactionSynchronizationManager.isSynchronizationActive()) {
-			TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
-				@Override
-				public void afterCommit() {
-					action.run();
-				}
-			});
-		}
-		else {
-			action.run();
-		}
+		AfterCommit.run(action);
 	}
 
 }

@@ -10,14 +10,28 @@ import org.jspecify.annotations.Nullable;
  * {@code cancelRequestedAt} when a cancel of the running job was asked for; {@code crashes}
  * how many of its attempts ended because their lease expired (the worker died or froze);
  * {@code headers} the propagation context its enqueue stored (a JSON object of strings, such
- * as a W3C {@code traceparent}), {@code null} when there was none.
+ * as a W3C {@code traceparent}), {@code null} when there was none; {@code concurrencyKey} the
+ * key its queue's limits look it up by ({@link Job#concurrencyKey}), {@code null} for none.
  */
 public record JobRecord(long id, String queue, String handler, String payload, JobStatus status, int priority,
 		Instant runAt, int attempts, int maxAttempts, @Nullable String leaseOwner, @Nullable Long leaseToken,
 		@Nullable Instant leaseExpiresAt, long version, @Nullable String uniqueKey, @Nullable String groupKey,
 		@Nullable String lastError, @Nullable String result, Instant createdAt, Instant updatedAt,
 		@Nullable Instant startedAt, @Nullable Instant finishedAt, @Nullable Instant scheduledFor,
-		@Nullable Instant deadline, @Nullable Instant cancelRequestedAt, int crashes, @Nullable String headers) {
+		@Nullable Instant deadline, @Nullable Instant cancelRequestedAt, int crashes, @Nullable String headers,
+		@Nullable String concurrencyKey) {
+
+	/** A job without a concurrency key. */
+	public JobRecord(long id, String queue, String handler, String payload, JobStatus status, int priority,
+			Instant runAt, int attempts, int maxAttempts, @Nullable String leaseOwner, @Nullable Long leaseToken,
+			@Nullable Instant leaseExpiresAt, long version, @Nullable String uniqueKey, @Nullable String groupKey,
+			@Nullable String lastError, @Nullable String result, Instant createdAt, Instant updatedAt,
+			@Nullable Instant startedAt, @Nullable Instant finishedAt, @Nullable Instant scheduledFor,
+			@Nullable Instant deadline, @Nullable Instant cancelRequestedAt, int crashes, @Nullable String headers) {
+		this(id, queue, handler, payload, status, priority, runAt, attempts, maxAttempts, leaseOwner, leaseToken,
+				leaseExpiresAt, version, uniqueKey, groupKey, lastError, result, createdAt, updatedAt, startedAt,
+				finishedAt, scheduledFor, deadline, cancelRequestedAt, crashes, headers, null);
+	}
 
 	/** A job without propagation headers. */
 	public JobRecord(long id, String queue, String handler, String payload, JobStatus status, int priority,
@@ -36,7 +50,8 @@ public record JobRecord(long id, String queue, String handler, String payload, J
 		return new JobRecord(this.id, this.queue, this.handler, this.payload, this.status, this.priority, this.runAt,
 				this.attempts, this.maxAttempts, this.leaseOwner, this.leaseToken, this.leaseExpiresAt, this.version,
 				this.uniqueKey, this.groupKey, this.lastError, this.result, this.createdAt, this.updatedAt, startedAt,
-				this.finishedAt, this.scheduledFor, this.deadline, this.cancelRequestedAt, this.crashes, this.headers);
+				this.finishedAt, this.scheduledFor, this.deadline, this.cancelRequestedAt, this.crashes, this.headers,
+				this.concurrencyKey);
 	}
 
 	@Override

@@ -81,7 +81,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * The behaviour every database and claim method must show, with real connections and real
  * threads. A subclass names the database; it adds tests only for what is its own.
  */
-public abstract class QueueConformanceTests {
+public abstract class QueueConformanceTests implements FlowControlConformance, WorkflowConformance {
 
 	protected static final Duration WAIT = Duration.ofSeconds(30);
 
@@ -119,6 +119,16 @@ public abstract class QueueConformanceTests {
 		if (this.database != null) {
 			this.database.close();
 		}
+	}
+
+	@Override
+	public QueueFixture fixture() {
+		return this.fixture;
+	}
+
+	@Override
+	public TestDatabase.Isolated isolatedDatabase() {
+		return this.database;
 	}
 
 	protected void handler(String name, io.sqlqueue.handler.JobInvoker invoker) {
@@ -1834,8 +1844,16 @@ public abstract class QueueConformanceTests {
 		int total = concurrencyJobs();
 		this.fixture.jdbc().execute("CREATE TABLE ran (job_id BIGINT PRIMARY KEY, worker VARCHAR(128) NOT NULL)");
 		Map<Long, AtomicInteger> runs = new ConcurrentHashMap<>();
+		Set<String> instancesSeen = ConcurrentHashMap.newKeySet();
 		handler("record", (payload, context) -> {
 			runs.computeIfAbsent(context.jobId(), (id) -> new AtomicInteger()).incrementAndGet();
+			// Hold each instance's first jobs until both have taken one: a single writer (SQLite)
+			// can otherwise let one instance win every claim, and the test would not be a race.
+			if (instancesSeen.size() < 2) {
+				instancesSeen.add(this.fixture.jdbc()
+					.queryForObject("SELECT lease_owner FROM queue_job WHERE id = ?", String.class, context.jobId()));
+				await().atMost(WAIT).until(() -> instancesSeen.size() == 2);
+			}
 			this.fixture.jdbc().update("INSERT INTO ran (job_id, worker) VALUES (?, ?)", context.jobId(),
 					Thread.currentThread().getName());
 			return null;
@@ -1844,13 +1862,13 @@ public abstract class QueueConformanceTests {
 		for (int i = 0; i < total; i++) {
 			jobs.add(Job.of("record", i));
 		}
-		for (int from = 0; from < total; from += 1000) {
-			this.fixture.queue().enqueueAll(jobs.subList(from, Math.min(total, from + 1000)));
-		}
 		try (HikariDataSource one = this.database.newDataSource(12);
 				HikariDataSource two = this.database.newDataSource(12)) {
 			Manager first = this.fixture.startInstance((s) -> s.workerId("instance-1").defaultConcurrency(8), one);
 			Manager second = this.fixture.startInstance((s) -> s.workerId("instance-2").defaultConcurrency(8), two);
+			for (int from = 0; from < total; from += 1000) {
+				this.fixture.queue().enqueueAll(jobs.subList(from, Math.min(total, from + 1000)));
+			}
 			await().atMost(Duration.ofMinutes(3))
 				.pollInterval(Duration.ofMillis(200))
 				.until(() -> this.fixture.count("status = 'SUCCEEDED'") == total);
@@ -2142,6 +2160,22 @@ public abstract class QueueConformanceTests {
 		assertThat(claimed).containsOnlyKeys(traced, plain);
 		assertThat(headers(claimed.get(traced))).isEqualTo(expected);
 		assertThat(claimed.get(plain).headers()).isNull();
+	}
+
+	/** A batch keeps every job's headers and concurrency key (PostgreSQL's one-statement insert once dropped the headers). */
+	@Test
+	void aBatchKeepsEveryJobsHeadersAndConcurrencyKey() {
+		String traceparent = "{\"traceparent\":\"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01\"}";
+		List<Long> ids = this.fixture.store()
+			.insert(List.of(new NewJob("default", "work", "{}", 0, null, 0, 3, null, null).withHeaders(traceparent),
+					new NewJob("default", "work", "{}", 0, null, 0, 3, null, null).withHeaders(traceparent)
+						.withConcurrencyKey("customer:1"),
+					new NewJob("default", "work", "{}", 0, null, 0, 3, null, null)));
+		assertThat(headers(this.fixture.job(ids.get(0)))).containsOnlyKeys("traceparent");
+		assertThat(headers(this.fixture.job(ids.get(1)))).containsOnlyKeys("traceparent");
+		assertThat(this.fixture.job(ids.get(1)).concurrencyKey()).isEqualTo("customer:1");
+		assertThat(this.fixture.job(ids.get(2)).headers()).isNull();
+		assertThat(this.fixture.job(ids.get(2)).concurrencyKey()).isNull();
 	}
 
 	@Test

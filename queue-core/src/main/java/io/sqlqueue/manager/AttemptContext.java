@@ -3,12 +3,14 @@ package io.sqlqueue.manager;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 
 import org.jspecify.annotations.Nullable;
 
 import io.sqlqueue.JobContext;
 import io.sqlqueue.LeaseLostException;
 import io.sqlqueue.store.JobStore;
+import io.sqlqueue.workflow.BatchProgress;
 
 /** What a handler knows of the attempt it runs in, whether a worker or the caller's thread runs it. */
 final class AttemptContext implements JobContext {
@@ -61,6 +63,11 @@ final class AttemptContext implements JobContext {
 	@Override
 	public boolean isCancellationRequested() {
 		return this.attempt.isCancelRequested();
+	}
+
+	@Override
+	public Optional<BatchProgress> batch() {
+		return this.store.workflows().batchOf(this.attempt.job.id());
 	}
 
 	@Override

@@ -50,6 +50,8 @@ final class Completer {
 
 	private final OutcomeRecorder recorder;
 
+	private final Runnable recorded;
+
 	private final Object lock = new Object();
 
 	/**
@@ -66,11 +68,22 @@ final class Completer {
 	private @Nullable ScheduledFuture<?> scheduledFlush;
 
 	Completer(JobStore store, TaskScheduler scheduler, Duration linger, int batchSize, OutcomeRecorder recorder) {
+		this(store, scheduler, linger, batchSize, recorder, () -> {
+		});
+	}
+
+	/**
+	 * @param recorded told after finished jobs were recorded (their rows no longer count as
+	 * running, which a queue's limit on running jobs waits for)
+	 */
+	Completer(JobStore store, TaskScheduler scheduler, Duration linger, int batchSize, OutcomeRecorder recorder,
+			Runnable recorded) {
 		this.store = store;
 		this.scheduler = scheduler;
 		this.linger = linger;
 		this.batchSize = batchSize;
 		this.recorder = recorder;
+		this.recorded = recorded;
 	}
 
 	void add(Attempt attempt, Completion completion) {
@@ -177,6 +190,7 @@ final class Completer {
 			Pending one = pending.get(i);
 			this.recorder.completed(one.attempt(), held[i] || landed.contains(one.completion().lease()));
 		}
+		this.recorded.run();
 	}
 
 	/** The leases whose job an earlier try recorded, though its answer was lost. */

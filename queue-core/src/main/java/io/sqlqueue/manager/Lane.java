@@ -1,11 +1,13 @@
 package io.sqlqueue.manager;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import org.jspecify.annotations.Nullable;
 
@@ -41,6 +43,16 @@ final class Lane {
 	private final AtomicInteger held = new AtomicInteger();
 
 	private volatile boolean moreWork;
+
+	/** Wake-ups for this queue (new work) so far: a claim that saw one come in claims again. */
+	private final AtomicLong wakeUps = new AtomicLong();
+
+	/** When (by {@link System#nanoTime()}) a rate limit that held this lane's jobs back has room again. */
+	private volatile long rateRoomAt = Long.MAX_VALUE;
+
+	private volatile boolean heldByConcurrency;
+
+	private volatile boolean limited;
 
 	Lane(String queue, int concurrency, int prefetch) {
 		this.queue = queue;
@@ -120,6 +132,16 @@ final class Lane {
 		this.workers.release();
 	}
 
+	/** New work came for this queue. */
+	void wokenUp() {
+		this.wakeUps.incrementAndGet();
+	}
+
+	/** How many times new work came for this queue so far. */
+	long wakeUps() {
+		return this.wakeUps.get();
+	}
+
 	/** Whether the last claim stopped only because the lane was full. */
 	boolean moreWork() {
 		return this.moreWork;
@@ -127,6 +149,33 @@ final class Lane {
 
 	void moreWork(boolean moreWork) {
 		this.moreWork = moreWork;
+	}
+
+	/**
+	 * What the last claim said of the queue's limits (README "Flow control"): whether it has
+	 * any, and what held due jobs back: a rate limit with room again after {@code rateRoomIn}
+	 * ({@code null}: none), and whether a limit on running jobs.
+	 */
+	void heldBack(boolean limited, @Nullable Duration rateRoomIn, boolean byConcurrency) {
+		this.limited = limited;
+		this.rateRoomAt = (rateRoomIn != null) ? System.nanoTime() + rateRoomIn.toNanos() : Long.MAX_VALUE;
+		this.heldByConcurrency = byConcurrency;
+	}
+
+	/** Whether the queue had limits at the last claim: its claims take turns across instances. */
+	boolean limited() {
+		return this.limited;
+	}
+
+	/** How long until a rate limit that held jobs back has room again; {@code null} when none held any. */
+	@Nullable Duration untilRateRoom() {
+		long at = this.rateRoomAt;
+		return (at == Long.MAX_VALUE) ? null : Duration.ofNanos(Math.max(0, at - System.nanoTime()));
+	}
+
+	/** Whether a limit on running jobs held jobs back at the last claim, so that a job that ends may free room. */
+	boolean heldByConcurrency() {
+		return this.heldByConcurrency;
 	}
 
 	int busyWorkers() {

@@ -33,9 +33,11 @@ import io.sqlqueue.handler.HandlerRegistry;
 import io.sqlqueue.handler.PayloadCodec;
 import io.sqlqueue.observation.JobObservations;
 import io.sqlqueue.store.ClaimRequest;
+import io.sqlqueue.store.ClaimResult;
 import io.sqlqueue.store.Completion;
 import io.sqlqueue.store.JobStore;
 import io.sqlqueue.store.Lease;
+import io.sqlqueue.store.SettleListener;
 
 /**
  * Runs jobs on this instance: claims due jobs of the handlers it has, hands them to
@@ -57,6 +59,9 @@ public class Manager implements SmartLifecycle {
 	private static final Logger logger = LoggerFactory.getLogger(Manager.class);
 
 	private static final Duration MAX_ERROR_BACKOFF = Duration.ofSeconds(30);
+
+	/** The shortest wait for a rate limit's room before claiming again. */
+	static final Duration MIN_THROTTLED_WAIT = Duration.ofMillis(10);
 
 	private final JobStore store;
 
@@ -98,6 +103,21 @@ public class Manager implements SmartLifecycle {
 
 	private final List<ScheduledFuture<?>> periodic = new ArrayList<>();
 
+	/** Wakes the lanes of jobs whose dependencies ended here, and counts jobs cancelled by a failed one. */
+	private final SettleListener settled = new SettleListener() {
+
+		@Override
+		public void released(Set<String> queues) {
+			wakeUp(queues);
+		}
+
+		@Override
+		public void cancelled(String queue, String handler) {
+			Manager.this.listener.cancelled(queue, handler);
+		}
+
+	};
+
 	public Manager(JobStore store, HandlerRegistry handlers, PayloadCodec codec, ManagerSettings settings,
 			TaskScheduler scheduler, Executor workers) {
 		this(store, handlers, codec, settings, scheduler, workers, JobListener.NONE);
@@ -124,7 +144,7 @@ public class Manager implements SmartLifecycle {
 		this.listener = JobListener.guarded(listener);
 		this.recorder = new OutcomeRecorder(store, settings.retryPolicy(), this.listener);
 		this.completer = new Completer(store, scheduler, settings.completionLinger(),
-				settings.completionBatchSize(), this.recorder);
+				settings.completionBatchSize(), this.recorder, this::endsRecorded);
 		this.loop = new PollLoop(scheduler, this::pollOnce);
 	}
 
@@ -152,6 +172,7 @@ public class Manager implements SmartLifecycle {
 			Duration sweep = timeoutSweepInterval();
 			this.periodic.add(this.scheduler.scheduleWithFixedDelay(this::sweepTimeouts, Instant.now().plus(sweep),
 					sweep));
+			this.store.addSettleListener(this.settled);
 			this.loop.start();
 			logger.info("sqlqueue Manager {} started: queues {}, handlers {}", this.settings.workerId(),
 					describeLanes(), this.handlers.names());
@@ -171,6 +192,7 @@ public class Manager implements SmartLifecycle {
 			this.completer.flushAndWait();
 			this.periodic.forEach((task) -> task.cancel(false));
 			this.periodic.clear();
+			this.store.removeSettleListener(this.settled);
 			if (finished) {
 				logger.info("sqlqueue Manager {} stopped ({} claimed jobs given back unstarted)",
 						this.settings.workerId(), released);
@@ -208,14 +230,22 @@ public class Manager implements SmartLifecycle {
 	public void wakeUp(Set<String> queues) {
 		for (String queue : queues) {
 			Lane lane = this.lanes.get(queue);
-			if (lane == null) {
-				continue;
+			if (lane != null) {
+				wakeUp(lane);
 			}
-			if (lane.room() > 0) {
-				this.loop.wakeUp();
-				return;
-			}
-			// Full now: the worker that frees room claims again.
+		}
+	}
+
+	/**
+	 * The lane may have work to claim: the loop claims at once, or, while the lane is full, the
+	 * worker that frees room does; a claim under way when this comes claims again.
+	 */
+	private void wakeUp(Lane lane) {
+		lane.wokenUp();
+		if (lane.room() > 0) {
+			this.loop.wakeUp();
+		}
+		else {
 			lane.moreWork(true);
 		}
 	}
@@ -298,7 +328,7 @@ public class Manager implements SmartLifecycle {
 				again |= claimFor(lane);
 			}
 			this.consecutiveErrors = 0;
-			return again ? Duration.ZERO : jittered(this.settings.pollInterval());
+			return again ? Duration.ZERO : nextPoll();
 		}
 		catch (RuntimeException ex) {
 			this.consecutiveErrors++;
@@ -317,8 +347,13 @@ public class Manager implements SmartLifecycle {
 		return claimFor(lane, 1);
 	}
 
-	/** Claims unless there is room for fewer than {@code least} jobs. */
+	/**
+	 * Claims unless there is room for fewer than {@code least} jobs. New work that comes while
+	 * it claims (which the claim may not have seen, and whose wake-up found the room taken by
+	 * it) counts as a full claim: the lane claims again.
+	 */
 	private boolean claimFor(Lane lane, int least) {
+		long wakeUps = lane.wakeUps();
 		int wanted = lane.reserve(this.settings.batchSize());
 		if (wanted < least) {
 			lane.unreserve(wanted);
@@ -326,18 +361,20 @@ public class Manager implements SmartLifecycle {
 			return false;
 		}
 		long sent = System.nanoTime();
-		List<JobRecord> jobs;
+		ClaimResult claim;
 		try {
-			jobs = this.store.claim(new ClaimRequest(this.settings.workerId(), lane.queue, this.handlerNames, wanted,
-					this.settings.leaseDuration().toMillis()));
+			claim = this.store.claimJobs(new ClaimRequest(this.settings.workerId(), lane.queue, this.handlerNames,
+					wanted, this.settings.leaseDuration().toMillis()));
 		}
 		catch (RuntimeException ex) {
 			lane.unreserve(wanted);
 			throw ex;
 		}
+		List<JobRecord> jobs = claim.jobs();
 		lane.unreserve(wanted - jobs.size());
+		lane.heldBack(claim.limited(), claim.throttledFor(), claim.heldByConcurrency());
 		this.listener.claimed(lane.queue, jobs.size());
-		boolean full = jobs.size() == wanted;
+		boolean full = jobs.size() == wanted || lane.wakeUps() != wakeUps;
 		lane.moreWork(full);
 		for (JobRecord job : jobs) {
 			HandlerDefinition handler = this.handlers.find(job.handler())
@@ -413,10 +450,13 @@ public class Manager implements SmartLifecycle {
 	 * turn behind the poll loop, which could feed the workers only a batch per round trip;
 	 * returns whether it got any. It claims only when at least half a batch fits, so that
 	 * workers running dry together do not split the room into many small claims. The poll
-	 * loop takes over when the queue runs dry, and after an error.
+	 * loop takes over when the queue runs dry, and after an error, and claims alone for a
+	 * queue with limits.
 	 */
 	private boolean claimAsWorker(Lane lane) {
-		if (!this.running || !lane.moreWork()) {
+		// The claims of a limited queue take turns on a lock: claims in parallel would only queue
+		// for it, each with a smaller batch. The poll loop claims for such a queue alone.
+		if (!this.running || !lane.moreWork() || lane.limited()) {
 			return false;
 		}
 		try {
@@ -474,13 +514,31 @@ public class Manager implements SmartLifecycle {
 		return new AttemptContext(attempt, this.store, this.recorder, this.settings.leaseDuration());
 	}
 
+	/**
+	 * Jobs' ends were recorded: where a limit on running jobs held jobs back, those rows no
+	 * longer count as running, so claim again at once. (A failure is recorded before its worker
+	 * leaves the lane, a success a moment after, by the completion flush.)
+	 */
+	private void endsRecorded() {
+		for (Lane lane : this.lanes.values()) {
+			if (this.running && lane.heldByConcurrency()) {
+				wakeUp(lane);
+			}
+		}
+	}
+
 	/** The attempt no longer occupies the lane: it ran, or was given back. */
 	private void left(Attempt attempt) {
 		this.inFlight.remove(attempt);
 		Lane lane = attempt.lane;
 		lane.done();
-		// Claim again once half a batch fits, so that workers rarely wait for a claim's round trip.
-		if (this.running && lane.moreWork()
+		// Claim again once half a batch fits, so that workers rarely wait for a claim's round trip;
+		// or at once when a limit on running jobs held jobs back, as this one's end (if recorded
+		// already: a failure, a give-back) may free room.
+		if (this.running && lane.heldByConcurrency()) {
+			wakeUp(lane);
+		}
+		else if (this.running && lane.moreWork()
 				&& lane.room() >= Math.max(1, Math.min(this.settings.batchSize(), lane.capacity()) / 2)) {
 			this.loop.wakeUp();
 		}
@@ -601,6 +659,22 @@ public class Manager implements SmartLifecycle {
 
 	private Duration timeoutOf(HandlerDefinition handler) {
 		return (handler.timeout() != null) ? handler.timeout() : this.settings.handlerTimeout();
+	}
+
+	/**
+	 * The wait before the next poll: the poll interval, jittered, or less when a rate limit
+	 * held due jobs back and has room again sooner (not less than {@link #MIN_THROTTLED_WAIT},
+	 * so that a tight limit gathers a few starts per claim rather than one per round trip).
+	 */
+	private Duration nextPoll() {
+		Duration wait = jittered(this.settings.pollInterval());
+		for (Lane lane : this.lanes.values()) {
+			Duration untilRoom = lane.untilRateRoom();
+			if (untilRoom != null && untilRoom.compareTo(wait) < 0) {
+				wait = (untilRoom.compareTo(MIN_THROTTLED_WAIT) > 0) ? untilRoom : MIN_THROTTLED_WAIT;
+			}
+		}
+		return wait;
 	}
 
 	private Duration jittered(Duration interval) {

@@ -55,6 +55,11 @@ public class Pruner extends PeriodicTask {
 	public Map<JobStatus, Integer> runOnce() {
 		Map<JobStatus, Integer> deleted = new EnumMap<>(JobStatus.class);
 		this.retention.forEach((status, age) -> deleted.put(status, this.store.pruneFinished(status, age, BATCH_SIZE)));
+		// A batch outlives its jobs: it is deleted once the longest retention has passed
+		// since it finished, and kept while any finished state is kept forever.
+		if (this.retention.size() == 3) {
+			this.store.pruneBatches(this.retention.values().stream().max(Duration::compareTo).orElseThrow());
+		}
 		return deleted;
 	}
 

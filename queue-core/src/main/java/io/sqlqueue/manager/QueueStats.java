@@ -3,6 +3,7 @@ package io.sqlqueue.manager;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -11,6 +12,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.scheduling.TaskScheduler;
 
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.store.JobStore;
 import io.sqlqueue.store.QueueCount;
 
@@ -24,11 +26,21 @@ public class QueueStats extends PeriodicTask {
 
 	private final JobStore store;
 
-	private volatile Snapshot latest = new Snapshot(List.of(), null, null);
+	private final @Nullable FlowControl flowControl;
+
+	private volatile Snapshot latest = new Snapshot(List.of(), Map.of(), null, null);
 
 	public QueueStats(JobStore store, TaskScheduler scheduler, Duration interval) {
+		this(store, scheduler, interval, null);
+	}
+
+	/**
+	 * @param flowControl whose limits' throttled jobs are counted too, or {@code null} for none
+	 */
+	public QueueStats(JobStore store, TaskScheduler scheduler, Duration interval, @Nullable FlowControl flowControl) {
 		super(scheduler, interval, "stats");
 		this.store = store;
+		this.flowControl = flowControl;
 	}
 
 	/** Counts are wanted from the start: the first read runs at once. */
@@ -45,13 +57,18 @@ public class QueueStats extends PeriodicTask {
 	/** Reads the counts now; a failure is kept in the snapshot (the database is unreachable). */
 	public Snapshot refresh() {
 		try {
-			this.latest = new Snapshot(this.store.countsByQueue(), Instant.now(), null);
+			List<QueueCount> counts = this.store.countsByQueue();
+			this.latest = new Snapshot(counts, throttled(), Instant.now(), null);
 		}
 		catch (RuntimeException ex) {
 			logger.debug("sqlqueue could not read its counts", ex);
-			this.latest = new Snapshot(this.latest.counts(), this.latest.sampledAt(), ex);
+			this.latest = new Snapshot(this.latest.counts(), this.latest.throttled(), this.latest.sampledAt(), ex);
 		}
 		return this.latest;
+	}
+
+	private Map<String, Map<String, Long>> throttled() {
+		return (this.flowControl != null) ? this.flowControl.throttled() : Map.of();
 	}
 
 	/** The counts as last read. */
@@ -61,10 +78,18 @@ public class QueueStats extends PeriodicTask {
 
 	/**
 	 * Counts as last read.
+	 * @param throttled due jobs that limits hold back, per limited queue and by the limit that
+	 * does (see {@link FlowControl#throttled()})
 	 * @param sampledAt when they were last read successfully, or {@code null} if never
 	 * @param failure why the last read failed, or {@code null} if it worked
 	 */
-	public record Snapshot(List<QueueCount> counts, @Nullable Instant sampledAt, @Nullable Throwable failure) {
+	public record Snapshot(List<QueueCount> counts, Map<String, Map<String, Long>> throttled,
+			@Nullable Instant sampledAt, @Nullable Throwable failure) {
+
+		/** Due jobs of the queue that this limit holds back ({@code queue-concurrency}, {@code key-rate}, …). */
+		public long throttled(String queue, String limit) {
+			return this.throttled.getOrDefault(queue, Map.of()).getOrDefault(limit, 0L);
+		}
 
 		public long jobs(String queue, JobStatus status) {
 			return this.counts.stream()

@@ -81,7 +81,8 @@ public abstract class Dialect {
 	 * Inserts many jobs in one statement, or {@code null} to insert them as a JDBC batch of
 	 * single-row inserts. Parameters, each an array with one element per job: queue, handler,
 	 * payload, priority, run_at (ISO-8601 text, or null), delay millis, max attempts, unique
-	 * key, group key, scheduled_for, deadline (ISO-8601 text, or null), expire-after millis;
+	 * key, group key, scheduled_for, deadline (ISO-8601 text, or null), expire-after millis, headers,
+	 * concurrency key;
 	 * returns the ids of the inserted jobs (fewer when a unique key was taken), in job order.
 	 */
 	public @Nullable String insertAll(String table) {
@@ -146,6 +147,58 @@ public abstract class Dialect {
 		return springs;
 	}
 
+	/**
+	 * Locks the flow row of a queue (the first parameter) until the transaction ends, and
+	 * reads its {@code version} and window of starts, the database's clock ({@code db_now})
+	 * and whether the transaction is READ COMMITTED ({@code read_committed}); every claim of
+	 * a limited queue starts with it, so that claims of one queue take turns.
+	 */
+	public final String lockFlow(String flowTable) {
+		return """
+				SELECT version, window_start, window_starts, previous_starts, %s AS db_now, %s FROM %s
+				WHERE queue = ?%s""".formatted(now(), flowLockReadings(), flowTable, lockRows());
+	}
+
+	/**
+	 * What {@link #lockFlow} reads besides the row: at least {@code read_committed}, true when
+	 * the transaction is READ COMMITTED.
+	 */
+	protected String flowLockReadings() {
+		return "1 AS read_committed";
+	}
+
+	/** What makes a {@code SELECT} lock the rows it reads until the transaction ends. */
+	protected String lockRows() {
+		return "\nFOR UPDATE";
+	}
+
+	/**
+	 * Whether a limited claim runs at the connection's own isolation, which {@link #lockFlow}
+	 * then reports, rather than asking for READ COMMITTED (which costs a round trip per claim
+	 * with some drivers).
+	 */
+	public boolean checksIsolationInFlowLock() {
+		return false;
+	}
+
+	/**
+	 * Writes the rate windows of many keys of a queue in one statement, inserting those that
+	 * are new; or {@code null} to update and insert them as JDBC batches. Parameters: the
+	 * queue, then the keys, window starts, starts, previous starts and expiries, each as an
+	 * array.
+	 */
+	public @Nullable String upsertRateWindows(String windowTable) {
+		return null;
+	}
+
+	/**
+	 * A statement that takes the lock {@link #lockFlow} needs before it runs (parameter: the
+	 * queue), where a read cannot lock rows; {@code null} where it can.
+	 */
+	public @Nullable String flowWriteLock(String flowTable) {
+		return null;
+	}
+
 	/** The claim this database does best. */
 	public abstract ClaimMethod claimMethod();
 
@@ -170,8 +223,8 @@ public abstract class Dialect {
 	/**
 	 * The claim as one statement (for {@link ClaimMethod#UPDATE_RETURNING}): first the
 	 * candidates ({@code readyJobs}, then {@code LIMIT ?}), then the update
-	 * ({@code claimedColumns}). Parameters in that order: queue, the handlers, limit, lease
-	 * owner, lease token, lease millis.
+	 * ({@code claimedColumns}). Parameters in that order: those of {@code readyJobs} (queue, the
+	 * handlers, queue), limit, lease owner, lease token, lease millis.
 	 * @param table the qualified table name
 	 * @param readyJobs the condition on alias {@code j} that a job is ready for this claim
 	 */

@@ -20,7 +20,7 @@ final class JobRows implements RowMapper<JobRecord> {
 	private static final String[] COLUMNS = { "id", "queue", "handler", "payload", "status", "priority", "run_at",
 			"attempts", "max_attempts", "lease_owner", "lease_token", "lease_expires_at", "version", "unique_key",
 			"group_key", "last_error", "result", "created_at", "updated_at", "started_at", "finished_at",
-			"scheduled_for", "deadline", "cancel_requested_at", "crashes", "headers" };
+			"scheduled_for", "deadline", "cancel_requested_at", "crashes", "headers", "concurrency_key" };
 
 	private final Dialect dialect;
 
@@ -58,7 +58,7 @@ final class JobRows implements RowMapper<JobRecord> {
 				required(rs, i[17], "created_at"), required(rs, i[18], "updated_at"), startedAt,
 				this.dialect.getTimestamp(rs, i[20]), this.dialect.getTimestamp(rs, i[21]),
 				this.dialect.getTimestamp(rs, i[22]), this.dialect.getTimestamp(rs, i[23]), rs.getInt(i[24]),
-				rs.getString(i[25]));
+				rs.getString(i[25]), rs.getString(i[26]));
 	}
 
 	private Instant required(ResultSet rs, int column, String name) throws SQLException {

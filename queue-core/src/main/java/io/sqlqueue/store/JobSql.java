@@ -25,6 +25,10 @@ final class JobSql {
 
 	private final String table;
 
+	private final String flowTable;
+
+	private final String windowTable;
+
 	final String insert;
 
 	final String complete;
@@ -101,6 +105,14 @@ final class JobSql {
 
 	private final Map<Integer, String> claimIds = new ConcurrentHashMap<>();
 
+	private final Map<CandidateRead, String> limitedCandidates = new ConcurrentHashMap<>();
+
+	private final Map<Integer, String> claimQueued = new ConcurrentHashMap<>();
+
+	private final Map<Integer, String> claimedWith = new ConcurrentHashMap<>();
+
+	private final Map<String, String> plain = new ConcurrentHashMap<>();
+
 	final String countsByQueue;
 
 	final String finishedBefore;
@@ -111,13 +123,16 @@ final class JobSql {
 		this.dialect = dialect;
 		String checkedSchema = Names.requireSchema(schema);
 		this.table = (checkedSchema != null) ? dialect.quote(checkedSchema) + ".queue_job" : "queue_job";
+		this.flowTable = (checkedSchema != null) ? dialect.quote(checkedSchema) + ".queue_flow" : "queue_flow";
+		this.windowTable = (checkedSchema != null) ? dialect.quote(checkedSchema) + ".queue_rate_window"
+				: "queue_rate_window";
 		String now = dialect.now();
 		String nowPlus = dialect.nowPlusMillis();
 		String json = dialect.jsonParameter();
 		this.insert = """
 				INSERT INTO %s (queue, handler, payload, status, priority, run_at, max_attempts, unique_key, group_key,
-				                scheduled_for, deadline, created_at, updated_at, headers)
-				VALUES (?, ?, %s, 'QUEUED', ?, COALESCE(%s, %s), ?, ?, ?, %s, COALESCE(%s, %s), %s, %s, %s)%s"""
+				                scheduled_for, deadline, created_at, updated_at, headers, concurrency_key)
+				VALUES (?, ?, %s, 'QUEUED', ?, COALESCE(%s, %s), ?, ?, ?, %s, COALESCE(%s, %s), %s, %s, %s, ?)%s"""
 			.formatted(this.table, json, dialect.timestampParameter(), nowPlus, dialect.timestampParameter(),
 					dialect.timestampParameter(), nowPlus, now, now, json, dialect.insertIgnoringDuplicates());
 		this.complete = """
@@ -174,14 +189,14 @@ final class JobSql {
 				WHERE id = ? AND status = 'QUEUED' AND deadline <= %s""".formatted(this.table, now, now, now);
 		this.markAwaited = """
 				UPDATE %s SET awaited = 1
-				WHERE id = ? AND status IN ('QUEUED', 'RUNNING') AND awaited = 0""".formatted(this.table);
+				WHERE id = ? AND status IN ('WAITING', 'QUEUED', 'RUNNING') AND awaited = 0""".formatted(this.table);
 		this.requestCancel = """
 				UPDATE %s SET cancel_requested_at = COALESCE(cancel_requested_at, %s), updated_at = %s
 				WHERE id = ? AND status = 'RUNNING'""".formatted(this.table, now, now);
 		this.find = "SELECT * FROM %s WHERE id = ?".formatted(this.table);
 		this.cancel = """
 				UPDATE %s SET status = 'CANCELLED', finished_at = %s, updated_at = %s, version = version + 1
-				WHERE id = ? AND status = 'QUEUED'""".formatted(this.table, now, now);
+				WHERE id = ? AND status IN ('QUEUED', 'WAITING')""".formatted(this.table, now, now);
 		this.retryFailed = """
 				UPDATE %s SET status = 'QUEUED', attempts = 0, crashes = 0, cancel_requested_at = NULL, run_at = %s,
 				    finished_at = NULL, updated_at = %s, version = version + 1
@@ -191,7 +206,7 @@ final class JobSql {
 				WHERE j.status = 'FAILED' AND j.queue = COALESCE(?, j.queue) AND j.handler = COALESCE(?, j.handler)
 				  AND (j.unique_key IS NULL OR NOT EXISTS (
 				      SELECT 1 FROM %s u
-				      WHERE u.unique_key = j.unique_key AND u.status IN ('QUEUED', 'RUNNING')))
+				      WHERE u.unique_key = j.unique_key AND u.status IN ('WAITING', 'QUEUED', 'RUNNING')))
 				ORDER BY j.id
 				LIMIT ?""".formatted(this.table, this.table);
 		this.dueBacklog = """
@@ -222,6 +237,15 @@ final class JobSql {
 				LIMIT ?""".formatted(this.table);
 	}
 
+	/**
+	 * A write of a job's end that leaves alone jobs whose end settles others (dependents, a
+	 * batch): for those, {@link JobStore} makes the write and the settling in one transaction.
+	 * The statement must end with its {@code WHERE} conditions.
+	 */
+	String plain(String statement) {
+		return this.plain.computeIfAbsent(statement, (text) -> text + " AND settles = 0");
+	}
+
 	/** Makes the delayed queued jobs of these handlers due now; parameters: handlers…. */
 	String makeDue(int handlers) {
 		return this.makeDue.computeIfAbsent(handlers, (count) -> """
@@ -230,19 +254,84 @@ final class JobSql {
 			.formatted(this.table, this.dialect.now(), this.dialect.now(), placeholders(count), this.dialect.now()));
 	}
 
-	/** The claim in one statement; parameters: queue, handlers…, limit, owner, token, lease millis. */
+	/** The claim in one statement; parameters: queue, handlers…, queue, limit, owner, token, lease millis. */
 	String claimReturning(int handlers) {
 		return this.claimReturning.computeIfAbsent(handlers,
 				(count) -> this.dialect.claimReturning(this.table, readyJobs(count), claimedColumns()));
 	}
 
-	/** Candidates, locked; parameters: queue, handlers…, limit. */
+	/**
+	 * Candidates of a limited queue's claim, unlocked (the claim holds the queue's lock, so no
+	 * other claim of the queue runs meanwhile): due jobs of the queue and handlers in run
+	 * order, leaving out those of {@code excluded} concurrency keys and, with {@code after},
+	 * those up to a position in that order. With {@code countRunning} every row carries the
+	 * queue's running jobs ({@code queue_running}, counted once), with {@code windows} its
+	 * key's rate window ({@code key_window_start}, {@code key_window_starts},
+	 * {@code key_previous_starts}, null where there is none). Parameters: with
+	 * {@code countRunning} the queue, then the queue, handlers…, keys…, with {@code after} the
+	 * position's priority, priority, run_at, run_at and id, then limit.
+	 */
+	String limitedCandidates(CandidateRead read) {
+		return this.limitedCandidates.computeIfAbsent(read, (key) -> {
+			String timestamp = this.dialect.timestampParameter();
+			String notExcluded = (read.excluded() == 0) ? ""
+					: "\n  AND (j.concurrency_key IS NULL OR j.concurrency_key NOT IN (%s))"
+						.formatted(placeholders(read.excluded()));
+			String afterPosition = !read.after() ? "" : """
+
+					  AND (j.priority < ? OR (j.priority = ? AND (j.run_at > %s OR (j.run_at = %s AND j.id > ?))))"""
+				.formatted(timestamp, timestamp);
+			String running = !read.countRunning() ? ""
+					: ",\n    (SELECT COUNT(*) FROM %s r WHERE r.queue = ? AND r.status = 'RUNNING') AS queue_running"
+						.formatted(this.table);
+			String windowColumns = !read.windows() ? ""
+					: ",\n    w.window_start AS key_window_start, w.window_starts AS key_window_starts, "
+							+ "w.previous_starts AS key_previous_starts";
+			String windowJoin = !read.windows() ? ""
+					: "\nLEFT JOIN %s w ON w.queue = j.queue AND w.concurrency_key = j.concurrency_key"
+						.formatted(this.windowTable);
+			return """
+					SELECT j.*%s%s FROM %s j%s
+					WHERE %s%s%s
+					ORDER BY j.priority DESC, j.run_at, j.id
+					LIMIT ?""".formatted(running, windowColumns, this.table, windowJoin, readyJobsOf(read.handlers()),
+					notExcluded, afterPosition);
+		});
+	}
+
+	/** What a read of a limited queue's candidates binds and reads (see {@link #limitedCandidates}). */
+	record CandidateRead(int handlers, int excluded, boolean after, boolean countRunning, boolean windows) {
+	}
+
+	/**
+	 * Claims these jobs if they are still queued, started at a given time; parameters: owner,
+	 * token, lease millis, start, ids…. The status is tested as {@code (…) IS TRUE} (the same,
+	 * as status is never null) so that the ready jobs' partial index cannot serve the
+	 * statement: planned on statistics taken while the queue was idle, PostgreSQL read that
+	 * index whole (thousands of ready jobs) for every claim of a hundred, instead of the
+	 * primary key (as the completion flush did, see {@link PostgresDialect#completeAll}).
+	 */
+	String claimQueued(int ids) {
+		return this.claimQueued.computeIfAbsent(ids, (count) -> """
+				UPDATE %s SET %s
+				WHERE id IN (%s) AND (status = 'QUEUED') IS TRUE"""
+			.formatted(this.table, claimedColumns(this.dialect.timestampParameter()), placeholders(count)));
+	}
+
+	/** Of these jobs, those a claim holds by its token; parameters: token, ids…. */
+	String claimedWith(int ids) {
+		return this.claimedWith.computeIfAbsent(ids,
+				(count) -> "SELECT id FROM %s WHERE lease_token = ? AND status = 'RUNNING' AND id IN (%s)"
+					.formatted(this.table, placeholders(count)));
+	}
+
+	/** Candidates, locked; parameters: queue, handlers…, queue, limit. */
 	String lockReadyJobs(int handlers) {
 		return this.lockReadyJobs.computeIfAbsent(handlers,
 				(count) -> readyJobsQuery(count) + "\nFOR UPDATE SKIP LOCKED");
 	}
 
-	/** Candidates, unlocked, for compare-and-set; parameters: queue, handlers…, limit. */
+	/** Candidates, unlocked, for compare-and-set; parameters: queue, handlers…, queue, limit. */
 	String readyJobsQuery(int handlers) {
 		return this.readyJobsQuery.computeIfAbsent(handlers, (count) -> """
 				SELECT j.*, %s AS claimed_at FROM %s j
@@ -259,10 +348,19 @@ final class JobSql {
 	}
 
 	/**
+	 * Ready for a claim of a queue without limits: {@link #readyJobsOf ready}, while the queue
+	 * has no flow row (no limits; parameter: the queue again). A queue that got limits since
+	 * this instance last looked is then claimed by nothing but its limited claim.
+	 */
+	private String readyJobs(int handlers) {
+		return readyJobsOf(handlers) + "\n      AND NOT EXISTS (SELECT 1 FROM %s f WHERE f.queue = ?)".formatted(this.flowTable);
+	}
+
+	/**
 	 * Due, of this queue and these handlers, and first in its group: a job with a group key
 	 * waits while another of its group runs or an older one of its group waits.
 	 */
-	private String readyJobs(int handlers) {
+	private String readyJobsOf(int handlers) {
 		return """
 				j.status = 'QUEUED' AND j.queue = ? AND j.handler IN (%s) AND j.run_at <= %s
 				      AND (j.group_key IS NULL OR NOT EXISTS (
@@ -294,11 +392,16 @@ final class JobSql {
 
 	/** Parameters: owner, token, lease millis. */
 	private String claimedColumns() {
+		return claimedColumns(this.dialect.now());
+	}
+
+	/** Parameters: owner, token, lease millis, and those of {@code startedAt}. */
+	private String claimedColumns(String startedAt) {
 		String now = this.dialect.now();
 		return """
 				status = 'RUNNING', attempts = attempts + 1, lease_owner = ?, lease_token = ?,
 				    lease_expires_at = %s, started_at = %s, updated_at = %s, version = version + 1"""
-			.formatted(this.dialect.nowPlusMillis(), now, now);
+			.formatted(this.dialect.nowPlusMillis(), startedAt, now);
 	}
 
 	private static String placeholders(int count) {

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -78,6 +79,28 @@ public class JobStore {
 	/** A savepoint inside the caller's transaction, so a batch enqueue is all or nothing there too. */
 	private final TransactionTemplate savepoint;
 
+	private final FlowClaim flowClaim;
+
+	/**
+	 * The transaction of a limited claim: READ COMMITTED, asked for, or the connection's own
+	 * where the dialect checks it in the claim's first statement ({@link Dialect#checksIsolationInFlowLock}).
+	 */
+	private volatile TransactionTemplate limitedTransaction;
+
+	private final WorkflowStore workflows;
+
+	/**
+	 * The write of a job's end and what it settles, or of jobs with their links, joining the
+	 * caller's transaction when there is one; READ COMMITTED, so that MySQL's locking reads of
+	 * edges take no gap locks, which would make settling and enqueues of new dependents
+	 * deadlock (as claims and enqueues would, see MariaDbDialect).
+	 */
+	private final TransactionTemplate workflowTransaction;
+
+	/** The same, never joining the caller's: for completion flushes, as {@link #ownTransaction}. */
+	private final TransactionTemplate ownWorkflowTransaction;
+
+	private final List<SettleListener> settleListeners = new CopyOnWriteArrayList<>();
 
 	public JobStore(DataSource dataSource, Dialect dialect, @Nullable String schema) {
 		this(dataSource, dialect, schema, dialect.claimMethod());
@@ -116,6 +139,32 @@ public class JobStore {
 		this.ownTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
 		this.savepoint = new TransactionTemplate(transactionManager);
 		this.savepoint.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
+		this.flowClaim = new FlowClaim(this.jdbc, this.sql, dialect, new FlowStore(dataSource, dialect, schema));
+		this.limitedTransaction = dialect.checksIsolationInFlowLock() ? new TransactionTemplate(transactionManager)
+				: this.claimTransaction;
+		this.workflows = new WorkflowStore(this.jdbc, dialect, schema);
+		this.workflowTransaction = new TransactionTemplate(transactionManager);
+		this.ownWorkflowTransaction = new TransactionTemplate(transactionManager);
+		this.ownWorkflowTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+		if (dialect.supports(ClaimMethod.LOCK_THEN_UPDATE)) {
+			// SQLite, which locks the whole file, has no such level (and no need of it).
+			this.workflowTransaction.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+			this.ownWorkflowTransaction.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+		}
+	}
+
+	/** Workflows: what links jobs (dependencies, batches), and where a job stands in one. */
+	public WorkflowStore workflows() {
+		return this.workflows;
+	}
+
+	/** Told what settling jobs' ends did, after it commits. */
+	public void addSettleListener(SettleListener listener) {
+		this.settleListeners.add(listener);
+	}
+
+	public void removeSettleListener(SettleListener listener) {
+		this.settleListeners.remove(listener);
 	}
 
 	public Dialect dialect() {
@@ -144,6 +193,20 @@ public class JobStore {
 		return this.transaction.execute((status) -> insertInCurrentTransaction(jobs));
 	}
 
+	/**
+	 * Inserts jobs with their links (dependencies, a batch) in the caller's transaction when
+	 * there is one, all or nothing, as {@link #insert(List)} does; the jobs they run after are
+	 * checked before anything is written.
+	 * @throws io.sqlqueue.InvalidJobException for a job to run after that does not exist, or
+	 * has ended in a way that would cancel the new job at once
+	 */
+	public LinkedIds insert(LinkedJobs jobs) {
+		if (TransactionSynchronizationManager.hasResource(this.dataSource)) {
+			return this.savepoint.execute((status) -> this.workflows.insert(jobs, this::insertInCurrentTransaction));
+		}
+		return this.workflowTransaction.execute((status) -> this.workflows.insert(jobs, this::insertInCurrentTransaction));
+	}
+
 	private List<Long> insertInCurrentTransaction(List<NewJob> jobs) {
 		try {
 			List<Long> ids = this.jdbc.execute((Connection connection) -> insertBatch(connection, jobs));
@@ -163,7 +226,7 @@ public class JobStore {
 	private List<Long> insertInOneStatement(Connection connection, List<NewJob> jobs, String statement)
 			throws SQLException {
 		int size = jobs.size();
-		Object[][] columns = new Object[12][size];
+		Object[][] columns = new Object[14][size];
 		for (int i = 0; i < size; i++) {
 			NewJob job = jobs.get(i);
 			columns[0][i] = job.queue();
@@ -178,9 +241,11 @@ public class JobStore {
 			columns[9][i] = (job.scheduledFor() != null) ? job.scheduledFor().toString() : null;
 			columns[10][i] = (job.deadline() != null) ? job.deadline().toString() : null;
 			columns[11][i] = job.expireAfterMillis();
+			columns[12][i] = job.headers();
+			columns[13][i] = job.concurrencyKey();
 		}
 		String[] types = { "text", "text", "text", "int4", "text", "int8", "int4", "text", "text", "text", "text",
-				"int8" };
+				"int8", "text", "text" };
 		List<Long> ids = new ArrayList<>(size);
 		try (PreparedStatement ps = connection.prepareStatement(statement)) {
 			for (int column = 0; column < types.length; column++) {
@@ -268,6 +333,7 @@ public class JobStore {
 			statement.setNull(12, Types.BIGINT);
 		}
 		statement.setString(13, job.headers());
+		statement.setString(14, job.concurrencyKey());
 	}
 
 	private static String duplicateKeyOf(List<NewJob> jobs) {
@@ -285,21 +351,51 @@ public class JobStore {
 	 * running job and leaves the group alone.
 	 */
 	public List<JobRecord> claim(ClaimRequest request) {
+		return claimJobs(request).jobs();
+	}
+
+	/**
+	 * Claims as {@link #claim} does, and says what held due jobs back when the queue has
+	 * limits (README "Flow control"). A queue with limits is claimed under them
+	 * ({@link FlowClaim}); a claim without limits leaves a queue alone while it has them, so
+	 * an instance that has not heard of new limits yet finds nothing, looks, and claims under
+	 * them.
+	 */
+	public ClaimResult claimJobs(ClaimRequest request) {
 		for (int tries = 1;; tries++) {
 			long token = ThreadLocalRandom.current().nextLong();
 			try {
-				return switch (this.claimMethod) {
+				ClaimResult limited = this.flowClaim.isLimited(request.queue()) ? claimLimited(request, token) : null;
+				if (limited != null) {
+					return limited;
+				}
+				List<JobRecord> jobs = switch (this.claimMethod) {
 					case UPDATE_RETURNING -> claimReturning(request, token);
 					case LOCK_THEN_UPDATE -> this.claimTransaction.execute((status) -> lockThenUpdate(request, token));
 					case COMPARE_AND_SET -> compareAndSet(request, token);
 				};
+				if (jobs.isEmpty() && this.flowClaim.checkLimited(request.queue())) {
+					limited = claimLimited(request, token);
+				}
+				return (limited != null) ? limited : ClaimResult.of(jobs);
 			}
 			catch (DuplicateKeyException ex) {
 				if (tries == GROUP_RACE_TRIES) {
 					logger.debug("Claim lost {} races for a group's turn in a row; claiming again later", tries, ex);
-					return List.of();
+					return ClaimResult.NONE;
 				}
 			}
+		}
+	}
+
+	private @Nullable ClaimResult claimLimited(ClaimRequest request, long token) {
+		try {
+			return this.limitedTransaction.execute((status) -> this.flowClaim.claim(request, token));
+		}
+		catch (FlowClaim.NotReadCommittedException ex) {
+			logger.info("The connections' transactions are not READ COMMITTED: limited claims ask for it from now on");
+			this.limitedTransaction = this.claimTransaction;
+			return this.claimTransaction.execute((status) -> this.flowClaim.claim(request, token));
 		}
 	}
 
@@ -347,17 +443,18 @@ public class JobStore {
 		List<Object> args = new ArrayList<>();
 		args.add(request.queue());
 		args.addAll(request.handlers());
+		args.add(request.queue());
 		args.add(request.limit());
 		return args.toArray();
 	}
 
 	/** The row as the claim left it, without reading it again. */
-	private static JobRecord claimed(JobRecord job, String owner, long token) {
+	static JobRecord claimed(JobRecord job, String owner, long token) {
 		return new JobRecord(job.id(), job.queue(), job.handler(), job.payload(), JobStatus.RUNNING, job.priority(),
 				job.runAt(), job.attempts() + 1, job.maxAttempts(), owner, token, null, job.version() + 1,
 				job.uniqueKey(), job.groupKey(), job.lastError(), job.result(), job.createdAt(), job.startedAt(),
 				job.startedAt(), job.finishedAt(), job.scheduledFor(), job.deadline(), job.cancelRequestedAt(),
-				job.crashes(), job.headers());
+				job.crashes(), job.headers(), job.concurrencyKey());
 	}
 
 	private static int runOrder(JobRecord a, JobRecord b) {
@@ -374,6 +471,32 @@ public class JobStore {
 	 * completion, whether its lease still held.
 	 */
 	public boolean[] complete(List<Completion> completions) {
+		boolean[] held = completePlain(completions);
+		List<Completion> missed = new ArrayList<>();
+		for (int i = 0; i < held.length; i++) {
+			if (!held[i]) {
+				missed.add(completions.get(i));
+			}
+		}
+		if (missed.isEmpty()) {
+			return held;
+		}
+		// Jobs whose end settles others (dependents, a batch) are left alone by the plain
+		// statement: they are completed here, each with what it settles, in one transaction.
+		Set<Lease> settling = this.workflows.runningToSettle(missed.stream().map(Completion::lease).toList());
+		if (settling.isEmpty()) {
+			return held;
+		}
+		List<Completion> slow = missed.stream().filter((completion) -> settling.contains(completion.lease())).toList();
+		Set<Long> recorded = this.ownWorkflowTransaction.execute((status) -> completeSettling(slow));
+		for (int i = 0; i < held.length; i++) {
+			held[i] |= recorded.contains(completions.get(i).lease().jobId());
+		}
+		return held;
+	}
+
+	/** The completions of jobs whose end settles nothing else, one statement each or one for all. */
+	private boolean[] completePlain(List<Completion> completions) {
 		if (this.sql.completeAll != null) {
 			// One statement commits on its own, in one round trip, unless this thread is in a
 			// transaction, which the queue's own writes never join.
@@ -382,12 +505,7 @@ public class JobStore {
 					: completeInOneStatement(completions, this.sql.completeAll);
 		}
 		return this.ownTransaction.execute((status) -> {
-			boolean[] held = held(batch(this.sql.complete, completions, (ps, completion) -> {
-				ps.setString(1, completion.result());
-				ps.setString(2, completion.note());
-				ps.setLong(3, completion.lease().jobId());
-				ps.setLong(4, completion.lease().token());
-			}));
+			boolean[] held = held(batch(this.sql.plain(this.sql.complete), completions, JobStore::bindCompletion));
 			List<Long> finished = new ArrayList<>(held.length);
 			for (int i = 0; i < held.length; i++) {
 				if (held[i]) {
@@ -397,6 +515,83 @@ public class JobStore {
 			notifyFinished(finished);
 			return held;
 		});
+	}
+
+	/** Completes jobs whose end settles others, and settles it; returns the ids whose lease held. */
+	private Set<Long> completeSettling(List<Completion> completions) {
+		boolean[] held = held(batch(this.sql.complete, completions, JobStore::bindCompletion));
+		List<WorkflowStore.Ended> ends = new ArrayList<>();
+		Set<Long> recorded = new HashSet<>();
+		for (int i = 0; i < held.length; i++) {
+			if (held[i]) {
+				long id = completions.get(i).lease().jobId();
+				recorded.add(id);
+				ends.add(new WorkflowStore.Ended(id, JobStatus.SUCCEEDED));
+			}
+		}
+		notifyFinished(recorded);
+		settle(ends);
+		return recorded;
+	}
+
+	private static void bindCompletion(PreparedStatement ps, Completion completion) throws SQLException {
+		ps.setString(1, completion.result());
+		ps.setString(2, completion.note());
+		ps.setLong(3, completion.lease().jobId());
+		ps.setLong(4, completion.lease().token());
+	}
+
+	/**
+	 * Writes the end of an attempt, or of a queued job, with {@code statement} (fenced; its
+	 * parameters {@code args}): for a plain job one statement, as it always was; for a job
+	 * whose end settles others, the same statement and the settling, in one transaction (the
+	 * caller's, when there is one). Returns whether the statement changed the row.
+	 */
+	private boolean end(String statement, long id, Object... args) {
+		if (this.jdbc.update(this.sql.plain(statement), args) == 1) {
+			return true;
+		}
+		return Boolean.TRUE.equals(this.workflowTransaction.execute((status) -> {
+			if (this.jdbc.update(statement, args) != 1) {
+				return false;
+			}
+			this.workflows.statusOf(id)
+				.filter(JobStatus::isFinished)
+				.ifPresent((finished) -> settle(List.of(new WorkflowStore.Ended(id, finished))));
+			return true;
+		}));
+	}
+
+	/**
+	 * Settles these ends in the current transaction, announces the jobs it cancelled and the
+	 * queues that got due jobs (where the database can), and tells the settle listeners once
+	 * it commits.
+	 */
+	private void settle(List<WorkflowStore.Ended> ends) {
+		if (ends.isEmpty()) {
+			return;
+		}
+		WorkflowStore.Settled settled = this.workflows.settle(ends);
+		notifyFinished(settled.cancelled.stream().map(WorkflowStore.Ended::id).toList());
+		if (this.notifyChannel != null) {
+			settled.releasedQueues.forEach((queue) -> this.jdbc.query(this.dialect.notifyStatement(), (rs) -> {
+			}, this.notifyChannel, queue));
+		}
+		if (settled.releasedQueues.isEmpty() && settled.cancelledJobs.isEmpty()) {
+			return;
+		}
+		Runnable tell = () -> this.settleListeners.forEach((listener) -> {
+			try {
+				if (!settled.releasedQueues.isEmpty()) {
+					listener.released(Set.copyOf(settled.releasedQueues));
+				}
+				settled.cancelledJobs.forEach((job) -> listener.cancelled(job[0], job[1]));
+			}
+			catch (RuntimeException ex) {
+				logger.warn("A settle listener failed", ex);
+			}
+		});
+		AfterCommit.run(tell);
 	}
 
 	/**
@@ -427,8 +622,8 @@ public class JobStore {
 	 * at this moment, not the transaction's start); within {@link #inTransaction}.
 	 */
 	public boolean completeWhileLeased(Completion completion) {
-		boolean held = this.jdbc.update(this.sql.completeWhileLeased, completion.result(), completion.note(),
-				completion.lease().jobId(), completion.lease().token()) == 1;
+		boolean held = end(this.sql.completeWhileLeased, completion.lease().jobId(), completion.result(),
+				completion.note(), completion.lease().jobId(), completion.lease().token());
 		if (held) {
 			notifyFinished(List.of(completion.lease().jobId()));
 		}
@@ -507,7 +702,7 @@ public class JobStore {
 
 	/** Puts the job back to wait {@code delay} (on the database's clock) before its next attempt. */
 	public boolean reschedule(Lease lease, String error, Duration delay) {
-		return this.jdbc.update(this.sql.reschedule, delay.toMillis(), error, lease.jobId(), lease.token()) == 1;
+		return end(this.sql.reschedule, lease.jobId(), delay.toMillis(), error, lease.jobId(), lease.token());
 	}
 
 	/** Marks the job {@code FAILED} for good, with its last error. */
@@ -524,7 +719,7 @@ public class JobStore {
 	}
 
 	private boolean finish(Lease lease, JobStatus status, String error) {
-		boolean held = this.jdbc.update(this.sql.finish, status.name(), error, lease.jobId(), lease.token()) == 1;
+		boolean held = end(this.sql.finish, lease.jobId(), status.name(), error, lease.jobId(), lease.token());
 		if (held) {
 			notifyFinished(List.of(lease.jobId()));
 		}
@@ -533,7 +728,7 @@ public class JobStore {
 
 	/** Gives back a claimed job that never started; the claim does not count as an attempt. */
 	public boolean release(Lease lease) {
-		return this.jdbc.update(this.sql.release, lease.jobId(), lease.token()) == 1;
+		return end(this.sql.release, lease.jobId(), lease.jobId(), lease.token());
 	}
 
 	/** Moves the leases' expiry to now plus {@code duration}; returns the leases that were lost. */
@@ -603,8 +798,8 @@ public class JobStore {
 		}, limit);
 		List<ReapedJob> done = new ArrayList<>(reaped.size());
 		for (ReapedJob job : reaped) {
-			if (this.jdbc.update(this.sql.reap, job.status().name(), job.status().name(), job.error(), job.id(),
-					job.token()) == 1) {
+			if (end(this.sql.reap, job.id(), job.status().name(), job.status().name(), job.error(), job.id(),
+					job.token())) {
 				done.add(job);
 			}
 		}
@@ -623,7 +818,7 @@ public class JobStore {
 				limit);
 		List<ExpiredJob> expired = new ArrayList<>(passed.size());
 		for (ExpiredJob job : passed) {
-			if (this.jdbc.update(this.sql.expire, deadlinePassed(job.deadline()), job.id()) == 1) {
+			if (end(this.sql.expire, job.id(), deadlinePassed(job.deadline()), job.id())) {
 				expired.add(job);
 			}
 		}
@@ -681,9 +876,12 @@ public class JobStore {
 		return this.jdbc.query(this.sql.find, jobRows(), id).stream().findFirst();
 	}
 
-	/** Cancels a {@code QUEUED} job; false when there is no such job or it is not queued. */
+	/**
+	 * Cancels a {@code QUEUED} or {@code WAITING} job, and settles what it ends (its
+	 * dependents, its batch); false when there is no such job or it is in another state.
+	 */
 	public boolean cancel(long id) {
-		boolean cancelled = this.jdbc.update(this.sql.cancel, id) == 1;
+		boolean cancelled = end(this.sql.cancel, id, id);
 		if (cancelled) {
 			notifyFinished(List.of(id));
 		}
@@ -821,11 +1019,23 @@ public class JobStore {
 			ps.setLong(1, id);
 			ps.setString(2, status.name());
 		});
-		int deleted = 0;
-		for (boolean held : held(counts)) {
-			deleted += held ? 1 : 0;
+		boolean[] held = held(counts);
+		List<Long> deleted = new ArrayList<>(ids.size());
+		for (int i = 0; i < held.length; i++) {
+			if (held[i]) {
+				deleted.add(ids.get(i));
+			}
 		}
-		return deleted;
+		this.workflows.forget(deleted);
+		return deleted.size();
+	}
+
+	/**
+	 * Deletes the batches that finished longer than {@code age} ago (by then their jobs are
+	 * pruned too, when {@code age} is the longest retention); returns how many.
+	 */
+	public int pruneBatches(Duration age) {
+		return this.workflows.pruneBatches(age);
 	}
 
 	/**

@@ -10,12 +10,21 @@ import org.jspecify.annotations.Nullable;
  * that is null {@code expireAfterMillis} after the insert on the database's clock, or none
  * when both are null. {@code scheduledFor} is the tick a recurring job was fired for, null
  * for any other job. {@code headers} is the propagation context to store with it (a JSON
- * object of strings), or {@code null} for none.
+ * object of strings), or {@code null} for none. {@code concurrencyKey} is the key its queue's
+ * limits look it up by, or {@code null} for none.
  */
 public record NewJob(String queue, String handler, String payload, int priority, @Nullable Instant runAt,
 		long delayMillis, int maxAttempts, @Nullable String uniqueKey, @Nullable String groupKey,
 		@Nullable Instant deadline, @Nullable Long expireAfterMillis, @Nullable Instant scheduledFor,
-		@Nullable String headers) {
+		@Nullable String headers, @Nullable String concurrencyKey) {
+
+	public NewJob(String queue, String handler, String payload, int priority, @Nullable Instant runAt,
+			long delayMillis, int maxAttempts, @Nullable String uniqueKey, @Nullable String groupKey,
+			@Nullable Instant deadline, @Nullable Long expireAfterMillis, @Nullable Instant scheduledFor,
+			@Nullable String headers) {
+		this(queue, handler, payload, priority, runAt, delayMillis, maxAttempts, uniqueKey, groupKey, deadline,
+				expireAfterMillis, scheduledFor, headers, null);
+	}
 
 	public NewJob(String queue, String handler, String payload, int priority, @Nullable Instant runAt,
 			long delayMillis, int maxAttempts, @Nullable String uniqueKey, @Nullable String groupKey,
@@ -34,14 +43,21 @@ public record NewJob(String queue, String handler, String payload, int priority,
 	public NewJob forTick(Instant tick) {
 		return new NewJob(this.queue, this.handler, this.payload, this.priority, this.runAt, this.delayMillis,
 				this.maxAttempts, this.uniqueKey, this.groupKey, this.deadline, this.expireAfterMillis, tick,
-				this.headers);
+				this.headers, this.concurrencyKey);
 	}
 
 	/** This job, with these propagation headers ({@code null} for none). */
 	public NewJob withHeaders(@Nullable String headers) {
 		return new NewJob(this.queue, this.handler, this.payload, this.priority, this.runAt, this.delayMillis,
 				this.maxAttempts, this.uniqueKey, this.groupKey, this.deadline, this.expireAfterMillis,
-				this.scheduledFor, headers);
+				this.scheduledFor, headers, this.concurrencyKey);
+	}
+
+	/** This job, with this concurrency key ({@code null} for none). */
+	public NewJob withConcurrencyKey(@Nullable String concurrencyKey) {
+		return new NewJob(this.queue, this.handler, this.payload, this.priority, this.runAt, this.delayMillis,
+				this.maxAttempts, this.uniqueKey, this.groupKey, this.deadline, this.expireAfterMillis,
+				this.scheduledFor, this.headers, concurrencyKey);
 	}
 
 }

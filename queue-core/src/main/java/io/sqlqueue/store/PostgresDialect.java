@@ -53,19 +53,19 @@ public final class PostgresDialect extends Dialect {
 	public String insertAll(String table) {
 		return """
 				INSERT INTO %s (queue, handler, payload, status, priority, run_at, max_attempts, unique_key, group_key,
-				                scheduled_for, deadline, created_at, updated_at)
+				                scheduled_for, deadline, created_at, updated_at, headers, concurrency_key)
 				SELECT d.queue, d.handler, CAST(d.payload AS jsonb), 'QUEUED', d.priority,
 				       COALESCE(CAST(d.run_at AS timestamptz),
 				                now() + CAST(d.delay_millis AS double precision) * interval '1 millisecond'),
 				       d.max_attempts, d.unique_key, d.group_key, CAST(d.scheduled_for AS timestamptz),
 				       COALESCE(CAST(d.deadline AS timestamptz),
 				                now() + CAST(d.expire_millis AS double precision) * interval '1 millisecond'),
-				       now(), now()
+				       now(), now(), CAST(d.headers AS jsonb), d.concurrency_key
 				FROM unnest(CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS int[]), CAST(? AS text[]),
 				            CAST(? AS bigint[]), CAST(? AS int[]), CAST(? AS text[]), CAST(? AS text[]), CAST(? AS text[]),
-				            CAST(? AS text[]), CAST(? AS bigint[])) WITH ORDINALITY
+				            CAST(? AS text[]), CAST(? AS bigint[]), CAST(? AS text[]), CAST(? AS text[])) WITH ORDINALITY
 				    AS d(queue, handler, payload, priority, run_at, delay_millis, max_attempts, unique_key, group_key,
-				         scheduled_for, deadline, expire_millis, n)
+				         scheduled_for, deadline, expire_millis, headers, concurrency_key, n)
 				ORDER BY d.n
 				ON CONFLICT DO NOTHING
 				RETURNING id""".formatted(table);
@@ -81,6 +81,8 @@ public final class PostgresDialect extends Dialect {
 	 * the running jobs' partial index cannot serve the statement: on the same statistics the
 	 * planner read it whole for every flush, dead entries of every job ever run included
 	 * (346 million index entries for a drain of 200,000 jobs), instead of the primary key.
+	 * Jobs whose end settles others ({@code settles <> 0}: dependents, a batch) are left
+	 * alone, for {@link JobStore} to complete with what they settle.
 	 */
 	@Override
 	public String completeAll(String table) {
@@ -91,8 +93,20 @@ public final class PostgresDialect extends Dialect {
 				FROM (SELECT CAST(? AS bigint[]) AS ids, CAST(? AS bigint[]) AS tokens, CAST(? AS text[]) AS results,
 				             CAST(? AS text[]) AS notes) d
 				WHERE j.id = ANY(d.ids) AND j.lease_token = d.tokens[array_position(d.ids, j.id)]
-				  AND (j.status = 'RUNNING') IS TRUE
+				  AND (j.status = 'RUNNING') IS TRUE AND j.settles = 0
 				RETURNING j.id, j.awaited""".formatted(table);
+	}
+
+	@Override
+	public String upsertRateWindows(String windowTable) {
+		return """
+				INSERT INTO %s (concurrency_key, window_start, window_starts, previous_starts, expires_at, queue)
+				SELECT d.concurrency_key, d.window_start, d.window_starts, d.previous_starts, d.expires_at, CAST(? AS text)
+				FROM unnest(CAST(? AS text[]), CAST(? AS bigint[]), CAST(? AS int[]), CAST(? AS int[]), CAST(? AS bigint[]))
+				    AS d(concurrency_key, window_start, window_starts, previous_starts, expires_at)
+				ON CONFLICT (queue, concurrency_key) DO UPDATE SET window_start = excluded.window_start,
+				    window_starts = excluded.window_starts, previous_starts = excluded.previous_starts,
+				    expires_at = excluded.expires_at""".formatted(windowTable);
 	}
 
 	/** Autovacuum switched off for the server, or for the table by a storage parameter. */
@@ -113,6 +127,30 @@ public final class PostgresDialect extends Dialect {
 	@Override
 	public String customPlansStatement() {
 		return "SET LOCAL plan_cache_mode = force_custom_plan";
+	}
+
+	/**
+	 * The claim of a limited queue commits without waiting for the disk, as the one-statement
+	 * claim does, and reports its isolation: it runs at the connection's own (READ COMMITTED,
+	 * PostgreSQL's default), since pgjdbc asks the server for the isolation every time a
+	 * transaction names one. Its statements find rows by index scans only (for this
+	 * transaction): each is written for an index, but a queue's statistics swing between idle
+	 * and a backlog, and on statistics taken while it was idle the planner read the whole
+	 * table to claim a hundred jobs by id, and counted the running jobs with a bitmap scan that
+	 * visits every dead entry of the running jobs' index since the last vacuum, where an index
+	 * scan marks those it finds dead and skips them the next time.
+	 */
+	@Override
+	protected String flowLockReadings() {
+		return """
+				set_config('synchronous_commit', 'off', true) AS no_wait,
+				    set_config('enable_seqscan', 'off', true) AS index_only, set_config('enable_bitmapscan', 'off', true) AS no_bitmaps,
+				    current_setting('transaction_isolation') = 'read committed' AS read_committed""";
+	}
+
+	@Override
+	public boolean checksIsolationInFlowLock() {
+		return true;
 	}
 
 	@Override

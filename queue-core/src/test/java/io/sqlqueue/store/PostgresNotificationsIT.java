@@ -17,6 +17,8 @@ import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobResult;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.await.JobAwaiter;
+import io.sqlqueue.flow.FlowControl;
+import io.sqlqueue.flow.Limit;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
 import io.sqlqueue.handler.PayloadCodec;
@@ -29,9 +31,9 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Through LISTEN/NOTIFY, long before any poll or heartbeat: an enqueue on one instance wakes
- * the idle Manager of another, a job finished on one completes its waiter on another, and a
- * cancel asked on one stops the job another runs; the listener survives losing its
- * connection.
+ * the idle Manager of another, a job finished on one completes its waiter on another, a
+ * cancel asked on one stops the job another runs, and a limit removed on one lets another
+ * start the jobs it held back; the listener survives losing its connection.
  */
 class PostgresNotificationsIT {
 
@@ -102,6 +104,26 @@ class PostgresNotificationsIT {
 		this.producerAwaiter.close();
 		this.fixture.close();
 		this.database.close();
+	}
+
+	/** A limit changed on one instance wakes the idle Manager of another, so the jobs it held back start. */
+	@Test
+	void aLimitRemovedOnOneInstanceLetsAnotherStartTheJobsItHeldBackAtOnce() {
+		FlowControl elsewhere = new FlowControl(new FlowStore(this.database.dataSource(), this.database.dialect(),
+				this.database.schema(), PostgresNotifications.channel(this.database.schema())));
+		elsewhere.setLimit("default", Limit.concurrency(1));
+		List<Long> ids = this.producer.enqueueAll(List.of(Job.of("block", 1), Job.of("block", 2)));
+		try {
+			await().atMost(Duration.ofSeconds(10)).until(() -> this.fixture.count("status = 'RUNNING'") == 1);
+			await().pollDelay(Duration.ofMillis(300)).until(() -> true);
+			assertThat(this.fixture.count("status = 'RUNNING'")).isEqualTo(1);
+			elsewhere.removeLimit("default");
+			await().atMost(Duration.ofSeconds(10)).until(() -> this.fixture.count("status = 'RUNNING'") == 2);
+		}
+		finally {
+			ids.forEach(this.producer::cancel);
+		}
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.fixture.count("status = 'CANCELLED'") == 2);
 	}
 
 	@Test

@@ -28,6 +28,8 @@ class PostgresQueryPlanIT {
 
 	private static JobBrowser browser;
 
+	private static WorkflowSql workflowSql;
+
 	@BeforeAll
 	static void fillTable() {
 		database = TestDatabase.POSTGRESQL.isolated();
@@ -47,7 +49,12 @@ class PostgresQueryPlanIT {
 				INSERT INTO queue_job (queue, handler, payload, status, max_attempts, lease_token, lease_expires_at)
 				SELECT 'q' || (i % 4), 'h' || (i % 10), '{}', 'RUNNING', 3, i, now() + interval '1 minute'
 				FROM generate_series(1, 50) AS i""");
+		jdbc.execute("""
+				INSERT INTO queue_dependency (depends_on, job_id)
+				SELECT i, i + 1 FROM generate_series(1, 20000) AS i""");
 		jdbc.execute("ANALYZE queue_job");
+		jdbc.execute("ANALYZE queue_dependency");
+		workflowSql = new WorkflowSql(database.dialect(), database.schema());
 	}
 
 	@AfterAll
@@ -57,8 +64,28 @@ class PostgresQueryPlanIT {
 
 	@Test
 	void claimUsesTheReadyIndex() {
-		assertThat(plan(sql.claimReturning(2), "q1", "h1", "h3", 10, "w", 1L, 30000L)).contains("queue_job_ready_idx")
+		assertThat(plan(sql.claimReturning(2), "q1", "h1", "h3", "q1", 10, "w", 1L, 30000L))
+			.contains("queue_job_ready_idx")
 			.doesNotContain("Seq Scan on queue_job j");
+	}
+
+	/**
+	 * A limited queue's claim: its candidates, from a position on and without the full keys,
+	 * read the ready index; its counts of running and due jobs read the running jobs' and the
+	 * ready index.
+	 */
+	@Test
+	void limitedClaimUsesTheReadyAndTheLeaseIndex() {
+		java.sql.Timestamp runAt = java.sql.Timestamp.from(java.time.Instant.now());
+		assertThat(plan(sql.limitedCandidates(new JobSql.CandidateRead(2, 2, true, true, true)), "q1", "q1", "h1", "h3",
+				"customer:1", "customer:2", 0, 0, runAt.toInstant().toString(), runAt.toInstant().toString(), 10L, 20))
+			.contains("queue_job_ready_idx")
+			.doesNotContain("Seq Scan on queue_job j");
+		FlowSql flow = new FlowSql(database.dialect(), database.schema());
+		assertThat(plan(flow.runningByKey, "q1")).contains("queue_job_lease_idx").doesNotContain("Seq Scan");
+		assertThat(plan(flow.dueByKey, "q1")).contains("queue_job_ready_idx").doesNotContain("Seq Scan");
+		assertThat(plan(sql.claimQueued(3), "w", 1L, 30000L, runAt.toInstant().toString(), 1L, 2L, 3L))
+			.contains("queue_job_pkey");
 	}
 
 	@Test
@@ -73,6 +100,21 @@ class PostgresQueryPlanIT {
 			.contains("queue_job_pkey")
 			.doesNotContain("queue_job_lease_idx")
 			.doesNotContain("Seq Scan on queue_job");
+	}
+
+	/** What a job's end settles is found by keys: its row, its edges, its dependents, its batch. */
+	@Test
+	void settlingFindsEveryRowByItsKey() {
+		assertThat(plan(sql.plain(sql.complete), "{}", null, 1L, 1L)).contains("queue_job_pkey");
+		assertThat(plan(workflowSql.runningToSettle(2), 1L, 2L)).containsAnyOf("queue_job_pkey", "queue_job_lease_idx")
+			.doesNotContain("Seq Scan");
+		assertThat(plan(workflowSql.ended(2), 1L, 2L)).contains("queue_job_pkey");
+		assertThat(plan(workflowSql.edgesFrom(2), 1L, 2L)).contains("queue_dependency_pkey");
+		assertThat(plan(workflowSql.waitingDependents(2), 1L, 2L)).contains("queue_job_pkey");
+		assertThat(plan(workflowSql.release, 1L)).contains("queue_job_pkey");
+		assertThat(plan(workflowSql.cancelDependent, "reason", 1L)).contains("queue_job_pkey");
+		assertThat(plan(workflowSql.countInBatch, 1, 1, 1, 0, 0, 1L)).contains("queue_batch_pkey");
+		assertThat(plan(workflowSql.dependenciesOf, 1L)).contains("queue_dependency_job_idx");
 	}
 
 	@Test

@@ -16,6 +16,7 @@ import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.await.JobAwaiter;
+import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
 import io.sqlqueue.handler.PayloadCodec;
@@ -26,6 +27,7 @@ import io.sqlqueue.manager.Reaper;
 import io.sqlqueue.schema.QueueSchemaMigrator;
 import io.sqlqueue.store.ClaimMethod;
 import io.sqlqueue.store.Dialects;
+import io.sqlqueue.store.FlowStore;
 import io.sqlqueue.store.JobStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -57,6 +59,8 @@ public final class QueueFixture implements AutoCloseable {
 
 	private final JobAwaiter awaiter;
 
+	private final FlowControl flowControl;
+
 	private final List<AutoCloseable> closeables = new ArrayList<>();
 
 	public QueueFixture(TestDatabase.Isolated database, ClaimMethod claimMethod, PayloadCodec codec) {
@@ -70,6 +74,7 @@ public final class QueueFixture implements AutoCloseable {
 		this.awaiter = new JobAwaiter(this.store, codec, AWAIT_MAX_POLL);
 		this.closeables.add(this.awaiter);
 		this.queue = new JobQueue(this.store, codec, this.handlers, FAST_RETRIES, this.listener, this.awaiter);
+		this.flowControl = new FlowControl(new FlowStore(database.dataSource(), database.dialect(), database.schema()));
 	}
 
 	/** The longest wait of the awaiters between reads: a job finished elsewhere is seen this soon. */
@@ -96,6 +101,16 @@ public final class QueueFixture implements AutoCloseable {
 
 	public JobQueue queue() {
 		return this.queue;
+	}
+
+	/** The limits of the queues, whose changes wake the Managers this fixture starts. */
+	public FlowControl flowControl() {
+		return this.flowControl;
+	}
+
+	/** Limits kept in this database, changed by an instance whose Managers hear nothing of it. */
+	public FlowControl otherInstanceFlowControl() {
+		return new FlowControl(new FlowStore(this.database.dataSource(), this.database.dialect(), this.database.schema()));
 	}
 
 	public PayloadCodec codec() {
@@ -158,6 +173,7 @@ public final class QueueFixture implements AutoCloseable {
 		this.closeables.add(0, manager::stop);
 		manager.start();
 		this.queue.addEnqueueListener(manager::wakeUp);
+		this.flowControl.addChangeListener(manager::wakeUp);
 		return manager;
 	}
 

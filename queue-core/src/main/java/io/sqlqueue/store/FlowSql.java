@@ -1,0 +1,124 @@
+package io.sqlqueue.store;
+
+
+import org.jspecify.annotations.Nullable;
+
+import io.sqlqueue.Names;
+
+/**
+ * The statements of flow control on its tables ({@code queue_limit}, {@code queue_flow},
+ * {@code queue_rate_window}) and the counts it reads from {@code queue_job}, written once
+ * from the dialect's pieces. See the V6 migration for what each table holds.
+ */
+final class FlowSql {
+
+	/** Locks a queue's flow row and reads its version, its window and the database's clock; parameter: queue. */
+	final String lockFlow;
+
+	/** Run first where rows cannot be locked by a read (SQLite: takes its one write lock); parameter: queue. */
+	final @Nullable String writeLock;
+
+	final String flowVersion;
+
+	final String insertFlow;
+
+	final String bumpFlow;
+
+	final String deleteFlow;
+
+	final String limitsOfQueue;
+
+	final String allLimits;
+
+	final String insertLimit;
+
+	final String updateLimit;
+
+	final String deleteLimit;
+
+	final String countLimits;
+
+	/** Running jobs of a queue per concurrency key (null for none); parameter: queue. */
+	final String runningByKey;
+
+	/** Due queued jobs of a queue per concurrency key (null for none); parameter: queue. */
+	final String dueByKey;
+
+	final String queueWindows;
+
+	/** The queue's own window, unlocked (for counts); parameter: queue. */
+	final String flowWindow;
+
+	final String updateFlowWindow;
+
+	final String updateWindow;
+
+	final String insertWindow;
+
+	final String deleteWindows;
+
+	final @Nullable String upsertWindows;
+
+	final String deleteExpiredWindows;
+
+	final String now;
+
+	private final String windowTable;
+
+	FlowSql(Dialect dialect, @Nullable String schema) {
+		String checkedSchema = Names.requireSchema(schema);
+		String prefix = (checkedSchema != null) ? dialect.quote(checkedSchema) + "." : "";
+		String limitTable = prefix + "queue_limit";
+		String flowTable = prefix + "queue_flow";
+		String jobTable = prefix + "queue_job";
+		this.windowTable = prefix + "queue_rate_window";
+		String now = dialect.now();
+		this.lockFlow = dialect.lockFlow(flowTable);
+		this.writeLock = dialect.flowWriteLock(flowTable);
+		this.flowVersion = "SELECT version FROM %s WHERE queue = ?".formatted(flowTable);
+		this.insertFlow = "INSERT INTO %s (queue, version) VALUES (?, 0)".formatted(flowTable);
+		this.bumpFlow = "UPDATE %s SET version = version + 1 WHERE queue = ?".formatted(flowTable);
+		this.deleteFlow = "DELETE FROM %s WHERE queue = ?".formatted(flowTable);
+		this.limitsOfQueue = """
+				SELECT l.*, f.version FROM %s l JOIN %s f ON f.queue = l.queue
+				WHERE l.queue = ?""".formatted(limitTable, flowTable);
+		this.allLimits = """
+				SELECT l.*, f.version FROM %s l JOIN %s f ON f.queue = l.queue
+				ORDER BY l.queue, l.key_pattern""".formatted(limitTable, flowTable);
+		this.insertLimit = """
+				INSERT INTO %s (queue, key_pattern, concurrency, rate, period_millis, source, created_at, updated_at)
+				VALUES (?, ?, ?, ?, ?, ?, %s, %s)""".formatted(limitTable, now, now);
+		this.updateLimit = """
+				UPDATE %s SET concurrency = ?, rate = ?, period_millis = ?, source = ?, updated_at = %s
+				WHERE queue = ? AND key_pattern = ?""".formatted(limitTable, now);
+		this.deleteLimit = "DELETE FROM %s WHERE queue = ? AND key_pattern = ?".formatted(limitTable);
+		this.countLimits = "SELECT COUNT(*) FROM %s WHERE queue = ?".formatted(limitTable);
+		this.runningByKey = """
+				SELECT concurrency_key, COUNT(*) AS jobs FROM %s
+				WHERE queue = ? AND status = 'RUNNING'
+				GROUP BY concurrency_key""".formatted(jobTable);
+		this.dueByKey = """
+				SELECT concurrency_key, COUNT(*) AS jobs FROM %s
+				WHERE queue = ? AND status = 'QUEUED' AND run_at <= %s
+				GROUP BY concurrency_key""".formatted(jobTable, now);
+		this.queueWindows = """
+				SELECT concurrency_key, window_start, window_starts, previous_starts FROM %s
+				WHERE queue = ?""".formatted(this.windowTable);
+		this.flowWindow = "SELECT window_start, window_starts, previous_starts FROM %s WHERE queue = ?"
+			.formatted(flowTable);
+		this.updateFlowWindow = """
+				UPDATE %s SET window_start = ?, window_starts = ?, previous_starts = ?
+				WHERE queue = ?""".formatted(flowTable);
+		this.updateWindow = """
+				UPDATE %s SET window_start = ?, window_starts = ?, previous_starts = ?, expires_at = ?
+				WHERE queue = ? AND concurrency_key = ?""".formatted(this.windowTable);
+		this.insertWindow = """
+				INSERT INTO %s (window_start, window_starts, previous_starts, expires_at, queue, concurrency_key)
+				VALUES (?, ?, ?, ?, ?, ?)""".formatted(this.windowTable);
+		this.deleteWindows = "DELETE FROM %s WHERE queue = ?".formatted(this.windowTable);
+		this.upsertWindows = dialect.upsertRateWindows(this.windowTable);
+		this.deleteExpiredWindows = "DELETE FROM %s WHERE queue = ? AND expires_at < ?".formatted(this.windowTable);
+		this.now = "SELECT %s AS db_now".formatted(now);
+	}
+
+}

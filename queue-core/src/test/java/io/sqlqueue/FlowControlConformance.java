@@ -1,0 +1,413 @@
+package io.sqlqueue;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import com.zaxxer.hikari.HikariDataSource;
+import org.junit.jupiter.api.Test;
+
+import io.sqlqueue.flow.FlowControl;
+import io.sqlqueue.flow.Limit;
+import io.sqlqueue.flow.LimitDefinition;
+import io.sqlqueue.flow.LimitSource;
+import io.sqlqueue.flow.QueueLimits;
+import io.sqlqueue.handler.HandlerDefinition;
+import io.sqlqueue.handler.JobInvoker;
+import io.sqlqueue.manager.Manager;
+import io.sqlqueue.store.ClaimRequest;
+import io.sqlqueue.store.ClaimResult;
+import io.sqlqueue.store.LimitRow;
+import io.sqlqueue.test.QueueFixture;
+import io.sqlqueue.test.TestDatabase;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Flow control (README "Flow control") as every database and claim method must show it, with
+ * real connections, real threads and several instances: limits of a queue and of its
+ * concurrency keys hold at every moment across instances, jobs over a limit wait
+ * {@code QUEUED}, and limits change at runtime. Run by every {@link QueueConformanceTests}.
+ */
+interface FlowControlConformance {
+
+	Duration WAIT = Duration.ofSeconds(30);
+
+	QueueFixture fixture();
+
+	TestDatabase.Isolated isolatedDatabase();
+
+	private FlowControl limits() {
+		return fixture().flowControl();
+	}
+
+	private void handle(String handler, JobInvoker invoker) {
+		fixture().register(HandlerDefinition.of(handler, "default", invoker));
+	}
+
+	private ClaimResult claim(int limit, String... handlers) {
+		return fixture().store().claimJobs(new ClaimRequest("test-worker", "default", List.of(handlers), limit, 30_000));
+	}
+
+	/** A handler that counts how many of its jobs run at once, per concurrency key (its payload) and in all. */
+	final class Overlaps implements JobInvoker {
+
+		final Map<String, AtomicInteger> running = new ConcurrentHashMap<>();
+
+		final Map<String, AtomicInteger> most = new ConcurrentHashMap<>();
+
+		final Map<Long, AtomicInteger> runs = new ConcurrentHashMap<>();
+
+		@Override
+		public Object invoke(String payload, JobContext context) throws Exception {
+			runs.computeIfAbsent(context.jobId(), (id) -> new AtomicInteger()).incrementAndGet();
+			String key = payload.replace("\"", "");
+			List<String> counted = List.of(key, "all");
+			for (String name : counted) {
+				int now = this.running.computeIfAbsent(name, (n) -> new AtomicInteger()).incrementAndGet();
+				this.most.computeIfAbsent(name, (n) -> new AtomicInteger()).accumulateAndGet(now, Math::max);
+			}
+			try {
+				Thread.sleep(30);
+			}
+			finally {
+				counted.forEach((name) -> this.running.get(name).decrementAndGet());
+			}
+			return null;
+		}
+
+		int most(String key) {
+			AtomicInteger most = this.most.get(key);
+			return (most != null) ? most.get() : 0;
+		}
+
+	}
+
+	@Test
+	default void keyConcurrencyHoldsAtEveryMomentAcrossInstances() {
+		Overlaps overlaps = new Overlaps();
+		handle("sync", overlaps);
+		limits().setKeyLimit("default", "customer:*", Limit.concurrency(2));
+		List<Job> jobs = new ArrayList<>();
+		for (int i = 0; i < 32; i++) {
+			String key = "customer:" + (i % 4);
+			jobs.add(Job.of("sync", key).concurrencyKey(key));
+		}
+		jobs.add(Job.of("sync", "unkeyed"));
+		fixture().queue().enqueueAll(jobs);
+		runOnThreeInstances(jobs.size());
+		for (int i = 0; i < 4; i++) {
+			assertThat(overlaps.most("customer:" + i)).as("customer:" + i).isBetween(1, 2);
+		}
+		assertThat(overlaps.most("customer:0") + overlaps.most("customer:1") + overlaps.most("customer:2")
+				+ overlaps.most("customer:3")).as("keys that ran two at once").isGreaterThan(4);
+		assertThat(overlaps.most("all")).as("keys run beside each other").isGreaterThan(2);
+		assertThat(overlaps.runs).hasSize(jobs.size());
+		assertThat(overlaps.runs.values()).allSatisfy((runs) -> assertThat(runs).hasValue(1));
+	}
+
+	@Test
+	default void queueConcurrencyHoldsAcrossInstancesBesideTheirOwnWorkers() {
+		Overlaps overlaps = new Overlaps();
+		handle("sync", overlaps);
+		limits().setLimit("default", Limit.concurrency(3));
+		List<Job> jobs = new ArrayList<>();
+		for (int i = 0; i < 24; i++) {
+			jobs.add(Job.of("sync", "job"));
+		}
+		fixture().queue().enqueueAll(jobs);
+		runOnThreeInstances(jobs.size());
+		assertThat(overlaps.most("all")).isEqualTo(3);
+		assertThat(overlaps.runs.values()).hasSize(jobs.size()).allSatisfy((runs) -> assertThat(runs).hasValue(1));
+		assertThat(fixture().count("attempts <> 1")).isZero();
+	}
+
+	/**
+	 * Starts counted per window of the database's clock (as the claim stamps them): no window of
+	 * the queue's rate holds more than its limit, nor of the key's, with three instances
+	 * claiming.
+	 */
+	@Test
+	default void rateLimitsHoldInEveryWindowAcrossInstances() {
+		handle("call", (payload, context) -> null);
+		limits().setLimit("default", Limit.rate(5, Duration.ofMillis(400)));
+		limits().setKeyLimit("default", "api", Limit.rate(2, Duration.ofMillis(400)));
+		List<Job> jobs = new ArrayList<>();
+		for (int i = 0; i < 16; i++) {
+			jobs.add((i % 2 == 0) ? Job.of("call", i).concurrencyKey("api") : Job.of("call", i));
+		}
+		List<Long> ids = fixture().queue().enqueueAll(jobs);
+		runOnThreeInstances(jobs.size());
+		Map<Long, Integer> perWindow = new java.util.TreeMap<>();
+		Map<Long, Integer> apiPerWindow = new java.util.TreeMap<>();
+		for (long id : ids) {
+			JobRecord job = fixture().job(id);
+			long window = job.startedAt().toEpochMilli() / 400;
+			perWindow.merge(window, 1, Integer::sum);
+			if ("api".equals(job.concurrencyKey())) {
+				apiPerWindow.merge(window, 1, Integer::sum);
+			}
+		}
+		assertThat(perWindow.values()).as("starts per window %s", perWindow).allSatisfy((starts) -> assertThat(starts).isLessThanOrEqualTo(5));
+		assertThat(apiPerWindow.values()).as("api starts per window %s", apiPerWindow)
+			.allSatisfy((starts) -> assertThat(starts).isLessThanOrEqualTo(2));
+		assertThat(apiPerWindow.values().stream().mapToInt(Integer::intValue).sum()).isEqualTo(8);
+		assertThat(fixture().count("attempts <> 1")).isZero();
+	}
+
+	/** One claim: a key at its limit is left behind, and the keys after it still start. */
+	@Test
+	default void aKeyAtItsLimitHoldsNoOtherKeyBack() {
+		limits().setKeyLimit("default", "*", Limit.concurrency(1));
+		List<Job> jobs = new ArrayList<>();
+		for (int i = 0; i < 300; i++) {
+			jobs.add(Job.of("work", i).concurrencyKey("hot"));
+		}
+		for (int i = 0; i < 10; i++) {
+			jobs.add(Job.of("work", i).concurrencyKey("cold-" + i));
+		}
+		jobs.add(Job.of("work", "free"));
+		List<Long> ids = fixture().queue().enqueueAll(jobs);
+		ClaimResult first = claim(20, "work");
+		List<Long> expected = new ArrayList<>(ids.subList(300, 311));
+		expected.add(0, ids.get(0));
+		assertThat(first.jobs()).extracting(JobRecord::id).containsExactlyElementsOf(expected);
+		assertThat(first.jobs()).allSatisfy((job) -> {
+			assertThat(job.status()).isEqualTo(JobStatus.RUNNING);
+			assertThat(job.startedAt()).isNotNull();
+		});
+		assertThat(fixture().count("status = 'RUNNING'")).as("only what it took").isEqualTo(12);
+		assertThat(first.heldByConcurrency()).isTrue();
+		ClaimResult second = claim(20, "work");
+		assertThat(second.jobs()).isEmpty();
+		assertThat(second.heldByConcurrency()).isTrue();
+		assertThat(limits().throttled()).containsEntry("default", Map.of("key-concurrency", 299L));
+	}
+
+	@Test
+	default void aRateLimitLeavesJobsQueuedAndSaysWhenItHasRoom() {
+		limits().setLimit("default", Limit.rate(3, Duration.ofMinutes(1)));
+		List<Job> jobs = new ArrayList<>();
+		for (int i = 0; i < 5; i++) {
+			jobs.add(Job.of("work", i));
+		}
+		fixture().queue().enqueueAll(jobs);
+		ClaimResult first = claim(10, "work");
+		assertThat(first.jobs()).hasSize(3);
+		assertThat(first.throttledFor()).isPositive().isLessThanOrEqualTo(Duration.ofMinutes(2));
+		ClaimResult second = claim(10, "work");
+		assertThat(second.jobs()).isEmpty();
+		assertThat(second.throttledFor()).isPositive().isLessThanOrEqualTo(Duration.ofMinutes(2));
+		assertThat(fixture().count("status = 'QUEUED' AND attempts = 0 AND last_error IS NULL")).isEqualTo(2);
+		assertThat(limits().throttled()).containsEntry("default", Map.of("queue-rate", 2L));
+		limits().setLimit("default", Limit.rate(5, Duration.ofMinutes(1)));
+		assertThat(claim(10, "work").jobs()).hasSize(2);
+	}
+
+	/**
+	 * Jobs over a limit wait QUEUED (not failed, no attempt spent); raising the limit lets more
+	 * start, and removing it lets the rest start at once, long before the next poll.
+	 */
+	@Test
+	default void jobsOverALimitWaitAndStartAsSoonAsItIsRaisedOrRemoved() throws Exception {
+		CountDownLatch release = new CountDownLatch(1);
+		handle("block", (payload, context) -> release.await(30, TimeUnit.SECONDS));
+		limits().setLimit("default", Limit.concurrency(1));
+		fixture().startManager((s) -> s.pollInterval(Duration.ofSeconds(20)));
+		fixture().queue().enqueueAll(List.of(Job.of("block", 1), Job.of("block", 2), Job.of("block", 3),
+				Job.of("block", 4)));
+		try {
+			// Woken by the enqueue, long before the next poll (a lost wake-up fails here).
+			await().atMost(Duration.ofSeconds(5)).until(() -> fixture().count("status = 'RUNNING'") == 1);
+			Thread.sleep(300);
+			assertThat(fixture().count("status = 'RUNNING'")).isEqualTo(1);
+			assertThat(fixture().count("status = 'QUEUED' AND attempts = 0 AND last_error IS NULL")).isEqualTo(3);
+			limits().setLimit("default", Limit.concurrency(2));
+			await().atMost(Duration.ofSeconds(5)).until(() -> fixture().count("status = 'RUNNING'") == 2);
+			assertThat(limits().removeLimit("default")).isTrue();
+			assertThat(limits().all()).isEmpty();
+			await().atMost(Duration.ofSeconds(5)).until(() -> fixture().count("status = 'RUNNING'") == 4);
+		}
+		finally {
+			release.countDown();
+		}
+		await().atMost(WAIT).until(() -> fixture().count("status = 'SUCCEEDED'") == 4);
+	}
+
+	/**
+	 * With a 20 s poll interval, room is taken as it returns: when a job of the queue ends here
+	 * (a limit on running jobs), and when a rate limit's window allows the next start.
+	 */
+	@Test
+	default void roomIsTakenAsItReturnsNotAtTheNextPoll() {
+		handle("work", (payload, context) -> {
+			Thread.sleep(50);
+			return null;
+		});
+		limits().setLimit("default", Limit.concurrency(1));
+		limits().setKeyLimit("default", "api", Limit.rate(2, Duration.ofMillis(300)));
+		fixture().startManager((s) -> s.pollInterval(Duration.ofSeconds(20)));
+		List<Long> ids = fixture().queue().enqueueAll(List.of(Job.of("work", 1), Job.of("work", 2),
+				Job.of("work", 3), Job.of("work", 4).concurrencyKey("api"), Job.of("work", 5).concurrencyKey("api"),
+				Job.of("work", 6).concurrencyKey("api"), Job.of("work", 7).concurrencyKey("api")));
+		await().atMost(Duration.ofSeconds(8)).until(() -> fixture().count("status = 'SUCCEEDED'") == ids.size());
+		assertThat(fixture().count("attempts <> 1")).isZero();
+	}
+
+	/**
+	 * Claims of one job at a time, up to a key's limit and no further: the claims that need not
+	 * count running jobs by key (a full key is impossible), those that find out with their first
+	 * read that they must, and those that count first.
+	 */
+	@Test
+	default void aKeysLimitHoldsWhetherItsJobsAreCountedFirstOrWithTheRead() {
+		limits().setKeyLimit("default", "*", Limit.concurrency(3));
+		List<Job> jobs = new ArrayList<>();
+		for (int i = 0; i < 5; i++) {
+			jobs.add(Job.of("work", i).concurrencyKey("a"));
+		}
+		fixture().queue().enqueueAll(jobs);
+		List<Integer> claimed = new ArrayList<>();
+		for (int i = 0; i < 5; i++) {
+			claimed.add(claim(1, "work").jobs().size());
+		}
+		assertThat(claimed).containsExactly(1, 1, 1, 0, 0);
+		assertThat(fixture().count("status = 'RUNNING'")).isEqualTo(3);
+	}
+
+	/** A lowered limit stops no running job; no job starts until the count is under it. */
+	@Test
+	default void aLoweredLimitStopsNothingAndStartsNothingUntilTheCountIsUnderIt() {
+		limits().setLimit("default", Limit.concurrency(3));
+		fixture().queue().enqueueAll(List.of(Job.of("work", 1), Job.of("work", 2), Job.of("work", 3), Job.of("work", 4)));
+		List<JobRecord> running = claim(2, "work").jobs();
+		assertThat(running).hasSize(2);
+		limits().setLimit("default", Limit.concurrency(1));
+		assertThat(claim(10, "work").jobs()).isEmpty();
+		assertThat(fixture().count("status = 'RUNNING'")).isEqualTo(2);
+		fixture().store().complete(List.of(new io.sqlqueue.store.Completion(
+				new io.sqlqueue.store.Lease(running.get(0).id(), running.get(0).leaseToken()), null)));
+		assertThat(claim(10, "work").jobs()).as("one still runs, the limit is one").isEmpty();
+		fixture().store().complete(List.of(new io.sqlqueue.store.Completion(
+				new io.sqlqueue.store.Lease(running.get(1).id(), running.get(1).leaseToken()), null)));
+		assertThat(claim(10, "work").jobs()).hasSize(1);
+	}
+
+	/**
+	 * An instance that claimed the queue before it had limits, and hears nothing of the change
+	 * (it is made elsewhere), keeps them from its next claim on.
+	 */
+	@Test
+	default void anInstanceThatHeardNothingOfNewLimitsKeepsThem() throws Exception {
+		CountDownLatch release = new CountDownLatch(1);
+		handle("block", (payload, context) -> release.await(30, TimeUnit.SECONDS));
+		fixture().startManager((s) -> s);
+		long first = fixture().queue().enqueue("block", 0);
+		try {
+			await().atMost(WAIT).until(() -> fixture().status(first) == JobStatus.RUNNING);
+			fixture().otherInstanceFlowControl().setLimit("default", Limit.concurrency(2));
+			fixture().queue().enqueueAll(List.of(Job.of("block", 1), Job.of("block", 2), Job.of("block", 3)));
+			await().atMost(WAIT).until(() -> fixture().count("status = 'RUNNING'") == 2);
+			Thread.sleep(500);
+			assertThat(fixture().count("status = 'RUNNING'")).isEqualTo(2);
+		}
+		finally {
+			release.countDown();
+		}
+		await().atMost(WAIT).until(() -> fixture().count("status = 'SUCCEEDED'") == 4);
+	}
+
+	/** Groups keep their order in a limited queue: one job of a group at a time, oldest first. */
+	@Test
+	default void groupsKeepTheirTurnsInALimitedQueue() {
+		limits().setLimit("default", Limit.concurrency(10));
+		List<Long> ids = fixture().queue()
+			.enqueueAll(List.of(Job.of("work", 1).groupKey("g"), Job.of("work", 2).groupKey("g"), Job.of("work", 3)));
+		assertThat(claim(10, "work").jobs()).extracting(JobRecord::id).containsExactly(ids.get(0), ids.get(2));
+		assertThat(claim(10, "work").jobs()).isEmpty();
+	}
+
+	@Test
+	default void limitsAreKeptPerSourceAndDeclaredAgainAtStartUp() {
+		FlowControl limits = limits();
+		limits.setKeyLimit("default", "stripe", Limit.rate(100, Duration.ofMinutes(1)));
+		limits.declare(LimitSource.PROPERTIES, List.of(LimitDefinition.ofQueue("mail", Limit.concurrency(5)),
+				LimitDefinition.ofKeys("mail", "customer:*", Limit.concurrency(2))));
+		assertThat(limits.limits("mail")).satisfies((mail) -> {
+			assertThat(mail.limit()).isEqualTo(Limit.concurrency(5));
+			assertThat(mail.limitOf("customer:7")).isEqualTo(Limit.concurrency(2));
+		});
+		long version = limits.limits("mail").version();
+		// Declared again unchanged: nothing is written; changed: the version moves.
+		limits.declare(LimitSource.PROPERTIES, List.of(LimitDefinition.ofQueue("mail", Limit.concurrency(5)),
+				LimitDefinition.ofKeys("mail", "customer:*", Limit.concurrency(2))));
+		assertThat(limits.limits("mail").version()).isEqualTo(version);
+		limits.declare(LimitSource.PROPERTIES, List.of(LimitDefinition.ofQueue("mail", Limit.concurrency(6))));
+		QueueLimits mail = limits.limits("mail");
+		assertThat(mail.version()).isGreaterThan(version);
+		assertThat(mail.limit()).isEqualTo(Limit.concurrency(6));
+		assertThat(mail.keyLimits()).as("no longer declared").isEmpty();
+		assertThat(limits.limits("default").limitOf("stripe")).as("set through the API, not declared")
+			.isEqualTo(Limit.rate(100, Duration.ofMinutes(1)));
+		limits.declare(LimitSource.PROPERTIES, List.of());
+		assertThat(limits.all()).extracting(QueueLimits::queue).containsExactly("default");
+		assertThat(limits.removeKeyLimit("default", "stripe")).isTrue();
+		assertThat(limits.removeKeyLimit("default", "stripe")).isFalse();
+		assertThat(limits.all()).isEmpty();
+		assertThat(fixture().jdbc().queryForObject("SELECT COUNT(*) FROM " + table("queue_flow"), Integer.class))
+			.as("a queue without limits has no flow row").isZero();
+	}
+
+	@Test
+	default void rateWindowsThatNoLongerCountArePruned() {
+		limits().setKeyLimit("default", "k:*", Limit.rate(1, Duration.ofMillis(500)));
+		fixture().queue().enqueueAll(List.of(Job.of("work", 1).concurrencyKey("k:1"), Job.of("work", 2).concurrencyKey("k:2")));
+		assertThat(claim(10, "work").jobs()).hasSize(2);
+		String windows = "SELECT COUNT(*) FROM " + table("queue_rate_window");
+		assertThat(fixture().jdbc().queryForObject(windows, Integer.class)).isEqualTo(2);
+		assertThat(limits().pruneWindows()).isZero();
+		await().atMost(WAIT).pollDelay(Duration.ofMillis(100)).until(() -> limits().pruneWindows() == 2);
+		assertThat(fixture().jdbc().queryForObject(windows, Integer.class)).isZero();
+		assertThat(limits().limits("default").keyLimits()).hasSize(1);
+	}
+
+	@Test
+	default void aConcurrencyKeyIsStoredAndReadBack() {
+		Instant before = Instant.now();
+		long id = fixture().queue().enqueue(Job.of("work", 1).concurrencyKey("customer:ü'; --"));
+		assertThat(fixture().job(id).concurrencyKey()).isEqualTo("customer:ü'; --");
+		assertThat(fixture().job(id).createdAt()).isAfter(before.minusSeconds(60));
+		List<Long> batch = fixture().queue()
+			.enqueueAll(List.of(Job.of("work", 2).concurrencyKey("a"), Job.of("work", 3)));
+		assertThat(fixture().job(batch.get(0)).concurrencyKey()).isEqualTo("a");
+		assertThat(fixture().job(batch.get(1)).concurrencyKey()).isNull();
+		assertThat(LimitRow.QUEUE).isEmpty();
+	}
+
+	/** Runs the queue's jobs on three instances, each with its own pool and 4 workers, until all {@code jobs} succeeded. */
+	private void runOnThreeInstances(int jobs) {
+		try (HikariDataSource one = isolatedDatabase().newDataSource(4);
+				HikariDataSource two = isolatedDatabase().newDataSource(4);
+				HikariDataSource three = isolatedDatabase().newDataSource(4)) {
+			List<Manager> instances = new ArrayList<>();
+			for (HikariDataSource instance : List.of(one, two, three)) {
+				instances.add(fixture().startInstance((s) -> s.defaultConcurrency(4), instance));
+			}
+			await().atMost(WAIT).until(() -> fixture().count("status = 'SUCCEEDED'") == jobs);
+			instances.forEach(Manager::stop);
+		}
+	}
+
+	private String table(String name) {
+		String schema = isolatedDatabase().schema();
+		return (schema != null) ? schema + "." + name : name;
+	}
+
+}

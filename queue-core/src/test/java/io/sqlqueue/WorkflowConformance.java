@@ -1,0 +1,573 @@
+package io.sqlqueue;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariDataSource;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import io.sqlqueue.handler.HandlerDefinition;
+import io.sqlqueue.handler.JobInvoker;
+import io.sqlqueue.manager.Reaper;
+import io.sqlqueue.store.ClaimRequest;
+import io.sqlqueue.store.Completion;
+import io.sqlqueue.store.JobStore;
+import io.sqlqueue.store.Lease;
+import io.sqlqueue.store.NewJob;
+import io.sqlqueue.schema.QueueSchemaMigrator;
+import io.sqlqueue.test.QueueFixture;
+import io.sqlqueue.test.TestDatabase;
+import io.sqlqueue.workflow.Batch;
+import io.sqlqueue.workflow.BatchIds;
+import io.sqlqueue.workflow.BatchProgress;
+import io.sqlqueue.workflow.DependencyFailure;
+import io.sqlqueue.workflow.JobLinks;
+import io.sqlqueue.workflow.Workflow;
+import io.sqlqueue.workflow.WorkflowIds;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Workflows on every database and claim method: {@link QueueConformanceTests} implements
+ * this, so each of its subclasses runs these tests on its own database. Every outcome is
+ * read from the database; concurrency is real threads on real connections.
+ */
+interface WorkflowConformance {
+
+	Duration SETTLE_WAIT = Duration.ofSeconds(60);
+
+	QueueFixture fixture();
+
+	private void handler(String name, JobInvoker invoker) {
+		fixture().register(HandlerDefinition.of(name, "default", invoker));
+	}
+
+	private void failingHandler(String name) {
+		fixture().register(new HandlerDefinition(name, "default", 1, null, java.util.Set.of(), (payload, context) -> {
+			throw new IllegalStateException(name + " breaks");
+		}, name));
+	}
+
+	private void awaitStatus(long id, JobStatus status) {
+		await().atMost(SETTLE_WAIT).pollInterval(Duration.ofMillis(20)).until(() -> fixture().status(id) == status);
+	}
+
+	private List<JobRecord> claimAll(String... handlers) {
+		return fixture().store().claim(new ClaimRequest("test", "default", List.of(handlers), 100, 30_000));
+	}
+
+	private Completion success(JobRecord job) {
+		return new Completion(new Lease(job.id(), job.leaseToken()), null);
+	}
+
+	// --- dependencies
+
+	@Test
+	default void aChainRunsStepByStepAndTheClaimNeverTakesAWaitingJob() {
+		WorkflowIds ids = fixture().queue().enqueue(Workflow.create()
+			.step("charge", Job.of("charge", 1))
+			.step("ship", Job.of("ship", 1), "charge")
+			.step("mail", Job.of("mail", 1), "ship"));
+		assertThat(fixture().status(ids.of("charge"))).isEqualTo(JobStatus.QUEUED);
+		assertThat(fixture().status(ids.of("ship"))).isEqualTo(JobStatus.WAITING);
+		assertThat(fixture().status(ids.of("mail"))).isEqualTo(JobStatus.WAITING);
+		List<JobRecord> first = claimAll("charge", "ship", "mail");
+		assertThat(first).extracting(JobRecord::id).containsExactly(ids.of("charge"));
+		assertThat(fixture().store().complete(List.of(success(first.get(0))))).containsExactly(true);
+		assertThat(fixture().status(ids.of("ship"))).as("due in the transaction of charge's success")
+			.isEqualTo(JobStatus.QUEUED);
+		assertThat(fixture().status(ids.of("mail"))).isEqualTo(JobStatus.WAITING);
+
+		List<String> ran = Collections.synchronizedList(new ArrayList<>());
+		handler("ship", (payload, context) -> ran.add("ship"));
+		handler("mail", (payload, context) -> ran.add("mail"));
+		fixture().startManager((s) -> s);
+		awaitStatus(ids.of("mail"), JobStatus.SUCCEEDED);
+		assertThat(ran).containsExactly("ship", "mail");
+		JobRecord ship = fixture().job(ids.of("ship"));
+		JobRecord mail = fixture().job(ids.of("mail"));
+		assertThat(mail.startedAt()).isAfterOrEqualTo(ship.finishedAt());
+		assertThat(mail.attempts()).isEqualTo(1);
+
+		JobLinks links = fixture().queue().links(ids.of("ship")).orElseThrow();
+		assertThat(links.dependencies()).extracting(JobLinks.LinkedJob::id, JobLinks.LinkedJob::status)
+			.containsExactly(org.assertj.core.groups.Tuple.tuple(ids.of("charge"), JobStatus.SUCCEEDED));
+		assertThat(links.dependents()).extracting(JobLinks.LinkedJob::id).containsExactly(ids.of("mail"));
+		assertThat(links.waitingFor()).isZero();
+		assertThat(fixture().queue().links(ids.of("mail")).orElseThrow().dependents()).isEmpty();
+		assertThat(fixture().queue().links(424242)).isEmpty();
+		io.sqlqueue.workflow.WorkflowGraph graph = fixture().queue().graph(ids.of("mail")).orElseThrow();
+		assertThat(graph.jobs()).extracting(JobLinks.LinkedJob::id)
+			.containsExactly(ids.of("charge"), ids.of("ship"), ids.of("mail"));
+		assertThat(graph.edges()).extracting((edge) -> edge[0] + ">" + edge[1]).containsExactlyInAnyOrder(
+				ids.of("charge") + ">" + ids.of("ship"), ids.of("ship") + ">" + ids.of("mail"));
+		assertThat(graph.truncated()).isFalse();
+	}
+
+	@Test
+	default void aFailedDependencyCancelsWaitingJobsInTurnOrRunsThemByTheirPolicy() {
+		failingHandler("charge");
+		List<Long> ran = Collections.synchronizedList(new ArrayList<>());
+		handler("work", (payload, context) -> ran.add(context.jobId()));
+		long charge = fixture().queue().enqueue("charge", null);
+		long ship = fixture().queue().enqueue(Job.of("work", "ship").after(charge));
+		long mail = fixture().queue().enqueue(Job.of("work", "mail").after(ship));
+		long report = fixture().queue().enqueue(Job.of("work", "report").after(charge)
+			.onDependencyFailure(DependencyFailure.RUN));
+		long audit = fixture().queue().enqueue(Job.of("work", "audit").after(mail)
+			.onDependencyFailure(DependencyFailure.RUN));
+		fixture().startManager((s) -> s);
+		awaitStatus(audit, JobStatus.SUCCEEDED);
+		awaitStatus(report, JobStatus.SUCCEEDED);
+		assertThat(fixture().status(charge)).isEqualTo(JobStatus.FAILED);
+		assertThat(fixture().status(ship)).isEqualTo(JobStatus.CANCELLED);
+		assertThat(fixture().job(ship).lastError()).contains("job " + charge).contains("FAILED");
+		assertThat(fixture().job(ship).attempts()).isZero();
+		assertThat(fixture().status(mail)).isEqualTo(JobStatus.CANCELLED);
+		assertThat(fixture().job(mail).lastError()).contains("job " + ship).contains("CANCELLED");
+		assertThat(ran).containsExactlyInAnyOrder(report, audit);
+		assertThat(fixture().listener().events()).contains("cancelled default work");
+	}
+
+	@Test
+	default void dependentsWaitThroughTheRetriesOfTheirDependency() {
+		AtomicInteger tries = new AtomicInteger();
+		List<String> seen = Collections.synchronizedList(new ArrayList<>());
+		long[] dependent = new long[1];
+		handler("flaky", (payload, context) -> {
+			seen.add("flaky " + context.attempt() + ": dependent " + fixture().status(dependent[0]));
+			if (tries.incrementAndGet() < 3) {
+				throw new IllegalStateException("not yet");
+			}
+			return null;
+		});
+		handler("after", (payload, context) -> null);
+		WorkflowIds ids = fixture().queue().enqueue(Workflow.create()
+			.step("flaky", Job.of("flaky", null).maxAttempts(3))
+			.step("after", Job.of("after", null), "flaky"));
+		dependent[0] = ids.of("after");
+		fixture().startManager((s) -> s);
+		awaitStatus(ids.of("after"), JobStatus.SUCCEEDED);
+		assertThat(seen).containsExactly("flaky 1: dependent WAITING", "flaky 2: dependent WAITING",
+				"flaky 3: dependent WAITING");
+		assertThat(fixture().job(ids.of("after")).attempts()).isEqualTo(1);
+		assertThat(fixture().job(ids.of("after")).startedAt())
+			.isAfterOrEqualTo(fixture().job(ids.of("flaky")).finishedAt());
+	}
+
+	@Test
+	default void cancellingAWaitingWorkflowCancelsEveryJobThatWaitsForIt() {
+		WorkflowIds ids = fixture().queue().enqueue(Workflow.create()
+			.step("first", Job.of("work", 1).delay(Duration.ofHours(1)))
+			.step("second", Job.of("work", 2), "first")
+			.step("third", Job.of("work", 3), "second")
+			.step("aside", Job.of("work", 4)));
+		long alone = fixture().queue().enqueue(Job.of("work", 5).after(ids.of("aside")));
+		assertThat(fixture().queue().cancel(alone)).as("a waiting job is cancelled like a queued one").isTrue();
+		assertThat(fixture().status(alone)).isEqualTo(JobStatus.CANCELLED);
+		assertThat(fixture().queue().cancel(ids.of("first"))).isTrue();
+		assertThat(fixture().status(ids.of("second"))).isEqualTo(JobStatus.CANCELLED);
+		assertThat(fixture().status(ids.of("third"))).isEqualTo(JobStatus.CANCELLED);
+		assertThat(fixture().status(ids.of("aside"))).isEqualTo(JobStatus.QUEUED);
+		assertThat(fixture().queue().cancel(ids.of("third"))).as("finished already").isFalse();
+		assertThat(fixture().count("status = 'WAITING'")).isZero();
+	}
+
+	@Test
+	default void aDependentAddedWhileItsDependencyRunsIsReleasedByThatRunsEnd() {
+		long running = fixture().queue().enqueue("work", null);
+		JobRecord claimed = claimAll("work").get(0);
+		// Added after the claim: the worker's copy of the job knows nothing of it.
+		long late = fixture().queue().enqueue(Job.of("later", null).after(running));
+		long done = fixture().queue().enqueue("work", null);
+		JobRecord plain = claimAll("work").get(0);
+		assertThat(fixture().status(late)).isEqualTo(JobStatus.WAITING);
+		assertThat(fixture().store().complete(List.of(success(claimed), success(plain)))).containsExactly(true, true);
+		assertThat(fixture().status(late)).isEqualTo(JobStatus.QUEUED);
+		assertThat(fixture().status(done)).isEqualTo(JobStatus.SUCCEEDED);
+		long afterDone = fixture().queue().enqueue(Job.of("later", null).after(done));
+		assertThat(fixture().status(afterDone)).as("a dependency that succeeded already counts as done")
+			.isEqualTo(JobStatus.QUEUED);
+	}
+
+	@Test
+	default void aLeaseThatExpiresOnTheLastDependencySettlesItsDependentsOnceWhenItRunsAgain() {
+		BatchIds batch = fixture().queue().enqueue(Batch.of(List.of(Job.of("work", 1))).callback(Job.of("done", null)));
+		long member = batch.jobIds().get(0);
+		long dependent = fixture().queue().enqueue(Job.of("done", null).after(member));
+		JobStore store = fixture().store();
+		JobRecord lost = store.claim(new ClaimRequest("frozen", "default", List.of("work"), 1, 1)).get(0);
+		Reaper reaper = fixture().reaper(store);
+		await().atMost(SETTLE_WAIT).until(() -> !reaper.runOnce().isEmpty());
+		assertThat(fixture().status(member)).isEqualTo(JobStatus.QUEUED);
+		assertThat(fixture().status(dependent)).isEqualTo(JobStatus.WAITING);
+		JobRecord again = claimAll("work").get(0);
+		assertThat(store.complete(List.of(success(lost)))).as("the frozen worker's late success is fenced")
+			.containsExactly(false);
+		assertThat(fixture().status(dependent)).isEqualTo(JobStatus.WAITING);
+		assertThat(store.complete(List.of(success(again)))).containsExactly(true);
+		assertThat(store.complete(List.of(success(again)))).as("recorded once").containsExactly(false);
+		assertThat(fixture().status(dependent)).isEqualTo(JobStatus.QUEUED);
+		assertThat(fixture().job(dependent).attempts()).isZero();
+		assertThat(fixture().status(batch.callbackId())).isEqualTo(JobStatus.QUEUED);
+		BatchProgress progress = fixture().queue().batch(batch.batchId()).orElseThrow();
+		assertThat(progress.succeeded()).isEqualTo(1);
+		assertThat(progress.pending()).isZero();
+		assertThat(progress.finishedAt()).isNotNull();
+	}
+
+	@Test
+	default void theReaperAndTheDeadlineSweepSettleTheJobsTheyEnd() {
+		JobStore store = fixture().store();
+		long crashing = fixture().queue().enqueue(Job.of("work", null).maxAttempts(1));
+		long afterCrash = fixture().queue().enqueue(Job.of("work", null).after(crashing));
+		long expiring = fixture().queue().enqueue(Job.of("nobody", null).deadline(Instant.now().plusMillis(300)));
+		long afterExpiry = fixture().queue().enqueue(Job.of("work", null).after(expiring)
+			.onDependencyFailure(DependencyFailure.RUN));
+		store.claim(new ClaimRequest("crashed", "default", List.of("work"), 1, 1));
+		Reaper reaper = fixture().reaper(store);
+		await().atMost(SETTLE_WAIT).until(() -> !reaper.runOnce().isEmpty());
+		assertThat(fixture().status(crashing)).isEqualTo(JobStatus.FAILED);
+		assertThat(fixture().status(afterCrash)).isEqualTo(JobStatus.CANCELLED);
+		await().atMost(SETTLE_WAIT).until(() -> !reaper.expireOnce().isEmpty());
+		assertThat(fixture().status(expiring)).isEqualTo(JobStatus.CANCELLED);
+		assertThat(fixture().status(afterExpiry)).isEqualTo(JobStatus.QUEUED);
+	}
+
+	@Test
+	default void aTransactionalDependencySettlesItsDependentsInItsOwnTransaction() {
+		fixture().jdbc().execute("CREATE TABLE effect (job_id BIGINT PRIMARY KEY)");
+		fixture().register(new HandlerDefinition("effect", "default", 3, null, java.util.Set.of(),
+				(payload, context) -> {
+					fixture().jdbc().update("INSERT INTO effect (job_id) VALUES (?)", context.jobId());
+					return null;
+				}, "effect", true));
+		handler("next", (payload, context) -> null);
+		WorkflowIds ids = fixture().queue().enqueue(Workflow.create()
+			.step("effect", Job.of("effect", null))
+			.step("next", Job.of("next", null), "effect"));
+		fixture().startManager((s) -> s);
+		awaitStatus(ids.of("next"), JobStatus.SUCCEEDED);
+		assertThat(fixture().jdbc().queryForObject("SELECT COUNT(*) FROM effect", Integer.class)).isEqualTo(1);
+	}
+
+	// --- batches
+
+	@Test
+	default void fanOutAndInOfAThousandJobsOnThreeInstancesRunsTheCallbackExactlyOnce() {
+		int total = 1000;
+		fixture().jdbc().execute("CREATE TABLE callback_run (batch_id BIGINT, succeeded INT, failed INT, pending INT)");
+		fixture().jdbc().execute("CREATE TABLE member_run (job_id BIGINT PRIMARY KEY)");
+		// Members start once all three instances run, so that no instance can take every job alone.
+		java.util.concurrent.CountDownLatch allRunning = new java.util.concurrent.CountDownLatch(1);
+		fixture().register(new HandlerDefinition("member", "default", 1, null, java.util.Set.of(), (payload, context) -> {
+			assertThat(allRunning.await(SETTLE_WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+			fixture().jdbc().update("INSERT INTO member_run (job_id) VALUES (?)", context.jobId());
+			if (Integer.parseInt(payload) % 100 == 7) {
+				throw new IllegalStateException("one in a hundred fails");
+			}
+			return null;
+		}, "member"));
+		handler("zip", (payload, context) -> {
+			BatchProgress progress = context.batch().orElseThrow();
+			fixture().jdbc().update("INSERT INTO callback_run (batch_id, succeeded, failed, pending) VALUES (?, ?, ?, ?)",
+					progress.id(), progress.succeeded(), progress.failed(), progress.pending());
+			return null;
+		});
+		List<Job> members = new ArrayList<>();
+		for (int i = 0; i < total; i++) {
+			members.add(Job.of("member", i));
+		}
+		BatchIds batch = fixture().queue().enqueue(Batch.of(members).callback(Job.of("zip", "album")));
+		assertThat(fixture().status(batch.callbackId())).isEqualTo(JobStatus.WAITING);
+		assertThat(fixture().queue().batch(batch.batchId()).orElseThrow().pending()).isEqualTo(total);
+		List<HikariDataSource> pools = List.of(fixture().database().newDataSource(12),
+				fixture().database().newDataSource(12));
+		try {
+			fixture().startManager((s) -> s.workerId("one").defaultConcurrency(8));
+			for (HikariDataSource pool : pools) {
+				fixture().startInstance((s) -> s.workerId("other-" + pools.indexOf(pool)).defaultConcurrency(8), pool);
+			}
+			allRunning.countDown();
+			awaitStatus(batch.callbackId(), JobStatus.SUCCEEDED);
+			assertThat(fixture().jdbc().queryForList("SELECT batch_id, succeeded, failed, pending FROM callback_run"))
+				.as("the callback ran once, and saw every member ended")
+				.singleElement()
+				.satisfies((row) -> {
+					assertThat(((Number) row.get("succeeded")).intValue()).isEqualTo(990);
+					assertThat(((Number) row.get("failed")).intValue()).isEqualTo(10);
+					assertThat(((Number) row.get("pending")).intValue()).isZero();
+				});
+			BatchProgress progress = fixture().queue().batch(batch.batchId()).orElseThrow();
+			assertThat(progress.succeeded()).isEqualTo(990);
+			assertThat(progress.failed()).isEqualTo(10);
+			assertThat(progress.total()).isEqualTo(total);
+			assertThat(progress.isFinished()).isTrue();
+			assertThat(fixture().jdbc().queryForObject("SELECT COUNT(*) FROM member_run", Integer.class)).isEqualTo(total);
+			assertThat(fixture().count("attempts <> 1")).as("every job ran once").isZero();
+			assertThat(fixture().count("lease_owner <> 'one'")).as("the other instances took part").isPositive();
+			assertThat(fixture().count("settles <> 0")).isZero();
+			JobLinks callback = fixture().queue().links(batch.callbackId()).orElseThrow();
+			assertThat(callback.callbackOf()).isNotNull();
+			assertThat(callback.batch()).isNull();
+			assertThat(fixture().queue().links(batch.jobIds().get(0)).orElseThrow().batch().id())
+				.isEqualTo(batch.batchId());
+		}
+		finally {
+			try {
+				fixture().close();
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException(ex);
+			}
+			pools.forEach(HikariDataSource::close);
+		}
+	}
+
+	/**
+	 * The last two members of a batch, which are also the two dependencies of one job, end at
+	 * the same moment on two instances, round after round: the callback and the dependent are
+	 * released once each (a second release would take a count below zero, which the table's
+	 * checks refuse, and a lost one would leave them waiting).
+	 */
+	@Test
+	default void theLastTwoJobsEndingAtOnceOnTwoInstancesReleaseWhatWaitsForThemOnce() throws Exception {
+		try (HikariDataSource other = fixture().database().newDataSource(4)) {
+			List<JobStore> stores = List.of(fixture().store(), fixture().newStore(other));
+			java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(2);
+			try {
+				for (int round = 0; round < 20; round++) {
+					BatchIds batch = fixture().queue()
+						.enqueue(Batch.of(List.of(Job.of("pair", 1), Job.of("pair", 2))).callback(Job.of("done", 0)));
+					long dependent = fixture().queue()
+						.enqueue(Job.of("done", round).after(batch.jobIds().get(0), batch.jobIds().get(1)));
+					List<JobRecord> claimed = claimAll("pair");
+					assertThat(claimed).hasSize(2);
+					java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(2);
+					List<java.util.concurrent.Future<boolean[]>> ends = new ArrayList<>();
+					for (int i = 0; i < 2; i++) {
+						JobStore store = stores.get(i);
+						JobRecord job = claimed.get(i);
+						ends.add(threads.submit(() -> {
+							together.await();
+							return store.complete(List.of(success(job)));
+						}));
+					}
+					for (java.util.concurrent.Future<boolean[]> end : ends) {
+						assertThat(end.get()).containsExactly(true);
+					}
+					assertThat(fixture().status(batch.callbackId())).isEqualTo(JobStatus.QUEUED);
+					assertThat(fixture().status(dependent)).isEqualTo(JobStatus.QUEUED);
+					BatchProgress progress = fixture().queue().batch(batch.batchId()).orElseThrow();
+					assertThat(progress.succeeded()).isEqualTo(2);
+					assertThat(progress.pending()).isZero();
+					fixture().jdbc().update("UPDATE " + fixture().table() + " SET status = 'CANCELLED' WHERE handler = 'done'");
+				}
+			}
+			finally {
+				threads.shutdownNow();
+			}
+		}
+	}
+
+	@Test
+	default void anOperatorRetryOfAFailedMemberCountsNothingTwiceAndLeavesCancelledDependentsAlone() {
+		java.util.concurrent.atomic.AtomicBoolean broken = new java.util.concurrent.atomic.AtomicBoolean(true);
+		fixture().register(new HandlerDefinition("member", "default", 1, null, java.util.Set.of(), (payload, context) -> {
+			if (broken.get()) {
+				throw new IllegalStateException("broken until an operator fixes it");
+			}
+			return null;
+		}, "member"));
+		AtomicInteger callbacks = new AtomicInteger();
+		handler("callback", (payload, context) -> callbacks.incrementAndGet());
+		handler("work", (payload, context) -> null);
+		BatchIds batch = fixture().queue().enqueue(Batch.of(List.of(Job.of("member", 1))).callback(Job.of("callback", 1)));
+		long member = batch.jobIds().get(0);
+		long dependent = fixture().queue().enqueue(Job.of("work", null).after(member));
+		long slow = fixture().queue().enqueue(Job.of("work", null).delay(Duration.ofHours(1)));
+		long patient = fixture().queue().enqueue(Job.of("work", null).after(member, slow)
+			.onDependencyFailure(DependencyFailure.RUN));
+		fixture().startManager((s) -> s);
+		awaitStatus(batch.callbackId(), JobStatus.SUCCEEDED);
+		assertThat(fixture().status(dependent)).isEqualTo(JobStatus.CANCELLED);
+		assertThat(fixture().queue().links(patient).orElseThrow().waitingFor()).isEqualTo(1);
+		broken.set(false);
+		// Retried, and given a new dependent, in one transaction: its next end settles the new one only.
+		TransactionTemplate transaction = new TransactionTemplate(
+				new DataSourceTransactionManager(fixture().database().dataSource()));
+		long late = transaction.execute((status) -> {
+			assertThat(fixture().queue().retry(member)).isTrue();
+			return fixture().queue().enqueue(Job.of("work", null).after(member));
+		});
+		awaitStatus(member, JobStatus.SUCCEEDED);
+		awaitStatus(late, JobStatus.SUCCEEDED);
+		BatchProgress progress = fixture().queue().batch(batch.batchId()).orElseThrow();
+		assertThat(progress.failed()).isEqualTo(1);
+		assertThat(progress.succeeded()).isZero();
+		assertThat(callbacks).hasValue(1);
+		assertThat(fixture().status(dependent)).isEqualTo(JobStatus.CANCELLED);
+		assertThat(fixture().status(patient)).as("still waiting for the slow job only").isEqualTo(JobStatus.WAITING);
+		assertThat(fixture().queue().links(patient).orElseThrow().waitingFor()).isEqualTo(1);
+	}
+
+	// --- enqueue: atomic, validated before anything is written
+
+	@Test
+	default void aWorkflowIsWrittenWholeOrNotAtAllAndBadLinksAreRefusedBeforeAnythingIsWritten() {
+		assertThatThrownBy(() -> Workflow.create().step("a", Job.of("work", 1), "b"))
+			.isInstanceOf(InvalidJobException.class).hasMessageContaining("cycle");
+		assertThatThrownBy(() -> Workflow.create().step("a", Job.of("work", 1)).step("a", Job.of("work", 2)))
+			.isInstanceOf(InvalidJobException.class).hasMessageContaining("twice");
+		long[] tooMany = new long[Job.MAX_DEPENDENCIES + 1];
+		for (int i = 0; i < tooMany.length; i++) {
+			tooMany[i] = i + 1;
+		}
+		assertThatThrownBy(() -> Job.of("work", 1).after(tooMany)).isInstanceOf(InvalidJobException.class);
+		assertThatThrownBy(() -> Batch.of(List.of())).isInstanceOf(InvalidJobException.class);
+
+		long failed = fixture().queue().enqueue(Job.of("work", null).maxAttempts(1));
+		JobRecord claimed = claimAll("work").get(0);
+		fixture().store().fail(new Lease(failed, claimed.leaseToken()), "broken");
+		int before = fixture().count("1 = 1");
+		assertThatThrownBy(() -> fixture().queue().enqueue(Job.of("work", null).after(987654321L)))
+			.isInstanceOf(InvalidJobException.class).hasMessageContaining("No job 987654321");
+		assertThatThrownBy(() -> fixture().queue().enqueue(Workflow.create()
+			.step("one", Job.of("work", 1))
+			.step("two", Job.of("work", 2).after(failed), "one")))
+			.isInstanceOf(InvalidJobException.class).hasMessageContaining("FAILED");
+		assertThatThrownBy(() -> fixture().queue().enqueue(Workflow.create()
+			.step("one", Job.of("work", 1).uniqueKey("k"))
+			.step("two", Job.of("work", 2).uniqueKey("k"), "one")))
+			.isInstanceOf(DuplicateJobException.class);
+		assertThat(fixture().count("1 = 1")).as("nothing written").isEqualTo(before);
+		assertThat(fixture().jdbc().queryForObject("SELECT COUNT(*) FROM " + table("queue_dependency"), Integer.class))
+			.isZero();
+
+		long runsAnyway = fixture().queue().enqueue(Job.of("work", null).after(failed)
+			.onDependencyFailure(DependencyFailure.RUN));
+		assertThat(fixture().status(runsAnyway)).isEqualTo(JobStatus.QUEUED);
+
+		// Inside the caller's transaction: refused without spoiling it; rolled back with it.
+		DataSource dataSource = fixture().database().dataSource();
+		TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
+		long kept = transaction.execute((status) -> {
+			long id = fixture().queue().enqueue("work", "kept");
+			assertThatThrownBy(() -> fixture().queue().enqueue(Job.of("work", null).after(987654321L)))
+				.isInstanceOf(InvalidJobException.class);
+			return id;
+		});
+		assertThat(fixture().status(kept)).isEqualTo(JobStatus.QUEUED);
+		int beforeRollback = fixture().count("1 = 1");
+		transaction.executeWithoutResult((status) -> {
+			fixture().queue().enqueue(Batch.of(List.of(Job.of("work", 1), Job.of("work", 2).after(kept)))
+				.callback(Job.of("work", 3)));
+			status.setRollbackOnly();
+		});
+		assertThat(fixture().count("1 = 1")).isEqualTo(beforeRollback);
+		assertThat(fixture().jdbc().queryForObject("SELECT COUNT(*) FROM " + table("queue_batch"), Integer.class))
+			.isZero();
+		assertThat(fixture().count("settles <> 0")).as("the rolled back dependent left its dependency plain")
+			.isZero();
+	}
+
+	@Test
+	default void aWaitingJobHoldsItsUniqueKeyAndShowsInTheCounts() {
+		long first = fixture().queue().enqueue(Job.of("work", null).delay(Duration.ofHours(1)));
+		fixture().queue().enqueue(Job.of("work", null).after(first).uniqueKey("only-one"));
+		assertThatThrownBy(() -> fixture().queue().enqueue(Job.of("work", null).uniqueKey("only-one")))
+			.isInstanceOf(DuplicateJobException.class);
+		assertThat(fixture().store().countsByQueue())
+			.anySatisfy((count) -> {
+				assertThat(count.status()).isEqualTo(JobStatus.WAITING);
+				assertThat(count.jobs()).isEqualTo(1);
+			});
+	}
+
+	@Test
+	default void pruningAFinishedWorkflowForgetsItsEdgesAndItsBatch() {
+		BatchIds batch = fixture().queue().enqueue(Batch.of(List.of(Job.of("work", 1))));
+		long dependent = fixture().queue().enqueue(Job.of("work", 2).after(batch.jobIds().get(0)));
+		for (int round = 0; round < 2; round++) {
+			List<JobRecord> claimed = claimAll("work");
+			fixture().store().complete(claimed.stream().map(this::success).toList());
+		}
+		assertThat(fixture().status(dependent)).isEqualTo(JobStatus.SUCCEEDED);
+		fixture().jdbc().update("UPDATE " + table("queue_batch") + " SET finished_at = created_at");
+		// Finished before now by the database's clock: on SQLite (milliseconds) the last may need a moment.
+		AtomicInteger pruned = new AtomicInteger();
+		await().atMost(SETTLE_WAIT).until(
+				() -> pruned.addAndGet(fixture().store().pruneFinished(JobStatus.SUCCEEDED, Duration.ZERO, 100)) >= 2);
+		assertThat(pruned).hasValue(2);
+		assertThat(fixture().jdbc().queryForObject("SELECT COUNT(*) FROM " + table("queue_dependency"), Integer.class))
+			.isZero();
+		assertThat(fixture().store().pruneBatches(Duration.ZERO)).isEqualTo(1);
+		assertThat(fixture().queue().batch(batch.batchId())).isEmpty();
+	}
+
+	// --- migration
+
+	/**
+	 * V7 on a table with jobs in it: every job keeps its id, state and unique key, an id is
+	 * never given again (not even a deleted one's), WAITING is accepted, and the claim and the
+	 * unique keys work as before.
+	 */
+	@Test
+	default void theWorkflowMigrationKeepsEveryJobAndItsIdsOnATableInUse() {
+		try (TestDatabase.Isolated old = fixture().database().database().isolated()) {
+			org.flywaydb.core.api.configuration.FluentConfiguration flyway = org.flywaydb.core.Flyway
+				.configure(getClass().getClassLoader())
+				.dataSource(old.dataSource())
+				.locations("classpath:db/sqlqueue/" + old.dialect().name())
+				.table(QueueSchemaMigrator.HISTORY_TABLE)
+				.baselineOnMigrate(true)
+				.baselineVersion("0")
+				.target("6");
+			if (old.schema() != null) {
+				flyway.schemas(old.schema()).defaultSchema(old.schema()).createSchemas(true);
+			}
+			flyway.load().migrate();
+			JobStore store = new JobStore(old.dataSource(), old.dialect(), old.schema());
+			List<Long> ids = store.insert(List.of(new NewJob("default", "work", "1", 0, null, 0, 3, "kept", null),
+					new NewJob("default", "work", "2", 0, null, 0, 3, null, null),
+					new NewJob("default", "work", "3", 0, null, 0, 3, null, null)));
+			org.springframework.jdbc.core.JdbcTemplate jdbc = new org.springframework.jdbc.core.JdbcTemplate(
+					old.dataSource());
+			String table = (old.schema() != null) ? old.schema() + ".queue_job" : "queue_job";
+			jdbc.update("UPDATE " + table + " SET status = 'CANCELLED' WHERE id = ?", ids.get(1));
+			jdbc.update("DELETE FROM " + table + " WHERE id = ?", ids.get(2));
+
+			assertThat(new QueueSchemaMigrator(old.dataSource(), old.dialect(), old.schema()).migrate()).isEqualTo(1);
+			assertThat(store.find(ids.get(0)).orElseThrow().uniqueKey()).isEqualTo("kept");
+			assertThat(store.find(ids.get(1)).orElseThrow().status()).isEqualTo(JobStatus.CANCELLED);
+			JobQueue queue = new JobQueue(store, fixture().codec(), new io.sqlqueue.handler.HandlerRegistry(),
+					QueueFixture.FAST_RETRIES);
+			assertThatThrownBy(() -> queue.enqueue(Job.of("work", 4).uniqueKey("kept")))
+				.isInstanceOf(DuplicateJobException.class);
+			long waiting = queue.enqueue(Job.of("work", 5).after(ids.get(0)));
+			assertThat(waiting).as("no id given twice").isGreaterThan(ids.get(2));
+			assertThat(store.find(waiting).orElseThrow().status()).isEqualTo(JobStatus.WAITING);
+			JobRecord claimed = store.claim(new ClaimRequest("test", "default", List.of("work"), 10, 30_000)).get(0);
+			assertThat(claimed.id()).isEqualTo(ids.get(0));
+			assertThat(store.complete(List.of(success(claimed)))).containsExactly(true);
+			assertThat(store.find(waiting).orElseThrow().status()).isEqualTo(JobStatus.QUEUED);
+		}
+	}
+
+	private String table(String name) {
+		String schema = fixture().database().schema();
+		return (schema != null) ? schema + "." + name : name;
+	}
+
+}

@@ -1,0 +1,84 @@
+package io.sqlqueue.flow;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class AdmissionTests {
+
+	private static final long NOW = 1_000_500;
+
+	@Test
+	void theQueuesConcurrencyCapsTheClaim() {
+		QueueLimits limits = new QueueLimits("q", Limit.concurrency(5), List.of(), 1);
+		Admission admission = new Admission(limits, NOW, 3, Map.of(), null);
+		assertThat(admission.room(10)).isEqualTo(2);
+		assertThat(admission.heldByConcurrency()).isTrue();
+		assertThat(admission.admit(null)).isTrue();
+		assertThat(admission.admit("any")).isTrue();
+		assertThat(admission.admit(null)).isFalse();
+		assertThat(admission.taken()).isEqualTo(2);
+		assertThat(admission.millisUntilRateRoom()).isNull();
+	}
+
+	@Test
+	void eachKeyHasItsOwnCountAndAFullKeyHoldsNoOtherBack() {
+		QueueLimits limits = new QueueLimits("q", null, List.of(new KeyLimit("customer:*", Limit.concurrency(2))), 1);
+		Admission admission = new Admission(limits, NOW, 3, Map.of("customer:1", 2, "customer:2", 1), null);
+		assertThat(admission.fullKeys()).containsExactly("customer:1");
+		assertThat(admission.room(100)).isEqualTo(100);
+		assertThat(admission.heldByConcurrency()).isFalse();
+		assertThat(admission.admit("customer:1")).isFalse();
+		assertThat(admission.admit("customer:2")).isTrue();
+		assertThat(admission.admit("customer:2")).isFalse();
+		assertThat(admission.admit("customer:3")).isTrue();
+		assertThat(admission.admit("customer:3")).isTrue();
+		assertThat(admission.admit("other")).isTrue();
+		assertThat(admission.admit(null)).isTrue();
+		assertThat(admission.closedKeys()).containsExactlyInAnyOrder("customer:1", "customer:2", "customer:3");
+		assertThat(admission.heldByConcurrency()).isTrue();
+		assertThat(admission.windowsToWrite()).isEmpty();
+	}
+
+	@Test
+	void rateWindowsCountTheClaimsStartsAndSayWhenThereIsRoomAgain() {
+		RateLimit perSecond = new RateLimit(3, Duration.ofSeconds(1));
+		QueueLimits limits = new QueueLimits("q", new Limit(null, new RateLimit(10, Duration.ofSeconds(1))),
+				List.of(new KeyLimit("api", new Limit(null, perSecond))), 1);
+		Admission admission = new Admission(limits, NOW, 0, Map.of(), new RateWindow(1_000_000, 8, 0));
+		assertThat(admission.room(5)).isEqualTo(2);
+		admission.windowsRead(Set.of("api"), Map.of());
+		assertThat(admission.admit("api")).isTrue();
+		assertThat(admission.admit("free")).isTrue();
+		assertThat(admission.admit("free")).isFalse();
+		assertThat(admission.windowsToWrite()).containsExactly(Map.entry(Admission.QUEUE_WINDOW, new RateWindow(1_000_000, 10, 0)),
+				Map.entry("api", new RateWindow(1_000_000, 1, 0)));
+		assertThat(admission.isStored(Admission.QUEUE_WINDOW)).isTrue();
+		assertThat(admission.isStored("api")).isFalse();
+		// The queue's window is full; in the next one, 500 ms on, its 10 starts count whole at
+		// first, 9 once a millisecond of it has passed.
+		assertThat(admission.millisUntilRateRoom()).isEqualTo(501);
+		assertThat(admission.heldByConcurrency()).isFalse();
+	}
+
+	@Test
+	void countsTheDueJobsEachLimitHoldsBack() {
+		QueueLimits limits = new QueueLimits("q", Limit.concurrency(10),
+				List.of(new KeyLimit("customer:*", Limit.concurrency(2)),
+						new KeyLimit("api", new Limit(null, new RateLimit(3, Duration.ofSeconds(1))))),
+				1);
+		Admission admission = new Admission(limits, NOW, 4, Map.of("customer:1", 2, "customer:2", 1), null);
+		admission.windowsRead(Set.of("api"), Map.of("api", new RateWindow(1_000_000, 2, 0)));
+		Map<String, Long> held = admission.heldBack(Map.of("customer:1", 5L, "customer:2", 4L, "api", 4L, "free", 2L), 3);
+		// customer:1 holds back 5, customer:2 3 (room 1), api 3 (room 1); admitted 1 + 1 + 2 + 3 = 7 > room 6.
+		assertThat(held).containsOnly(Map.entry(Admission.KEY_CONCURRENCY, 8L), Map.entry(Admission.KEY_RATE, 3L),
+				Map.entry(Admission.QUEUE_CONCURRENCY, 1L));
+		assertThat(admission.taken()).isZero();
+	}
+
+}
