@@ -5,8 +5,11 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
+import org.jspecify.annotations.Nullable;
+
 import org.springframework.scheduling.TaskScheduler;
 
+import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.manager.QueueStats;
 import io.sqlqueue.store.JobStore;
 
@@ -20,6 +23,12 @@ public class NotifyingQueueStats extends QueueStats {
 
 	public NotifyingQueueStats(JobStore store, TaskScheduler scheduler, Duration interval) {
 		super(store, scheduler, interval);
+	}
+
+	/** Counts the jobs the limits of {@code flowControl} hold back too. */
+	public NotifyingQueueStats(JobStore store, TaskScheduler scheduler, Duration interval,
+			@Nullable FlowControl flowControl) {
+		super(store, scheduler, interval, flowControl);
 	}
 
 	@Override

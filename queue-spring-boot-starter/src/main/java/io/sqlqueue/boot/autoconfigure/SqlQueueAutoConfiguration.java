@@ -43,9 +43,12 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 import io.sqlqueue.JobListener;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.await.JobAwaiter;
+import io.sqlqueue.boot.flow.LimitDeclarer;
 import io.sqlqueue.boot.handler.JobHandlerBeanPostProcessor;
 import io.sqlqueue.boot.schedule.ScheduleDeclarer;
 import io.sqlqueue.boot.schema.QueueSchemaInitializer;
+import io.sqlqueue.flow.FlowControl;
+import io.sqlqueue.flow.LimitDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
 import io.sqlqueue.handler.PayloadCodec;
 import io.sqlqueue.handler.RetryPolicy;
@@ -65,7 +68,9 @@ import io.sqlqueue.schedule.Schedules;
 import io.sqlqueue.store.ClaimMethod;
 import io.sqlqueue.store.Dialect;
 import io.sqlqueue.store.Dialects;
+import io.sqlqueue.store.FlowStore;
 import io.sqlqueue.store.JobStore;
+import io.sqlqueue.store.LimitRow;
 import io.sqlqueue.store.PostgresNotifications;
 import io.sqlqueue.store.QueueEvents;
 import io.sqlqueue.store.ScheduleStore;
@@ -222,6 +227,43 @@ public final class SqlQueueAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
+	FlowStore sqlqueueFlowStore(DataSource dataSource, Dialect dialect, SqlQueueProperties properties) {
+		return new FlowStore(dataSource, dialect, properties.getSchema(), notifyChannel(dialect, properties));
+	}
+
+	/** The limits of queues and of their concurrency keys, across every instance. */
+	@Bean
+	@ConditionalOnMissingBean
+	FlowControl sqlqueueFlowControl(FlowStore store) {
+		return new FlowControl(store);
+	}
+
+	/** The limits of {@code sqlqueue.queues.*}, checked. */
+	static List<LimitDefinition> propertyLimits(SqlQueueProperties properties) {
+		List<LimitDefinition> limits = new ArrayList<>();
+		properties.getQueues().forEach((queue, settings) -> {
+			String prefix = "sqlqueue.queues." + queue;
+			if (settings.getGlobalConcurrency() != null || settings.getRateLimit() != null) {
+				limits.add(LimitDeclarer.definition("Limit of " + prefix, queue, LimitRow.QUEUE,
+						settings.getGlobalConcurrency(), settings.getRateLimit()));
+			}
+			List<SqlQueueProperties.KeyLimitProperties> keyLimits = settings.getKeyLimits();
+			for (int i = 0; i < keyLimits.size(); i++) {
+				SqlQueueProperties.KeyLimitProperties keyLimit = keyLimits.get(i);
+				String what = "Limit " + prefix + ".key-limits[" + i + "]";
+				if (keyLimit.getKeys() == null || keyLimit.getKeys().isBlank()) {
+					throw new IllegalStateException(what + " is invalid: it names no keys (a key, a prefix "
+							+ "ending in '*', or '*')");
+				}
+				limits.add(LimitDeclarer.definition(what, queue, keyLimit.getKeys(), keyLimit.getConcurrency(),
+						keyLimit.getRateLimit()));
+			}
+		});
+		return limits;
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
 	ScheduleStore sqlqueueScheduleStore(DataSource dataSource, Dialect dialect, SqlQueueProperties properties) {
 		return new ScheduleStore(dataSource, dialect, properties.getSchema());
 	}
@@ -322,12 +364,29 @@ public final class SqlQueueAutoConfiguration {
 				JobQueue jobQueue, SqlQueueProperties properties,
 				@Qualifier(TASK_SCHEDULER_BEAN_NAME) TaskScheduler scheduler,
 				@Qualifier(WORKER_EXECUTOR_BEAN_NAME) Executor workers, ObjectProvider<JobListener> listeners,
-				ObjectProvider<JobObservations> observations) {
+				ObjectProvider<JobObservations> observations, ObjectProvider<FlowControl> flowControl) {
 			Manager manager = new Manager(store, handlers, codec, managerSettings(properties, retryPolicy), scheduler,
 					workers, listener(listeners), observations(observations));
 			jobQueue.addEnqueueListener(manager::wakeUp);
 			jobQueue.addCancelListener(manager::cancelRequested);
+			flowControl.ifUnique((limits) -> limits.addChangeListener(manager::wakeUp));
 			return manager;
+		}
+
+		/**
+		 * Declares the limits of the properties and of {@code @JobHandler(concurrencyPerKey,
+		 * ratePerKey)} where the Manager runs, as the schedules are.
+		 */
+		@Bean
+		@ConditionalOnMissingBean
+		@DependsOnDatabaseInitialization
+		LimitDeclarer sqlqueueLimitDeclarer(FlowControl flowControl, SqlQueueProperties properties,
+				ObjectProvider<JobHandlerBeanPostProcessor> handlerPostProcessor) {
+			List<LimitDefinition> fromProperties = propertyLimits(properties);
+			return new LimitDeclarer(flowControl, fromProperties, () -> {
+				JobHandlerBeanPostProcessor processor = handlerPostProcessor.getIfUnique();
+				return (processor != null) ? processor.keyLimits() : List.of();
+			});
 		}
 
 		@Bean
@@ -375,8 +434,8 @@ public final class SqlQueueAutoConfiguration {
 		@ConditionalOnMissingBean
 		@DependsOnDatabaseInitialization
 		QueueStats sqlqueueQueueStats(JobStore store, SqlQueueProperties properties,
-				@Qualifier(TASK_SCHEDULER_BEAN_NAME) TaskScheduler scheduler) {
-			return new NotifyingQueueStats(store, scheduler, properties.getStatsInterval());
+				@Qualifier(TASK_SCHEDULER_BEAN_NAME) TaskScheduler scheduler, ObjectProvider<FlowControl> flowControl) {
+			return new NotifyingQueueStats(store, scheduler, properties.getStatsInterval(), flowControl.getIfUnique());
 		}
 
 		@Bean

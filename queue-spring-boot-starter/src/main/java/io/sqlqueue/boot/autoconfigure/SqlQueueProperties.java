@@ -1,7 +1,9 @@
 package io.sqlqueue.boot.autoconfigure;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
@@ -400,12 +402,102 @@ public class SqlQueueProperties {
 		 */
 		private @Nullable Integer concurrency;
 
+		/**
+		 * Most jobs of this queue running at once across every instance. When not set, only
+		 * each instance's own 'concurrency' holds.
+		 */
+		private @Nullable Integer globalConcurrency;
+
+		/**
+		 * Most job starts of this queue per period across every instance, written
+		 * starts/period, such as '100/1m' or '10/1s'.
+		 */
+		private @Nullable String rateLimit;
+
+		/**
+		 * Limits for each concurrency key of this queue that a pattern matches: an exact key,
+		 * a prefix ending in '*' (each matching key counted on its own), or '*' for every key.
+		 */
+		private List<KeyLimitProperties> keyLimits = new ArrayList<>();
+
 		public @Nullable Integer getConcurrency() {
 			return this.concurrency;
 		}
 
 		public void setConcurrency(@Nullable Integer concurrency) {
 			this.concurrency = concurrency;
+		}
+
+		public @Nullable Integer getGlobalConcurrency() {
+			return this.globalConcurrency;
+		}
+
+		public void setGlobalConcurrency(@Nullable Integer globalConcurrency) {
+			this.globalConcurrency = globalConcurrency;
+		}
+
+		public @Nullable String getRateLimit() {
+			return this.rateLimit;
+		}
+
+		public void setRateLimit(@Nullable String rateLimit) {
+			this.rateLimit = rateLimit;
+		}
+
+		public List<KeyLimitProperties> getKeyLimits() {
+			return this.keyLimits;
+		}
+
+		public void setKeyLimits(List<KeyLimitProperties> keyLimits) {
+			this.keyLimits = keyLimits;
+		}
+
+	}
+
+	/**
+	 * Limits for each concurrency key of a queue that a pattern matches.
+	 */
+	public static class KeyLimitProperties {
+
+		/**
+		 * Keys the limit holds for, each counted on its own: an exact key ('stripe'), a prefix
+		 * ending in '*' ('customer:*'), or '*' for every key.
+		 */
+		private @Nullable String keys;
+
+		/**
+		 * Most jobs with one such key running at once across every instance.
+		 */
+		private @Nullable Integer concurrency;
+
+		/**
+		 * Most starts of jobs with one such key per period across every instance, written
+		 * starts/period, such as '100/1m'.
+		 */
+		private @Nullable String rateLimit;
+
+		public @Nullable String getKeys() {
+			return this.keys;
+		}
+
+		public void setKeys(@Nullable String keys) {
+			this.keys = keys;
+		}
+
+		public @Nullable Integer getConcurrency() {
+			return this.concurrency;
+		}
+
+		public void setConcurrency(@Nullable Integer concurrency) {
+			this.concurrency = concurrency;
+		}
+
+		public @Nullable String getRateLimit() {
+			return this.rateLimit;
+		}
+
+		public void setRateLimit(@Nullable String rateLimit) {
+			this.rateLimit = rateLimit;
 		}
 
 	}

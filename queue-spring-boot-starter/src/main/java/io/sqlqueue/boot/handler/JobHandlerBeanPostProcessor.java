@@ -4,6 +4,7 @@ import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -27,6 +28,9 @@ import org.springframework.core.annotation.AnnotationUtils;
 import io.sqlqueue.JobHandler;
 import io.sqlqueue.boot.schedule.Recurring;
 import io.sqlqueue.boot.schedule.ScheduleDeclarer;
+import io.sqlqueue.flow.Limit;
+import io.sqlqueue.flow.LimitDefinition;
+import io.sqlqueue.flow.RateLimit;
 import io.sqlqueue.handler.Durations;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
@@ -54,6 +58,9 @@ public class JobHandlerBeanPostProcessor implements BeanPostProcessor, BeanFacto
 	private final Set<Class<?>> classesWithoutHandlers = ConcurrentHashMap.newKeySet();
 
 	private final List<ScheduleDefinition> recurring = new ArrayList<>();
+
+	/** The limits per key that handlers declare, by queue, with the method that declares each. */
+	private final Map<String, Map.Entry<LimitDefinition, String>> keyLimits = new LinkedHashMap<>();
 
 	private @Nullable ConfigurableListableBeanFactory beanFactory;
 
@@ -132,6 +139,10 @@ public class JobHandlerBeanPostProcessor implements BeanPostProcessor, BeanFacto
 					"@JobHandler method " + method.toGenericString() + " is invalid: " + ex.getMessage(), ex);
 		}
 		this.registry.getObject().register(definition);
+		LimitDefinition keyLimit = keyLimit(annotation, method);
+		if (keyLimit != null) {
+			addKeyLimit(keyLimit, description);
+		}
 		Recurring recurring = AnnotatedElementUtils.findMergedAnnotation(method, Recurring.class);
 		if (recurring != null) {
 			ScheduleDefinition schedule = ScheduleDeclarer.fromAnnotation(recurring, annotation.value(),
@@ -146,6 +157,45 @@ public class JobHandlerBeanPostProcessor implements BeanPostProcessor, BeanFacto
 	public List<ScheduleDefinition> recurringSchedules() {
 		synchronized (this.recurring) {
 			return List.copyOf(this.recurring);
+		}
+	}
+
+	/**
+	 * The limits per key that {@link JobHandler#concurrencyPerKey()} and
+	 * {@link JobHandler#ratePerKey()} declare on the handlers registered so far: one for the
+	 * pattern {@code *} of each handler's queue.
+	 */
+	public List<LimitDefinition> keyLimits() {
+		synchronized (this.keyLimits) {
+			return this.keyLimits.values().stream().map(Map.Entry::getKey).toList();
+		}
+	}
+
+	private void addKeyLimit(LimitDefinition limit, String description) {
+		synchronized (this.keyLimits) {
+			Map.Entry<LimitDefinition, String> other = this.keyLimits.get(limit.queue());
+			if (other != null && !other.getKey().equals(limit)) {
+				throw new IllegalStateException("@JobHandler methods " + other.getValue() + " and " + description
+						+ " declare different limits per key for queue '" + limit.queue() + "' (" + other.getKey().limit()
+						+ "; " + limit.limit() + "): declare it on one, or in sqlqueue.queues." + limit.queue()
+						+ ".key-limits");
+			}
+			this.keyLimits.putIfAbsent(limit.queue(), Map.entry(limit, description));
+		}
+	}
+
+	private static @Nullable LimitDefinition keyLimit(JobHandler annotation, Method method) {
+		if (annotation.concurrencyPerKey() == 0 && annotation.ratePerKey().isBlank()) {
+			return null;
+		}
+		try {
+			Integer concurrency = (annotation.concurrencyPerKey() != 0) ? annotation.concurrencyPerKey() : null;
+			RateLimit rate = annotation.ratePerKey().isBlank() ? null : RateLimit.parse(annotation.ratePerKey());
+			return LimitDefinition.ofKeys(annotation.queue(), "*", new Limit(concurrency, rate));
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalStateException(
+					"@JobHandler method " + method.toGenericString() + " is invalid: " + ex.getMessage(), ex);
 		}
 	}
 

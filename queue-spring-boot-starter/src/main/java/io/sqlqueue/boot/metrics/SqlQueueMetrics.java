@@ -27,6 +27,7 @@ import io.sqlqueue.JobListener;
 import io.sqlqueue.JobOutcome;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.flow.Admission;
 import io.sqlqueue.boot.autoconfigure.NotifyingQueueStats;
 import io.sqlqueue.manager.Manager;
 import io.sqlqueue.manager.QueueStats;
@@ -61,6 +62,12 @@ public class SqlQueueMetrics implements JobListener, MeterBinder {
 
 	private final Set<String> jobQueues = ConcurrentHashMap.newKeySet();
 
+	private final Set<String> limitedQueues = ConcurrentHashMap.newKeySet();
+
+	/** The limits that may hold jobs back, the values of the tag {@code limit} of {@code sqlqueue.jobs.throttled}. */
+	private static final List<String> LIMITS = List.of(Admission.QUEUE_CONCURRENCY, Admission.QUEUE_RATE,
+			Admission.KEY_CONCURRENCY, Admission.KEY_RATE);
+
 	private boolean subscribed;
 
 	/**
@@ -93,6 +100,7 @@ public class SqlQueueMetrics implements JobListener, MeterBinder {
 			QueueStats stats = this.stats.get();
 			if (stats != null) {
 				this.jobQueues.forEach((queue) -> registerJobGauges(registry, stats, queue));
+				this.limitedQueues.forEach((queue) -> registerThrottledGauges(registry, stats, queue));
 				if (!this.subscribed && stats instanceof NotifyingQueueStats notifying) {
 					notifying.subscribe((snapshot) -> safely(this::registerNewQueues));
 					this.subscribed = true;
@@ -117,6 +125,11 @@ public class SqlQueueMetrics implements JobListener, MeterBinder {
 			for (String queue : stats.latest().queues()) {
 				if (this.jobQueues.add(queue)) {
 					this.registries.forEach((registry) -> registerJobGauges(registry, stats, queue));
+				}
+			}
+			for (String queue : stats.latest().throttled().keySet()) {
+				if (this.limitedQueues.add(queue)) {
+					this.registries.forEach((registry) -> registerThrottledGauges(registry, stats, queue));
 				}
 			}
 		}
@@ -149,6 +162,17 @@ public class SqlQueueMetrics implements JobListener, MeterBinder {
 			.tag("queue", queue)
 			.strongReference(true)
 			.register(registry);
+	}
+
+	/** Due jobs a limit holds back, per limit, for a queue that has limits (README "Flow control"). */
+	private static void registerThrottledGauges(MeterRegistry registry, QueueStats stats, String queue) {
+		for (String limit : LIMITS) {
+			Gauge.builder(PREFIX + "jobs.throttled", stats, (s) -> s.latest().throttled(queue, limit))
+				.description("Due jobs of the queue that a limit holds back, as last counted")
+				.tags("queue", queue, "limit", limit)
+				.strongReference(true)
+				.register(registry);
+		}
 	}
 
 	@Override

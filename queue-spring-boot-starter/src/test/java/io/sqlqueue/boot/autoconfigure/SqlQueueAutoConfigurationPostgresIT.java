@@ -82,7 +82,8 @@ class SqlQueueAutoConfigurationPostgresIT {
 				JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
 				assertThat(jdbc.queryForList("SELECT table_name FROM information_schema.tables WHERE table_schema = ?",
 						String.class, this.schema))
-					.containsExactlyInAnyOrder("queue_job", "queue_schedule", "sqlqueue_schema_history");
+					.containsExactlyInAnyOrder("queue_job", "queue_schedule", "queue_limit", "queue_flow",
+							"queue_rate_window", "queue_dependency", "queue_batch", "sqlqueue_schema_history");
 			}
 			finally {
 				dropSchema();

@@ -23,6 +23,10 @@ import io.sqlqueue.DuplicateJobException;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.flow.FlowControl;
+import io.sqlqueue.flow.Limit;
+import io.sqlqueue.flow.QueueLimits;
+import io.sqlqueue.flow.RateLimit;
 import io.sqlqueue.manager.Manager;
 import io.sqlqueue.schedule.Recurrence;
 import io.sqlqueue.schedule.ScheduleRecord;
@@ -30,13 +34,20 @@ import io.sqlqueue.schedule.ScheduleSource;
 import io.sqlqueue.schedule.Schedules;
 import io.sqlqueue.store.JobStore;
 import io.sqlqueue.store.QueueCount;
+import io.sqlqueue.workflow.BatchProgress;
+import io.sqlqueue.workflow.DependencyFailure;
+import io.sqlqueue.workflow.JobLinks;
+import io.sqlqueue.workflow.WorkflowGraph;
 
 /**
  * The {@code sqlqueue} Actuator endpoint, for operators: the jobs per queue and state
  * (read when asked), one job by id, retrying a {@code FAILED} job, cancelling a
  * {@code QUEUED} one, and retrying the failed jobs of a queue or handler; the recurring
  * jobs' schedules, and pausing, resuming or triggering one
- * ({@code POST /sqlqueue/schedules/{name}} with an {@code action}).
+ * ({@code POST /sqlqueue/schedules/{name}} with an {@code action}); each queue's limits and
+ * the due jobs they hold back, and setting or removing a limit
+ * ({@code POST /sqlqueue/limits/{queue}} with an {@code action}); a job's place in a
+ * workflow, and a batch's progress ({@code GET /sqlqueue/batches/{id}}).
  */
 @Endpoint(id = "sqlqueue")
 public class SqlQueueEndpoint {
@@ -54,6 +65,8 @@ public class SqlQueueEndpoint {
 
 	private final @Nullable Schedules schedules;
 
+	private final @Nullable FlowControl flowControl;
+
 	/**
 	 * @param manager this instance's Manager, or {@code null} when it runs no jobs
 	 * @param showPayload whether a job's payload is shown
@@ -69,6 +82,18 @@ public class SqlQueueEndpoint {
 	 */
 	public SqlQueueEndpoint(JobQueue jobs, JobStore store, @Nullable Manager manager, boolean showPayload,
 			@Nullable Schedules schedules) {
+		this(jobs, store, manager, showPayload, schedules, null);
+	}
+
+	/**
+	 * @param manager this instance's Manager, or {@code null} when it runs no jobs
+	 * @param showPayload whether a job's payload is shown
+	 * @param schedules the recurring jobs, or {@code null} to show none
+	 * @param flowControl the limits, or {@code null} to show none
+	 */
+	public SqlQueueEndpoint(JobQueue jobs, JobStore store, @Nullable Manager manager, boolean showPayload,
+			@Nullable Schedules schedules, @Nullable FlowControl flowControl) {
+		this.flowControl = flowControl;
 		this.jobs = jobs;
 		this.store = store;
 		this.manager = manager;
@@ -76,16 +101,26 @@ public class SqlQueueEndpoint {
 		this.schedules = schedules;
 	}
 
-	/** Jobs per queue and state, counted now, with this instance's workers per queue. */
+	/**
+	 * Jobs per queue and state, counted now, with this instance's workers per queue, and the
+	 * queue's limits and the due jobs they hold back now.
+	 */
 	@ReadOperation
 	public QueuesDescriptor queues() {
 		List<QueueCount> counts = this.store.countsByQueue();
+		Map<String, QueueLimits> limits = new TreeMap<>();
+		Map<String, Map<String, Long>> throttled = Map.of();
+		if (this.flowControl != null) {
+			this.flowControl.all().forEach((queueLimits) -> limits.put(queueLimits.queue(), queueLimits));
+			throttled = this.flowControl.throttled();
+		}
 		Instant countedAt = Instant.now();
 		Map<String, Integer> busy = (this.manager != null) ? this.manager.busyWorkers() : Map.of();
 		Map<String, Integer> total = (this.manager != null) ? this.manager.totalWorkers() : Map.of();
 		Map<String, Map<JobStatus, Long>> jobsByQueue = new TreeMap<>();
 		Map<String, Duration> oldest = new TreeMap<>();
 		total.keySet().forEach((queue) -> jobsByQueue.computeIfAbsent(queue, (key) -> zeroCounts()));
+		limits.keySet().forEach((queue) -> jobsByQueue.computeIfAbsent(queue, (key) -> zeroCounts()));
 		for (QueueCount count : counts) {
 			jobsByQueue.computeIfAbsent(count.queue(), (key) -> zeroCounts()).merge(count.status(), count.jobs(), Long::sum);
 			if (count.status() == JobStatus.QUEUED) {
@@ -93,8 +128,10 @@ public class SqlQueueEndpoint {
 			}
 		}
 		Map<String, QueueDescriptor> queues = new TreeMap<>();
-		jobsByQueue.forEach((queue, jobs) -> queues.put(queue, new QueueDescriptor(jobs,
-				oldest.getOrDefault(queue, Duration.ZERO).toString(), busy.get(queue), total.get(queue))));
+		Map<String, Map<String, Long>> held = throttled;
+		jobsByQueue.forEach((queue, jobs) -> queues.put(queue,
+				new QueueDescriptor(jobs, oldest.getOrDefault(queue, Duration.ZERO).toString(), busy.get(queue),
+						total.get(queue), LimitsDescriptor.of(limits.get(queue)), held.getOrDefault(queue, Map.of()))));
 		Map<String, ScheduleDescriptor> schedules = new TreeMap<>();
 		if (this.schedules != null) {
 			this.schedules.list().forEach((schedule) -> schedules.put(schedule.name(), ScheduleDescriptor.of(schedule)));
@@ -103,16 +140,64 @@ public class SqlQueueEndpoint {
 	}
 
 	/**
-	 * Pauses ({@code action=pause}), resumes ({@code action=resume}) or fires now
-	 * ({@code action=trigger}) the schedule of this name: {@code POST
-	 * /sqlqueue/schedules/{name}}; says what happened.
+	 * On a schedule ({@code POST /sqlqueue/schedules/{name}}): pauses ({@code action=pause}),
+	 * resumes ({@code action=resume}) or fires it now ({@code action=trigger}). On a queue's
+	 * limits ({@code POST /sqlqueue/limits/{queue}}): sets ({@code action=set}, with
+	 * {@code concurrency} and/or {@code rateLimit} such as {@code 100/1m}) or removes
+	 * ({@code action=remove}) the queue's own limit, or with {@code keys} the limit of the
+	 * concurrency keys that pattern matches. Says what happened.
 	 */
 	@WriteOperation
-	public ScheduleActionDescriptor scheduleAction(@Selector String kind, @Selector String name, String action) {
-		if (!kind.equals("schedules")) {
-			throw new InvalidEndpointRequestException("Unknown path '" + kind + "'; use /sqlqueue/schedules/{name}",
+	public OperationResponseBody action(@Selector String kind, @Selector String name, String action,
+			@Nullable String keys, @Nullable Integer concurrency, @Nullable String rateLimit) {
+		return switch (kind) {
+			case "schedules" -> scheduleAction(name, action);
+			case "limits" -> limitAction(name, action, keys, concurrency, rateLimit);
+			default -> throw new InvalidEndpointRequestException(
+					"Unknown path '" + kind + "'; use /sqlqueue/schedules/{name} or /sqlqueue/limits/{queue}",
 					"Unknown path");
+		};
+	}
+
+	private LimitActionDescriptor limitAction(String queue, String action, @Nullable String keys,
+			@Nullable Integer concurrency, @Nullable String rateLimit) {
+		if (!action.equals("set") && !action.equals("remove")) {
+			throw new InvalidEndpointRequestException("Unknown action '" + action + "'; use 'set' or 'remove'",
+					"Unknown action");
 		}
+		if (this.flowControl == null) {
+			return new LimitActionDescriptor(queue, keys, action, false, null, "This application has no limits");
+		}
+		String where = "queue '" + queue + "'" + ((keys != null) ? " keys '" + keys + "'" : "");
+		boolean done;
+		String message;
+		try {
+			if (action.equals("set")) {
+				Limit limit = new Limit(concurrency,
+						(rateLimit != null && !rateLimit.isBlank()) ? RateLimit.parse(rateLimit) : null);
+				if (keys != null) {
+					this.flowControl.setKeyLimit(queue, keys, limit);
+				}
+				else {
+					this.flowControl.setLimit(queue, limit);
+				}
+				done = true;
+				message = "Limit of " + where + " is " + limit;
+			}
+			else {
+				done = (keys != null) ? this.flowControl.removeKeyLimit(queue, keys) : this.flowControl.removeLimit(queue);
+				message = done ? "Limit of " + where + " is removed" : "No limit of " + where;
+			}
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidEndpointRequestException("Invalid limit of " + where + ": " + ex.getMessage(),
+					"Invalid limit");
+		}
+		return new LimitActionDescriptor(queue, keys, action, done,
+				LimitsDescriptor.of(this.flowControl.limits(queue)), message);
+	}
+
+	private ScheduleActionDescriptor scheduleAction(String name, String action) {
 		if (!action.equals("pause") && !action.equals("resume") && !action.equals("trigger")) {
 			throw new InvalidEndpointRequestException(
 					"Unknown action '" + action + "'; use 'pause', 'resume' or 'trigger'", "Unknown action");
@@ -155,10 +240,27 @@ public class SqlQueueEndpoint {
 		return counts;
 	}
 
-	/** The job with this id as stored, or {@code null} (404) when there is none. */
+	/**
+	 * The job with this id as stored, with its place in a workflow (what it runs after, what
+	 * runs after it, its batch), or {@code null} (404) when there is none.
+	 */
 	@ReadOperation
 	public @Nullable JobDescriptor job(@Selector long id) {
-		return this.jobs.find(id).map((job) -> JobDescriptor.of(job, this.showPayload)).orElse(null);
+		return this.jobs.find(id)
+			.map((job) -> JobDescriptor.of(job, this.showPayload, this.jobs.links(id)
+				.map((links) -> WorkflowDescriptor.of(links, this.jobs.graph(id).orElse(null)))
+				.orElse(null)))
+			.orElse(null);
+	}
+
+	/** The batch with this id and its counts now ({@code GET /sqlqueue/batches/{id}}), or {@code null} (404). */
+	@ReadOperation
+	public @Nullable BatchDescriptor batch(@Selector String kind, @Selector long id) {
+		if (!kind.equals("batches")) {
+			throw new InvalidEndpointRequestException("Unknown path '" + kind + "'; use /sqlqueue/batches/{id}",
+					"Unknown path");
+		}
+		return this.jobs.batch(id).map(BatchDescriptor::new).orElse(null);
 	}
 
 	/**
@@ -193,7 +295,7 @@ public class SqlQueueEndpoint {
 			done = this.jobs.cancel(id);
 			JobStatus after = this.jobs.find(id).map(JobRecord::status).orElse(null);
 			if (!done) {
-				message = "Job " + id + " is " + after + "; only a QUEUED or RUNNING job can be cancelled";
+				message = "Job " + id + " is " + after + "; only a WAITING, QUEUED or RUNNING job can be cancelled";
 			}
 			else if (after == JobStatus.RUNNING) {
 				message = "Job " + id + " is running: its cancel is asked for, and the instance that runs it stops it";
@@ -288,9 +390,64 @@ public class SqlQueueEndpoint {
 	 * @param oldestDueAge how long the oldest due job has waited (ISO-8601)
 	 * @param busyWorkers this instance's workers running a handler, or {@code null} when it does not serve the queue
 	 * @param totalWorkers this instance's workers for the queue, or {@code null} when it does not serve the queue
+	 * @param limits the queue's limits, or {@code null} when it has none
+	 * @param throttled due jobs that a limit holds back now, by the limit ({@code queue-concurrency},
+	 * {@code queue-rate}, {@code key-concurrency}, {@code key-rate})
 	 */
 	public record QueueDescriptor(Map<JobStatus, Long> jobs, String oldestDueAge, @Nullable Integer busyWorkers,
-			@Nullable Integer totalWorkers) {
+			@Nullable Integer totalWorkers, @Nullable LimitsDescriptor limits, Map<String, Long> throttled) {
+
+		public QueueDescriptor(Map<JobStatus, Long> jobs, String oldestDueAge, @Nullable Integer busyWorkers,
+				@Nullable Integer totalWorkers) {
+			this(jobs, oldestDueAge, busyWorkers, totalWorkers, null, Map.of());
+		}
+
+	}
+
+	/**
+	 * A queue's limits (README "Flow control").
+	 * @param concurrency the most of its jobs running at once, or {@code null} for no such limit
+	 * @param rateLimit the most starts per period ({@code 100/1m}), or {@code null}
+	 * @param keyLimits the limits of its concurrency keys, by key pattern
+	 */
+	public record LimitsDescriptor(@Nullable Integer concurrency, @Nullable String rateLimit,
+			Map<String, KeyLimitDescriptor> keyLimits) {
+
+		static @Nullable LimitsDescriptor of(@Nullable QueueLimits limits) {
+			if (limits == null || limits.isEmpty()) {
+				return null;
+			}
+			Map<String, KeyLimitDescriptor> keyLimits = new TreeMap<>();
+			limits.keyLimits()
+				.forEach((keyLimit) -> keyLimits.put(keyLimit.keys(), new KeyLimitDescriptor(
+						keyLimit.limit().concurrency(), rate(keyLimit.limit()))));
+			Limit own = limits.limit();
+			return new LimitsDescriptor((own != null) ? own.concurrency() : null, (own != null) ? rate(own) : null,
+					keyLimits);
+		}
+
+		private static @Nullable String rate(Limit limit) {
+			return (limit.rate() != null) ? limit.rate().toString() : null;
+		}
+
+	}
+
+	/**
+	 * The limit of each concurrency key a pattern matches.
+	 * @param concurrency the most jobs of one such key running at once, or {@code null}
+	 * @param rateLimit the most starts of one such key per period, or {@code null}
+	 */
+	public record KeyLimitDescriptor(@Nullable Integer concurrency, @Nullable String rateLimit) {
+	}
+
+	/**
+	 * What an action on a limit did.
+	 * @param keys the key pattern, or {@code null} for the queue's own limit
+	 * @param done whether it changed a limit
+	 * @param limits the queue's limits afterwards, or {@code null} when it has none
+	 */
+	public record LimitActionDescriptor(String queue, @Nullable String keys, String action, boolean done,
+			@Nullable LimitsDescriptor limits, String message) implements OperationResponseBody {
 	}
 
 	/**
@@ -305,14 +462,55 @@ public class SqlQueueEndpoint {
 			@JsonRawValue @Nullable String result, @Nullable String lastError, @Nullable String uniqueKey,
 			@Nullable String groupKey, @Nullable String leaseOwner, @Nullable Instant leaseExpiresAt, Instant runAt,
 			@Nullable Instant deadline, @Nullable Instant cancelRequestedAt, Instant createdAt, Instant updatedAt,
-			@Nullable Instant startedAt, @Nullable Instant finishedAt) implements OperationResponseBody {
+			@Nullable Instant startedAt, @Nullable Instant finishedAt,
+			@Nullable WorkflowDescriptor workflow) implements OperationResponseBody {
 
-		static JobDescriptor of(JobRecord job, boolean showPayload) {
+		static JobDescriptor of(JobRecord job, boolean showPayload, @Nullable WorkflowDescriptor workflow) {
 			return new JobDescriptor(job.id(), job.queue(), job.handler(), job.status(), job.attempts(),
 					job.maxAttempts(), job.crashes(), job.priority(), showPayload ? job.payload() : null,
 					job.result(), job.lastError(), job.uniqueKey(), job.groupKey(), job.leaseOwner(),
 					job.leaseExpiresAt(), job.runAt(), job.deadline(), job.cancelRequestedAt(), job.createdAt(),
-					job.updatedAt(), job.startedAt(), job.finishedAt());
+					job.updatedAt(), job.startedAt(), job.finishedAt(), workflow);
+		}
+
+	}
+
+	/**
+	 * A job's place in a workflow, or {@code null} in a job's descriptor when it has none.
+	 * @param waitingFor how many of its dependencies (and, for a callback, its batch) have not ended
+	 * @param dependencies the jobs it runs after, in their states now
+	 * @param dependents the jobs that run after it, in their states now
+	 * @param batch the batch it belongs to
+	 * @param callbackOf the batch whose callback it is
+	 * @param graph the whole workflow around it: its jobs in their states and the edges
+	 * ({@code [dependency, dependent]}), up to {@link WorkflowGraph#MAX_JOBS} jobs
+	 */
+	public record WorkflowDescriptor(int waitingFor, DependencyFailure onDependencyFailure,
+			List<JobLinks.LinkedJob> dependencies, List<JobLinks.LinkedJob> dependents,
+			@Nullable BatchDescriptor batch, @Nullable BatchDescriptor callbackOf, @Nullable WorkflowGraph graph) {
+
+		static @Nullable WorkflowDescriptor of(JobLinks links, @Nullable WorkflowGraph graph) {
+			if (links.dependencies().isEmpty() && links.dependents().isEmpty() && links.batch() == null
+					&& links.callbackOf() == null) {
+				return null;
+			}
+			return new WorkflowDescriptor(links.waitingFor(), links.onDependencyFailure(), links.dependencies(),
+					links.dependents(), (links.batch() != null) ? new BatchDescriptor(links.batch()) : null,
+					(links.callbackOf() != null) ? new BatchDescriptor(links.callbackOf()) : null, graph);
+		}
+
+	}
+
+	/**
+	 * A batch's progress: its jobs by how they ended, those still pending, and its callback.
+	 * @param finishedAt when its last job ended, or {@code null} while some are pending
+	 */
+	public record BatchDescriptor(long id, int total, int succeeded, int failed, int cancelled, int pending,
+			@Nullable Long callbackId, Instant createdAt, @Nullable Instant finishedAt) implements OperationResponseBody {
+
+		BatchDescriptor(BatchProgress batch) {
+			this(batch.id(), batch.total(), batch.succeeded(), batch.failed(), batch.cancelled(), batch.pending(),
+					batch.callbackId(), batch.createdAt(), batch.finishedAt());
 		}
 
 	}

@@ -12,6 +12,7 @@ import io.sqlqueue.JobQueue;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint;
 import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
 import io.sqlqueue.boot.autoconfigure.SqlQueueProperties;
+import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.manager.Manager;
 import io.sqlqueue.schedule.Schedules;
 import io.sqlqueue.store.JobStore;
@@ -30,9 +31,9 @@ public final class SqlQueueEndpointAutoConfiguration {
 	@ConditionalOnBean({ JobQueue.class, JobStore.class, SqlQueueProperties.class })
 	@ConditionalOnMissingBean
 	SqlQueueEndpoint sqlqueueEndpoint(JobQueue jobs, JobStore store, ObjectProvider<Manager> manager,
-			SqlQueueProperties properties, ObjectProvider<Schedules> schedules) {
+			SqlQueueProperties properties, ObjectProvider<Schedules> schedules, ObjectProvider<FlowControl> flowControl) {
 		return new SqlQueueEndpoint(jobs, store, manager.getIfUnique(), properties.getEndpoint().isShowPayload(),
-				schedules.getIfUnique());
+				schedules.getIfUnique(), flowControl.getIfUnique());
 	}
 
 }

@@ -20,7 +20,12 @@ import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.ActionDescriptor;
+import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.BatchDescriptor;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.JobDescriptor;
+import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.KeyLimitDescriptor;
+import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.LimitActionDescriptor;
+import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.LimitsDescriptor;
+import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.QueueDescriptor;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.QueuesDescriptor;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.RetriedDescriptor;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.ScheduleActionDescriptor;
@@ -33,6 +38,10 @@ import io.sqlqueue.schedule.Schedules;
 import io.sqlqueue.store.ClaimRequest;
 import io.sqlqueue.store.JobStore;
 import io.sqlqueue.store.Lease;
+import io.sqlqueue.workflow.Batch;
+import io.sqlqueue.workflow.BatchIds;
+import io.sqlqueue.workflow.DependencyFailure;
+import io.sqlqueue.workflow.JobLinks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -79,7 +88,8 @@ class SqlQueueEndpointAutoConfigurationTests {
 			assertThat(queues.queues().get("mail").jobs()).containsEntry(JobStatus.QUEUED, 1L)
 				.containsEntry(JobStatus.FAILED, 1L)
 				.containsEntry(JobStatus.SUCCEEDED, 0L)
-				.hasSize(5);
+				.containsEntry(JobStatus.WAITING, 0L)
+				.hasSize(6);
 			assertThat(queues.queues().get("reports").jobs()).containsEntry(JobStatus.QUEUED, 1L);
 			assertThat(queues.queues().get("mail").totalWorkers()).isNull();
 			assertThat(Duration.parse(queues.queues().get("reports").oldestDueAge())).isGreaterThanOrEqualTo(Duration.ZERO);
@@ -106,26 +116,68 @@ class SqlQueueEndpointAutoConfigurationTests {
 			assertThat(nightly.nextRunAt()).isNotNull();
 			assertThat(listed.get("often").every()).isEqualTo("PT15M");
 
-			ScheduleActionDescriptor paused = endpoint.scheduleAction("schedules", "nightly", "pause");
+			ScheduleActionDescriptor paused = (ScheduleActionDescriptor) endpoint.action("schedules", "nightly", "pause", null,
+					null, null);
 			assertThat(paused.done()).isTrue();
 			assertThat(paused.schedule().paused()).isTrue();
-			assertThat(endpoint.scheduleAction("schedules", "nightly", "pause").done()).isFalse();
-			ScheduleActionDescriptor resumed = endpoint.scheduleAction("schedules", "nightly", "resume");
+			assertThat(((ScheduleActionDescriptor) endpoint.action("schedules", "nightly", "pause", null, null, null)).done()).isFalse();
+			ScheduleActionDescriptor resumed = (ScheduleActionDescriptor) endpoint.action("schedules", "nightly", "resume",
+					null, null, null);
 			assertThat(resumed.done()).isTrue();
 			assertThat(resumed.schedule().paused()).isFalse();
 
-			ScheduleActionDescriptor triggered = endpoint.scheduleAction("schedules", "nightly", "trigger");
+			ScheduleActionDescriptor triggered = (ScheduleActionDescriptor) endpoint.action("schedules", "nightly",
+					"trigger", null, null, null);
 			assertThat(triggered.done()).isTrue();
 			JobRecord job = context.getBean(JobQueue.class).find(triggered.jobId()).orElseThrow();
 			assertThat(job.handler()).isEqualTo("report.build");
 			assertThat(triggered.schedule().lastJobId()).isEqualTo(triggered.jobId());
 			assertThat(triggered.schedule().lastJobStatus()).isEqualTo(JobStatus.QUEUED);
 
-			assertThat(endpoint.scheduleAction("schedules", "missing", "pause").done()).isFalse();
+			assertThat(((ScheduleActionDescriptor) endpoint.action("schedules", "missing", "pause", null, null, null)).done()).isFalse();
 			assertThatExceptionOfType(InvalidEndpointRequestException.class)
-				.isThrownBy(() -> endpoint.scheduleAction("schedules", "nightly", "explode"));
+				.isThrownBy(() -> endpoint.action("schedules", "nightly", "explode", null, null, null));
 			assertThatExceptionOfType(InvalidEndpointRequestException.class)
-				.isThrownBy(() -> endpoint.scheduleAction("other", "nightly", "pause"));
+				.isThrownBy(() -> endpoint.action("other", "nightly", "pause", null, null, null));
+		});
+	}
+
+	@Test
+	void showsLimitsAndTheJobsTheyHoldBackAndSetsAndRemovesThem() {
+		this.runner.withPropertyValues("sqlqueue.manager.enabled=false").run((context) -> {
+			SqlQueueEndpoint endpoint = context.getBean(SqlQueueEndpoint.class);
+			LimitActionDescriptor set = (LimitActionDescriptor) endpoint.action("limits", "api", "set", null, 1, "100/1m");
+			assertThat(set.done()).isTrue();
+			assertThat(set.message()).isEqualTo("Limit of queue 'api' is concurrency 1, rate 100/1m");
+			LimitActionDescriptor keys = (LimitActionDescriptor) endpoint.action("limits", "api", "set", "customer:*", 2,
+					null);
+			assertThat(keys.limits().keyLimits()).containsEntry("customer:*", new KeyLimitDescriptor(2, null));
+			QueueDescriptor idle = endpoint.queues().queues().get("api");
+			assertThat(idle.limits()).isEqualTo(new LimitsDescriptor(1, "100/1m",
+					Map.of("customer:*", new KeyLimitDescriptor(2, null))));
+			assertThat(idle.throttled()).isEmpty();
+
+			context.getBean(JobQueue.class).enqueueAll(List.of(Job.of("call", 1).queue("api"), Job.of("call", 2).queue("api")));
+			context.getBean(JobStore.class).claim(new ClaimRequest("test", "api", List.of("call"), 10, 60_000));
+			assertThat(endpoint.queues().queues().get("api").throttled()).containsExactly(Map.entry("queue-concurrency", 1L));
+
+			assertThatExceptionOfType(InvalidEndpointRequestException.class)
+				.isThrownBy(() -> endpoint.action("limits", "api", "set", null, null, null))
+				.withMessageContaining("a concurrency, a rate, or both");
+			assertThatExceptionOfType(InvalidEndpointRequestException.class)
+				.isThrownBy(() -> endpoint.action("limits", "api", "set", null, 1, "fast"))
+				.withMessageContaining("'fast' is not a rate limit");
+			assertThatExceptionOfType(InvalidEndpointRequestException.class)
+				.isThrownBy(() -> endpoint.action("limits", "api", "open", null, 1, null));
+			LimitActionDescriptor removed = (LimitActionDescriptor) endpoint.action("limits", "api", "remove", null, null,
+					null);
+			assertThat(removed.done()).isTrue();
+			assertThat(removed.limits().concurrency()).isNull();
+			assertThat(((LimitActionDescriptor) endpoint.action("limits", "api", "remove", null, null, null)).done())
+				.isFalse();
+			assertThat(((LimitActionDescriptor) endpoint.action("limits", "api", "remove", "customer:*", null, null))
+				.limits()).isNull();
+			assertThat(endpoint.queues().queues().get("api").limits()).isNull();
 		});
 	}
 
@@ -165,7 +217,7 @@ class SqlQueueEndpointAutoConfigurationTests {
 			ActionDescriptor cancelFailed = endpoint.jobAction(failed, "cancel");
 			assertThat(cancelFailed.done()).isFalse();
 			assertThat(cancelFailed.status()).isEqualTo(JobStatus.FAILED);
-			assertThat(cancelFailed.message()).contains("only a QUEUED or RUNNING job can be cancelled");
+			assertThat(cancelFailed.message()).contains("only a WAITING, QUEUED or RUNNING job can be cancelled");
 
 			ActionDescriptor retry = endpoint.jobAction(failed, "retry");
 			assertThat(retry.done()).isTrue();
@@ -231,6 +283,50 @@ class SqlQueueEndpointAutoConfigurationTests {
 	}
 
 	/** Claims the due jobs of these handlers in the queue and fails them. */
+	@Test
+	void showsAJobsPlaceInAWorkflowAndABatchsProgress() {
+		this.runner.run((context) -> {
+			JobQueue jobs = context.getBean(JobQueue.class);
+			SqlQueueEndpoint endpoint = context.getBean(SqlQueueEndpoint.class);
+			BatchIds batch = jobs.enqueue(Batch.of(List.of(Job.of("report.build", 1), Job.of("report.build", 2)))
+				.callback(Job.of("report.bundle", null)));
+			long first = batch.jobIds().get(0);
+			long after = jobs.enqueue(Job.of("mail.send", 3).after(first).onDependencyFailure(DependencyFailure.RUN));
+
+			JobDescriptor member = endpoint.job(first);
+			assertThat(member.workflow().dependents()).extracting(JobLinks.LinkedJob::id).containsExactly(after);
+			assertThat(member.workflow().batch().id()).isEqualTo(batch.batchId());
+			JobDescriptor waiting = endpoint.job(after);
+			assertThat(waiting.status()).isEqualTo(JobStatus.WAITING);
+			assertThat(waiting.workflow().waitingFor()).isEqualTo(1);
+			assertThat(waiting.workflow().onDependencyFailure()).isEqualTo(DependencyFailure.RUN);
+			assertThat(waiting.workflow().dependencies()).extracting(JobLinks.LinkedJob::status)
+				.containsExactly(JobStatus.QUEUED);
+			assertThat(waiting.workflow().graph().jobs()).extracting(JobLinks.LinkedJob::id)
+				.containsExactly(first, after);
+			assertThat(waiting.workflow().graph().edges()).singleElement()
+				.satisfies((edge) -> assertThat(edge).containsExactly(first, after));
+			assertThat(endpoint.job(batch.callbackId()).workflow().callbackOf().pending()).isEqualTo(2);
+			long plain = jobs.enqueue("mail.send", 4);
+			assertThat(endpoint.job(plain).workflow()).isNull();
+
+			JobStore store = context.getBean(JobStore.class);
+			JobRecord claimed = store.claim(new ClaimRequest("test", "default", List.of("report.build"), 1, 60_000))
+				.get(0);
+			store.fail(new Lease(claimed.id(), claimed.leaseToken()), "broken");
+			BatchDescriptor progress = endpoint.batch("batches", batch.batchId());
+			assertThat(progress.total()).isEqualTo(2);
+			assertThat(progress.failed()).isEqualTo(1);
+			assertThat(progress.pending()).isEqualTo(1);
+			assertThat(progress.callbackId()).isEqualTo(batch.callbackId());
+			assertThat(endpoint.batch("batches", 999_999)).isNull();
+			assertThatExceptionOfType(InvalidEndpointRequestException.class)
+				.isThrownBy(() -> endpoint.batch("jobs", batch.batchId()));
+			// The callback still waits; the job after the failed one runs anyway (RUN).
+			assertThat(endpoint.queues().queues().get("default").jobs()).containsEntry(JobStatus.WAITING, 1L);
+		});
+	}
+
 	private static void fail(JobStore store, String queue, String... handlers) {
 		for (JobRecord job : store.claim(new ClaimRequest("test", queue, List.of(handlers), 100, 60_000))) {
 			store.fail(new Lease(job.id(), job.leaseToken()), "broken");

@@ -189,6 +189,35 @@ class SqlQueueMetricsAutoConfigurationTests {
 		});
 	}
 
+	/** Due jobs a limit holds back, per limit, for each queue with limits (README "Flow control"). */
+	@Test
+	void gaugesShowTheJobsLimitsHoldBackAsLastCounted() {
+		this.runner.withPropertyValues("sqlqueue.queues.api.global-concurrency=2",
+				"sqlqueue.queues.api.key-limits[0].keys=customer:*", "sqlqueue.queues.api.key-limits[0].concurrency=1")
+			.run((context) -> {
+				MeterRegistry registry = context.getBean(MeterRegistry.class);
+				JobQueue jobs = context.getBean(JobQueue.class);
+				jobs.enqueueAll(List.of(Job.of("nobody", 1).queue("api").concurrencyKey("customer:1"),
+						Job.of("nobody", 2).queue("api").concurrencyKey("customer:1"),
+						Job.of("nobody", 3).queue("api").concurrencyKey("customer:1"), Job.of("nobody", 4).queue("api"),
+						Job.of("nobody", 5).queue("api"), Job.of("nobody", 6).queue("api")));
+				assertThat(context.getBean(JobStore.class)
+					.claim(new ClaimRequest("test", "api", List.of("nobody"), 10, 60_000))).hasSize(2);
+				context.getBean(QueueStats.class).refresh();
+				// customer:1 runs one and holds back two; the queue runs two of two (customer:1's and the
+				// first without a key) and holds back the two other jobs without a key.
+				assertThat(throttled(registry, "api", "key-concurrency")).isEqualTo(2);
+				assertThat(throttled(registry, "api", "queue-concurrency")).isEqualTo(2);
+				assertThat(throttled(registry, "api", "queue-rate")).isZero();
+				assertThat(throttled(registry, "api", "key-rate")).isZero();
+				assertThat(registry.find("sqlqueue.jobs.throttled").tag("queue", "default").gauges()).isEmpty();
+			});
+	}
+
+	private static double throttled(MeterRegistry registry, String queue, String limit) {
+		return registry.get("sqlqueue.jobs.throttled").tags("queue", queue, "limit", limit).gauge().value();
+	}
+
 	@Test
 	void asksForAHistogramWhenConfigured() {
 		this.runner.withPropertyValues("sqlqueue.metrics.percentiles-histogram=true")
