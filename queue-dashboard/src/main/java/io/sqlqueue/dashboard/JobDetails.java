@@ -6,10 +6,13 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
 
+import org.jspecify.annotations.Nullable;
+
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.dashboard.JobDetail.TimelineEvent;
+import io.sqlqueue.workflow.BatchProgress;
 
 /**
  * Reads one job for the detail page and builds its timeline: enqueued, due, each attempt's
@@ -41,14 +44,25 @@ public class JobDetails {
 				job.priority(), job.uniqueKey(), job.groupKey(), job.runAt(), job.createdAt(), job.updatedAt(),
 				job.startedAt(), job.finishedAt(), job.scheduledFor(), job.leaseOwner(), job.leaseExpiresAt(),
 				job.lastError(), job.result(), this.showPayload ? job.payload() : null, this.showPayload,
-				timeline(job), actions(job.status()));
+				timeline(job), actions(job.status()), workflow(job.id()));
+	}
+
+	private @Nullable WorkflowView workflow(long id) {
+		return this.jobs.links(id)
+			.flatMap((links) -> this.jobs.graph(id).map((graph) -> WorkflowView.of(links, graph)))
+			.orElse(null);
+	}
+
+	/** The batch of this id with its counts now. */
+	public Optional<BatchProgress> batch(long id) {
+		return this.jobs.batch(id);
 	}
 
 	/** The actions a job's state allows; the same rules as {@link JobQueue#retry} and {@link JobQueue#cancel}. */
 	static List<String> actions(JobStatus status) {
 		return switch (status) {
 			case FAILED -> List.of("retry");
-			case QUEUED, RUNNING -> List.of("cancel");
+			case WAITING, QUEUED, RUNNING -> List.of("cancel");
 			default -> List.of();
 		};
 	}

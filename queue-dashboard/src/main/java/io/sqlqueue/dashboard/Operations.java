@@ -75,7 +75,7 @@ public class Operations {
 			return new ActionResult(true, message, now, List.of(id));
 		}
 		JobStatus now = current(id);
-		return ActionResult.notDone("Job " + id + " is " + now + "; only a QUEUED or RUNNING job can be cancelled",
+		return ActionResult.notDone("Job " + id + " is " + now + "; only a WAITING, QUEUED or RUNNING job can be cancelled",
 				now);
 	}
 

@@ -4,7 +4,7 @@
 (function () {
     'use strict';
 
-    var STATES = ['QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'];
+    var STATES = ['WAITING', 'QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'];
     var main = document.getElementById('main');
     var timer = null;
 
@@ -266,7 +266,7 @@
             el('h1', null, 'Overview'),
             el('div', {'class': 'panel'}, el('table', {id: 'queues'}, el('thead', null, head),
                 el('tbody', null, rows.length ? rows
-                    : el('tr', null, el('td', {colspan: 10, 'class': 'muted'}, 'No jobs yet.')))))
+                    : el('tr', null, el('td', {colspan: 11, 'class': 'muted'}, 'No jobs yet.')))))
         ];
         if (overview.schedules.length) {
             content.push(el('h2', null, 'Schedules'));
@@ -423,6 +423,9 @@
             content.push(el('h2', null, 'Result'));
             content.push(el('div', {'class': 'panel'}, el('pre', {id: 'result'}, pretty(job.result))));
         }
+        if (job.workflow) {
+            content.push(workflowSection(job));
+        }
         content.push(el('h2', null, 'Payload'));
         content.push(job.payloadShown ? el('div', {'class': 'panel'}, el('pre', {id: 'payload'}, pretty(job.payload)))
             : el('p', {'class': 'muted', id: 'payload'},
@@ -430,16 +433,85 @@
         show(content);
     }
 
-    function jobPage(id) {
-        return get('api/jobs/' + encodeURIComponent(id)).then(function (job) {
-            renderJob(job);
-            if (job.status === 'QUEUED' || job.status === 'RUNNING') {
+    // --- Workflows: a job's dependencies, dependents, batch and the graph around it; a batch's progress
+
+    function jobLink(linked, current) {
+        return el('span', {'class': 'node' + (linked.id === current ? ' self' : ''), 'data-node': linked.id},
+            el('a', {href: '#/jobs/' + linked.id}, '#' + linked.id), ' ', linked.handler, ' ', badge(linked.status));
+    }
+
+    function batchLine(batch, label) {
+        return el('p', {'class': 'batch-line'}, label + ' ', el('a', {href: '#/batches/' + batch.id, id: 'batch-link'},
+            'batch #' + batch.id), ': ' + (batch.total - batch.pending) + ' of ' + batch.total + ' finished ('
+            + batch.succeeded + ' succeeded, ' + batch.failed + ' failed, ' + batch.cancelled + ' cancelled)');
+    }
+
+    function workflowSection(job) {
+        var flow = job.workflow;
+        var facts = el('dl', {'class': 'facts', id: 'workflow-facts'},
+            el('dt', null, 'Waits for'), el('dd', {id: 'waiting-for'}, flow.waitingFor === 0 ? 'nothing'
+                : flow.waitingFor + (flow.waitingFor === 1 ? ' job' : ' jobs')),
+            el('dt', null, 'Runs after'), el('dd', {id: 'dependencies'}, flow.dependencies.length
+                ? flow.dependencies.map(function (d) { return jobLink(d, job.id); }) : '–'),
+            el('dt', null, 'Runs before'), el('dd', {id: 'dependents'}, flow.dependents.length
+                ? flow.dependents.map(function (d) { return jobLink(d, job.id); }) : '–'),
+            el('dt', null, 'If a dependency fails'), el('dd', null, flow.onDependencyFailure === 'RUN'
+                ? 'runs anyway' : 'is cancelled'));
+        var levels = el('ol', {'class': 'levels', id: 'workflow-graph'}, flow.levels.map(function (level, index) {
+            return el('li', null, el('span', {'class': 'level'}, 'Level ' + (index + 1)),
+                level.map(function (linked) { return jobLink(linked, job.id); }));
+        }));
+        return [el('h2', null, 'Workflow'), el('div', {'class': 'panel'}, facts,
+            flow.batch ? batchLine(flow.batch, 'Member of') : '',
+            flow.callbackOf ? batchLine(flow.callbackOf, 'Callback of') : '',
+            levels, flow.truncated ? el('p', {'class': 'note'}, 'The workflow has more jobs than shown.') : '')];
+    }
+
+    function renderBatch(batch) {
+        var finished = batch.total - batch.pending;
+        function part(state, count) {
+            return count ? el('span', {'class': state, style: null, 'data-count': count}) : '';
+        }
+        var bar = el('div', {'class': 'progress', id: 'batch-progress', title: finished + ' of ' + batch.total + ' finished'},
+            part('SUCCEEDED', batch.succeeded), part('FAILED', batch.failed), part('CANCELLED', batch.cancelled));
+        Array.prototype.forEach.call(bar.children, function (span) {
+            span.style.width = (100 * parseInt(span.getAttribute('data-count'), 10) / batch.total) + '%';
+        });
+        show([
+            el('h1', null, 'Batch #' + batch.id),
+            el('div', {'class': 'panel'}, bar, el('dl', {'class': 'facts', id: 'batch-facts'},
+                el('dt', null, 'Jobs'), el('dd', {id: 'batch-total'}, batch.total),
+                el('dt', null, 'Succeeded'), el('dd', {id: 'batch-succeeded'}, batch.succeeded),
+                el('dt', null, 'Failed'), el('dd', {id: 'batch-failed'}, batch.failed),
+                el('dt', null, 'Cancelled'), el('dd', {id: 'batch-cancelled'}, batch.cancelled),
+                el('dt', null, 'Pending'), el('dd', {id: 'batch-pending'}, batch.pending),
+                el('dt', null, 'Callback'), el('dd', {id: 'batch-callback'}, batch.callbackId === null ? '–'
+                    : el('a', {href: '#/jobs/' + batch.callbackId}, '#' + batch.callbackId)),
+                el('dt', null, 'Created'), el('dd', null, time(batch.createdAt)),
+                el('dt', null, 'Finished'), el('dd', {id: 'batch-finished'}, batch.finishedAt ? time(batch.finishedAt)
+                    : 'not yet')))
+        ]);
+    }
+
+    function batchPage(id) {
+        return get('api/batches/' + encodeURIComponent(id)).then(function (batch) {
+            renderBatch(batch);
+            if (batch.pending > 0) {
                 timer = setTimeout(route, Math.min(settings.refreshMillis, 2000));
             }
         });
     }
 
-    // --- routing: #/ (overview), #/jobs?filters, #/jobs/{id}
+    function jobPage(id) {
+        return get('api/jobs/' + encodeURIComponent(id)).then(function (job) {
+            renderJob(job);
+            if (job.status === 'WAITING' || job.status === 'QUEUED' || job.status === 'RUNNING') {
+                timer = setTimeout(route, Math.min(settings.refreshMillis, 2000));
+            }
+        });
+    }
+
+    // --- routing: #/ (overview), #/jobs?filters, #/jobs/{id}, #/batches/{id}
 
     function route() {
         if (timer) {
@@ -453,8 +525,11 @@
         document.getElementById('nav-jobs').className = path.indexOf('/jobs') === 0 ? 'current' : '';
         var page;
         var job = /^\/jobs\/(\d+)$/.exec(path);
+        var batch = /^\/batches\/(\d+)$/.exec(path);
         if (job) {
             page = jobPage(job[1]);
+        } else if (batch) {
+            page = batchPage(batch[1]);
         } else if (path === '/jobs') {
             page = jobsPage(params);
         } else {

@@ -61,7 +61,7 @@ public class JobController {
 		JobRecord job = find(id);
 		if (!this.jobs.cancel(id)) {
 			throw new ResponseStatusException(HttpStatus.CONFLICT,
-					"Job " + id + " is " + job.status() + "; only a QUEUED or RUNNING job can be cancelled");
+					"Job " + id + " is " + job.status() + "; only a WAITING, QUEUED or RUNNING job can be cancelled");
 		}
 		return JobView.of(find(id));
 	}

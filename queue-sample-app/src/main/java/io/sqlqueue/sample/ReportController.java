@@ -2,6 +2,7 @@ package io.sqlqueue.sample;
 
 import java.net.URI;
 import java.time.Duration;
+import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
@@ -74,6 +75,16 @@ public class ReportController {
 		return ResponseEntity.accepted().location(location).body(requested);
 	}
 
+	/**
+	 * Saves a report request per kind and enqueues their jobs as one batch with a callback
+	 * ({@code report.bundle}), which runs once they have all ended: 202 Accepted with the ids.
+	 */
+	@PostMapping("/reports/bundles")
+	public ResponseEntity<BundleRequested> bundle(@RequestBody BundleRequest request) {
+		List<String> kinds = (request.kinds() != null) ? request.kinds() : List.of();
+		return ResponseEntity.accepted().body(this.requests.bundle(kinds));
+	}
+
 	@GetMapping("/reports/{id}")
 	public Report report(@PathVariable long id) {
 		return this.reports.find(id)
@@ -91,6 +102,20 @@ public class ReportController {
 	}
 
 	public record ReportRequested(long reportId, long jobId) {
+
+	}
+
+	/** The body of {@code POST /reports/bundles}: the kinds of its reports. */
+	public record BundleRequest(@Nullable List<String> kinds) {
+
+	}
+
+	/**
+	 * A bundle of reports enqueued.
+	 * @param jobIds the {@code report.build} jobs, one per report
+	 * @param callbackJobId the {@code report.bundle} job, which runs once they have all ended
+	 */
+	public record BundleRequested(long batchId, List<Long> reportIds, List<Long> jobIds, @Nullable Long callbackJobId) {
 
 	}
 

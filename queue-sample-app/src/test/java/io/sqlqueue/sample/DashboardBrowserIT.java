@@ -22,6 +22,7 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.http.MediaType;
 import org.springframework.test.web.servlet.client.RestTestClient;
 
+import io.sqlqueue.Job;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobStatus;
 
@@ -78,7 +79,7 @@ class DashboardBrowserIT {
 
 	@Test
 	void operatorFindsAFailedJobRetriesItAndSeesItSucceed() {
-		post("/signups", Map.of("email", "ada@example.com", "name", "Ada"));
+		Map<?, ?> ada = post("/signups", Map.of("email", "ada@example.com", "name", "Ada"));
 		post("/signups", Map.of("email", "grace@example.com", "name", "Grace"));
 		long flaky = ((Number) post("/reports", Map.of("kind", "mails", "failTimes", 3)).get("jobId")).longValue();
 		long hostile = ((Number) post("/reports", Map.of("kind", HOSTILE_KIND, "failTimes", 0)).get("jobId"))
@@ -138,6 +139,38 @@ class DashboardBrowserIT {
 		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("last-error"), HOSTILE_KIND));
 		assertThat(browser.findElements(By.cssSelector("#main img"))).isEmpty();
 		assertThat(browser.getTitle()).isEqualTo("sqlqueue");
+
+		// A bundle of reports: a batch whose callback ran once all of them had ended.
+		Map<?, ?> bundle = post("/reports/bundles", Map.of("kinds", List.of("signups", "weather")));
+		long callback = ((Number) bundle.get("callbackJobId")).longValue();
+		long batch = ((Number) bundle.get("batchId")).longValue();
+		awaitStatus(callback, JobStatus.SUCCEEDED);
+		browser.get("http://localhost:" + this.port + "/sqlqueue/#/jobs/" + callback);
+		wait.until(ExpectedConditions.textToBe(By.cssSelector("#job-status"), "SUCCEEDED"));
+		assertThat(text("#waiting-for")).isEqualTo("nothing");
+		assertThat(text(".batch-line")).isEqualTo("Callback of batch #" + batch
+				+ ": 2 of 2 finished (1 succeeded, 1 failed, 0 cancelled)");
+		Browser.screenshot(browser, "5-batch-callback");
+		browser.findElement(By.id("batch-link")).click();
+		wait.until(ExpectedConditions.textToBe(By.id("batch-succeeded"), "1"));
+		assertThat(text("#batch-failed")).isEqualTo("1");
+		assertThat(text("#batch-pending")).isEqualTo("0");
+		assertThat(text("#batch-callback")).isEqualTo("#" + callback);
+		assertThat(browser.findElements(By.cssSelector("#batch-progress span"))).hasSize(2);
+		Browser.screenshot(browser, "6-batch");
+
+		// A job that waits for Ada's follow-up mail (due in an hour): WAITING, in the counts and its workflow.
+		long followup = ((Number) ada.get("followupJobId")).longValue();
+		long waiting = this.jobs.enqueue(Job.of("report.build", new BuildReport(batch)).after(followup));
+		browser.get("http://localhost:" + this.port + "/sqlqueue/#/jobs/" + waiting);
+		wait.until(ExpectedConditions.textToBe(By.cssSelector("#job-status"), "WAITING"));
+		assertThat(text("#waiting-for")).isEqualTo("1 job");
+		assertThat(text("#dependencies")).contains("#" + followup).contains("QUEUED");
+		assertThat(browser.findElements(By.cssSelector("#workflow-graph > li"))).hasSize(2);
+		assertThat(text("#workflow-graph > li:last-child")).contains("#" + waiting).contains("WAITING");
+		Browser.screenshot(browser, "7-waiting-job");
+		browser.findElement(By.id("nav-overview")).click();
+		wait.until(ExpectedConditions.textToBe(By.cssSelector("tr[data-queue='reports'] td.count-WAITING"), "1"));
 	}
 
 	private List<WebElement> rows() {

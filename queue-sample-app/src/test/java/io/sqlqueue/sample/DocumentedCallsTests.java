@@ -238,7 +238,20 @@ class DocumentedCallsTests {
 						curl -X POST 'localhost:8080/reports?waitSeconds=10' -H 'Content-Type: application/json' 						-d '{"kind": "signups"}'""", (call) -> {
 					Answer built = call.send();
 					assertThat(built.json("$.report.kind")).as("the report the handler returned").isEqualTo("signups");
-				})));
+				}),
+				step("""
+						curl -X POST localhost:8080/reports/bundles -H 'Content-Type: application/json' \
+						-d '{"kinds": ["signups", "mails", "weather"]}'""", (call) -> {
+					Answer bundle = call.send();
+					assertThat(bundle.json("$.jobIds")).isEqualTo(List.of(9, 10, 11));
+					assertThat(call.app().job(12).json("$.status")).as("the callback waits for the batch")
+						.isIn("WAITING", "QUEUED", "RUNNING", "SUCCEEDED");
+				}),
+				step("curl localhost:8080/jobs/12", (call) -> {
+					Answer callback = call.until(MOMENT, status("SUCCEEDED"));
+					assertThat(callback.json("$.attempts")).as("the callback ran once").isEqualTo(1);
+				}),
+				step("curl localhost:8080/actuator/sqlqueue/batches/1", Call::send)));
 	}
 
 	private static AnswerCheck status(String status) {
@@ -248,6 +261,7 @@ class DocumentedCallsTests {
 	/** Jobs per state, as the {@code sqlqueue} endpoint and health show them. */
 	private static Map<String, Object> jobs(int queued, int running, int succeeded, int failed, int cancelled) {
 		Map<String, Object> jobs = new LinkedHashMap<>();
+		jobs.put("WAITING", 0);
 		jobs.put("QUEUED", queued);
 		jobs.put("RUNNING", running);
 		jobs.put("SUCCEEDED", succeeded);

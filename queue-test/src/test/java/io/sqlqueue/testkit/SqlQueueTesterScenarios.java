@@ -21,6 +21,8 @@ import io.sqlqueue.JobOutcome;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.NonRetryableException;
+import io.sqlqueue.flow.FlowControl;
+import io.sqlqueue.flow.Limit;
 import io.sqlqueue.manager.Manager;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -48,6 +50,9 @@ abstract class SqlQueueTesterScenarios {
 
 	@Autowired
 	private JdbcTemplate jdbc;
+
+	@Autowired
+	private FlowControl flowControl;
 
 	/** The queue's table, as the subclass's database names it. */
 	protected abstract String table();
@@ -101,6 +106,22 @@ abstract class SqlQueueTesterScenarios {
 		});
 		assertThat(this.tester.runDue(true)).isEmpty();
 		assertThat(this.mailer.sent).containsExactly("ada@example.com", "bob@example.com", "later@example.com");
+	}
+
+	/** The queue's limits hold for runDue, as for the Manager; run(id) runs the job it names. */
+	@Test
+	void runDueKeepsTheLimitsAndRunRunsTheJobItNames() {
+		this.flowControl.setLimit("mail", Limit.rate(1, Duration.ofHours(1)));
+		try {
+			List<Long> ids = this.jobs.enqueueAll(List.of(Job.of("mail.welcome", new Mail("a@example.com")),
+					Job.of("mail.welcome", new Mail("b@example.com"))));
+			assertThat(this.tester.runDue()).extracting(RanJob::id).containsExactly(ids.get(0));
+			assertThat(this.tester.runDue()).isEmpty();
+			assertThat(this.tester.run(ids.get(1)).succeeded()).isTrue();
+		}
+		finally {
+			this.flowControl.removeLimit("mail");
+		}
 	}
 
 	@Test

@@ -71,6 +71,13 @@ final class DashboardApi {
 			.orElseGet(() -> Responses.problem(HttpStatus.NOT_FOUND, "No job " + id));
 	}
 
+	ServerResponse batch(ServerRequest request) {
+		long id = pathId(request);
+		return this.details.batch(id)
+			.map(Responses::json)
+			.orElseGet(() -> Responses.problem(HttpStatus.NOT_FOUND, "No batch " + id));
+	}
+
 	static long pathId(ServerRequest request) {
 		String text = request.pathVariable("id");
 		try {
@@ -100,7 +107,9 @@ final class DashboardApi {
 			return JobStatus.valueOf(value.toUpperCase(Locale.ROOT));
 		}
 		catch (IllegalArgumentException ex) {
-			throw new BadRequest("'status' must be one of QUEUED, RUNNING, SUCCEEDED, FAILED, CANCELLED");
+			throw new BadRequest("'status' must be one of " + java.util.Arrays.stream(JobStatus.values())
+				.map(JobStatus::name)
+				.collect(java.util.stream.Collectors.joining(", ")));
 		}
 	}
 

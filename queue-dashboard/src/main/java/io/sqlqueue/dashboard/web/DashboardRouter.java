@@ -41,6 +41,7 @@ public final class DashboardRouter implements RouterFunction<ServerResponse> {
 			.GET(path + "/api/overview", api::overview)
 			.GET(path + "/api/jobs", api::jobs)
 			.GET(path + "/api/jobs/{id}", api::job)
+			.GET(path + "/api/batches/{id}", api::batch)
 			.filter((request, next) -> (access.readRefusal() != null)
 					? Responses.problem(HttpStatus.FORBIDDEN, access.readRefusal()) : next.handle(request))
 			.build();

@@ -16,6 +16,8 @@ import org.springframework.test.web.servlet.request.MockHttpServletRequestBuilde
 import io.sqlqueue.Job;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.dashboard.DashboardContexts;
+import io.sqlqueue.workflow.Batch;
+import io.sqlqueue.workflow.BatchIds;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.contains;
@@ -172,6 +174,49 @@ class DashboardApiTests {
 				.andExpect(jsonPath("$.payload").value("<script>x</script>"))
 				.andExpect(jsonPath("$.payloadShown").value(true))
 				.andExpect(jsonPath("$.actions").value(contains("cancel")));
+		});
+	}
+
+	@Test
+	void jobDetailShowsItsWorkflowInLevelsAndABatchShowsItsProgress() {
+		DashboardContexts.runner().run((context) -> {
+			JobQueue jobs = context.getBean(JobQueue.class);
+			BatchIds batch = jobs.enqueue(Batch.of(List.of(Job.of("report.build", 1), Job.of("report.build", 2)))
+				.callback(Job.of("report.bundle", null)));
+			long first = batch.jobIds().get(0);
+			long after = jobs.enqueue(Job.of("mail.send", 3).after(first, batch.callbackId()));
+			long plain = jobs.enqueue("mail.send", 4);
+			MockMvc mvc = DashboardContexts.mvc(context);
+			mvc.perform(get("/sqlqueue/api/overview").with(user("ops")))
+				.andExpect(jsonPath("$.queues[0].jobs.WAITING").value(2))
+				.andExpect(jsonPath("$.queues[0].jobs.QUEUED").value(3));
+			mvc.perform(get("/sqlqueue/api/jobs/" + after).with(user("ops")))
+				.andExpect(status().isOk())
+				.andExpect(jsonPath("$.status").value("WAITING"))
+				.andExpect(jsonPath("$.actions").value(contains("cancel")))
+				.andExpect(jsonPath("$.workflow.waitingFor").value(2))
+				.andExpect(jsonPath("$.workflow.dependencies[*].id").value(contains((int) first,
+						batch.callbackId().intValue())))
+				.andExpect(jsonPath("$.workflow.levels", hasSize(2)))
+				.andExpect(jsonPath("$.workflow.levels[0][*].id").value(contains((int) first,
+						batch.callbackId().intValue())))
+				.andExpect(jsonPath("$.workflow.levels[1][0].id").value((int) after));
+			mvc.perform(get("/sqlqueue/api/jobs/" + first).with(user("ops")))
+				.andExpect(jsonPath("$.workflow.batch.id").value((int) batch.batchId()))
+				.andExpect(jsonPath("$.workflow.batch.pending").value(2))
+				.andExpect(jsonPath("$.workflow.dependents[0].status").value("WAITING"));
+			mvc.perform(get("/sqlqueue/api/jobs/" + plain).with(user("ops")))
+				.andExpect(jsonPath("$.workflow").value(nullValue()));
+			DashboardContexts.fail(context, "default", "broken", "report.build");
+			mvc.perform(get("/sqlqueue/api/batches/" + batch.batchId()).with(user("ops")))
+				.andExpect(status().isOk())
+				.andExpect(jsonPath("$.total").value(2))
+				.andExpect(jsonPath("$.failed").value(2))
+				.andExpect(jsonPath("$.pending").value(0))
+				.andExpect(jsonPath("$.callbackId").value(batch.callbackId().intValue()));
+			mvc.perform(get("/sqlqueue/api/batches/424242").with(user("ops")))
+				.andExpect(status().isNotFound())
+				.andExpect(jsonPath("$.detail").value("No batch 424242"));
 		});
 	}
 
