@@ -12,6 +12,7 @@ import java.util.function.BooleanSupplier;
 
 import io.sqlqueue.Job;
 import io.sqlqueue.JobQueue;
+import io.sqlqueue.flow.RateLimit;
 
 /**
  * Measures the starter end to end, the way an application uses it: instances are Spring
@@ -22,8 +23,8 @@ import io.sqlqueue.JobQueue;
  *
  * <pre>
  * java -jar queue-benchmark.jar [--url=jdbc:postgresql://127.0.0.1:5432/test] [--user=postgres] [--password=]
- *     [--quick] [--workloads=compare,enqueue,drain,latency,scaleout,soak] [--jobs=50000] [--soak-seconds=600] [--rate=2000]
- *     [--sizes=20000,200000] [--reps=3] [--peers=floor,defaults]
+ *     [--quick] [--workloads=compare,enqueue,drain,latency,scaleout,soak,ratelimit] [--jobs=50000] [--soak-seconds=600]
+ *     [--rate=2000] [--sizes=20000,200000] [--reps=3] [--peers=floor,defaults] [--limit=200/1s] [--minutes=1]
  * </pre>
  */
 public final class Benchmark {
@@ -74,6 +75,12 @@ public final class Benchmark {
 		}
 		if (workloads.contains("scaleout")) {
 			benchmark.scaleOut();
+		}
+		if (workloads.contains("ratelimit")) {
+			RateLimit limit = RateLimit.parse(options.getOrDefault("limit", "200/1s"));
+			Duration over = Duration.ofMinutes(Long.parseLong(options.getOrDefault("minutes", "1")));
+			benchmark.rateLimited(limit, over, false);
+			benchmark.rateLimited(limit, over, true);
 		}
 		if (workloads.contains("soak")) {
 			int seconds = Integer.parseInt(options.getOrDefault("soak-seconds", quick ? "60" : "600"));
@@ -197,6 +204,58 @@ public final class Benchmark {
 			Result result = new Result(workload, "p50 " + fmt(percentile(latencies, 50)) + " ms, p99 "
 					+ fmt(percentile(latencies, 99)) + " ms, max " + fmt(latencies[total - 1]) + " ms", total, 0,
 					Double.NaN);
+			this.results.add(result);
+			System.out.println(result.line());
+		}
+		finally {
+			this.target.emptyTable();
+		}
+	}
+
+	/**
+	 * A backlog under a binding rate limit (issue 14), on two instances: the starts counted over
+	 * {@code over} from the first, against what the limit allows in that time. The limit is the
+	 * queue's, or with {@code perKey} that of the one key every job has.
+	 */
+	private void rateLimited(RateLimit limit, Duration over, boolean perKey) {
+		double allowed = (double) limit.starts() * over.toMillis() / limit.periodMillis();
+		int total = (int) (allowed * 1.2) + limit.starts();
+		Map<String, Object> settings = new LinkedHashMap<>();
+		if (perKey) {
+			settings.put("sqlqueue.queues.default.key-limits[0].keys", "api");
+			settings.put("sqlqueue.queues.default.key-limits[0].rate-limit", limit.toString());
+		}
+		else {
+			settings.put("sqlqueue.queues.default.rate-limit", limit.toString());
+		}
+		try (Instance producer = Instance.producer(this.target, true);
+				Instance one = Instance.start(this.target, settings);
+				Instance two = Instance.start(this.target, settings)) {
+			Executions executions = Executions.expect(total);
+			List<Job> all = new ArrayList<>(total);
+			for (int i = 0; i < total; i++) {
+				Job job = Job.of(BenchmarkApplication.NOOP, i);
+				all.add(perKey ? job.concurrencyKey("api") : job);
+			}
+			producer.jobs().enqueueAll(all);
+			await(() -> executions.total() > 0, Duration.ofMinutes(1));
+			sleep(over.toMillis() + 2_000);
+			long first = Long.MAX_VALUE;
+			for (int i = 0; i < total; i++) {
+				long started = executions.startedNanos(i);
+				first = (started != 0) ? Math.min(first, started) : first;
+			}
+			long end = first + over.toNanos();
+			int started = 0;
+			for (int i = 0; i < total; i++) {
+				long at = executions.startedNanos(i);
+				started += (at != 0 && at < end) ? 1 : 0;
+			}
+			require(started < total, "the backlog outlasted the measurement");
+			String workload = "rate limit " + limit + (perKey ? " of a key" : " of the queue") + ", 2 instances";
+			Result result = new Result(workload, String.format(Locale.ROOT,
+					"%d starts in the first %d s, the limit allows %.0f: %.3f of the limit", started, over.toSeconds(),
+					allowed, started / allowed), started, over.toSeconds(), started / (double) over.toSeconds());
 			this.results.add(result);
 			System.out.println(result.line());
 		}

@@ -30,6 +30,21 @@ final class Comparison {
 
 	static final int WORKERS = 8;
 
+	/** A global concurrency and a rate of the queue, far above what the drain reaches. */
+	static final Map<String, Object> QUEUE_LIMITS = Map.of("sqlqueue.queues.default.global-concurrency", 10_000,
+			"sqlqueue.queues.default.rate-limit", "10000000/1s");
+
+	/** The queue's limits, and a concurrency per key for the jobs' 100 keys, none binding. */
+	static final Map<String, Object> KEY_CONCURRENCY_LIMITS = Map.of("sqlqueue.queues.default.global-concurrency",
+			10_000, "sqlqueue.queues.default.rate-limit", "10000000/1s", "sqlqueue.queues.default.key-limits[0].keys",
+			"k:*", "sqlqueue.queues.default.key-limits[0].concurrency", 10_000);
+
+	/** The queue's limits, and a concurrency and a rate per key for the jobs' 100 keys, none binding. */
+	static final Map<String, Object> KEY_LIMITS = Map.of("sqlqueue.queues.default.global-concurrency", 10_000,
+			"sqlqueue.queues.default.rate-limit", "10000000/1s", "sqlqueue.queues.default.key-limits[0].keys", "k:*",
+			"sqlqueue.queues.default.key-limits[0].concurrency", 10_000,
+			"sqlqueue.queues.default.key-limits[0].rate-limit", "10000000/1s");
+
 	private static final int WARM_UP_JOBS = 10_000;
 
 	private final Target target;
@@ -54,6 +69,13 @@ final class Comparison {
 		}
 		peers.add(() -> new FloorQueue(this.target, 100, WORKERS));
 		peers.add(() -> sqlqueue("sqlqueue, defaults", "bench-sqlqueue-defaults", 100, Map.of()));
+		// Flow control configured but never binding (issue 14): the limited claim's own cost.
+		peers.add(() -> sqlqueue("sqlqueue, queue limits not binding", "bench-sqlqueue-queue-limits", 100,
+				QUEUE_LIMITS));
+		peers.add(() -> new SqlQueuePeer(this.target, "sqlqueue, queue and key concurrency limits not binding, 100 keys",
+				"bench-sqlqueue-key-concurrency", 100, settings(KEY_CONCURRENCY_LIMITS), 100));
+		peers.add(() -> new SqlQueuePeer(this.target, "sqlqueue, queue and key limits not binding, 100 keys",
+				"bench-sqlqueue-key-limits", 100, settings(KEY_LIMITS), 100));
 		if (small) {
 			if (this.target.isPostgres()) {
 				peers.add(() -> sqlqueue("sqlqueue, defaults without NOTIFY", "bench-sqlqueue-no-notify", 100,
@@ -69,11 +91,15 @@ final class Comparison {
 	}
 
 	private SqlQueuePeer sqlqueue(String name, String applicationName, int batch, Map<String, Object> extra) {
+		return new SqlQueuePeer(this.target, name, applicationName, batch, settings(extra));
+	}
+
+	private static Map<String, Object> settings(Map<String, Object> extra) {
 		Map<String, Object> settings = new LinkedHashMap<>();
 		settings.put("sqlqueue.concurrency", WORKERS);
 		settings.put("spring.datasource.hikari.maximum-pool-size", WORKERS + 6);
 		settings.putAll(extra);
-		return new SqlQueuePeer(this.target, name, applicationName, batch, settings);
+		return settings;
 	}
 
 	void run(List<Integer> sizes, int repetitions) {

@@ -29,12 +29,21 @@ final class SqlQueuePeer implements Peer {
 
 	private final Map<String, Object> settings;
 
+	/** How many concurrency keys the jobs spread over ({@code k:0}, {@code k:1}, …); 0 for none. */
+	private final int keys;
+
 	private final Instance producer;
 
 	private final Instance worker;
 
 	SqlQueuePeer(Target target, String name, String applicationName, int comparedBatch,
 			Map<String, Object> settings) {
+		this(target, name, applicationName, comparedBatch, settings, 0);
+	}
+
+	SqlQueuePeer(Target target, String name, String applicationName, int comparedBatch, Map<String, Object> settings,
+			int keys) {
+		this.keys = keys;
 		this.target = target;
 		this.name = name;
 		this.applicationName = applicationName;
@@ -65,7 +74,8 @@ final class SqlQueuePeer implements Peer {
 	public void enqueue(int jobs) {
 		List<Job> batch = new ArrayList<>(ENQUEUE_BATCH);
 		for (int i = 0; i < jobs; i++) {
-			batch.add(Job.of(BenchmarkApplication.NOOP, i));
+			Job job = Job.of(BenchmarkApplication.NOOP, i);
+			batch.add((this.keys > 0) ? job.concurrencyKey("k:" + (i % this.keys)) : job);
 			if (batch.size() == ENQUEUE_BATCH || i == jobs - 1) {
 				this.producer.jobs().enqueueAll(batch);
 				batch.clear();

@@ -26,7 +26,7 @@ record Target(String url, String user, String password, @Nullable String schema)
 	}
 
 	String table() {
-		return (this.schema != null) ? "\"" + this.schema + "\".queue_job" : "queue_job";
+		return table("queue_job");
 	}
 
 	Map<String, Object> properties() {
@@ -51,13 +51,23 @@ record Target(String url, String user, String password, @Nullable String schema)
 			jdbc().execute("DROP SCHEMA IF EXISTS \"" + this.schema + "\" CASCADE");
 		}
 		else {
-			jdbc().execute("DROP TABLE IF EXISTS queue_job");
-			jdbc().execute("DROP TABLE IF EXISTS sqlqueue_schema_history");
+			for (String table : new String[] { "queue_job", "queue_schedule", "queue_limit", "queue_flow",
+					"queue_rate_window", "queue_dependency", "queue_batch", "sqlqueue_schema_history" }) {
+				jdbc().execute("DROP TABLE IF EXISTS " + table);
+			}
 		}
 	}
 
 	void emptyTable() {
 		jdbc().execute(isPostgres() ? "TRUNCATE " + table() : "DELETE FROM " + table());
+		// Limits a run declared: the next run's instances declare their own.
+		for (String flowTable : new String[] { "queue_rate_window", "queue_limit", "queue_flow" }) {
+			jdbc().execute("DELETE FROM " + table(flowTable));
+		}
+	}
+
+	private String table(String name) {
+		return (this.schema != null) ? "\"" + this.schema + "\"." + name : name;
 	}
 
 	long count(String where) {
