@@ -10,9 +10,10 @@ import org.springframework.scheduling.TaskScheduler;
 import io.sqlqueue.store.JobStore;
 
 /**
- * Vacuums the queue's table on a schedule where the database will not: on PostgreSQL with
- * autovacuum switched off. Every claim and completion leaves a dead row version, and
- * without vacuum the table and its ready index grow without end and claims slow down.
+ * Vacuums the queue's tables on a schedule where the database will not: on PostgreSQL with
+ * autovacuum switched off. Every claim and completion leaves a dead row version (and a limited
+ * claim one of its flow row and its keys' windows), and without vacuum the tables and the ready
+ * index grow without end and claims slow down.
  * Where autovacuum runs, this does nothing.
  */
 public class Vacuumer extends PeriodicTask {

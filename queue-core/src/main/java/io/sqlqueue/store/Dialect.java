@@ -8,6 +8,7 @@ import java.sql.Types;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
+import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
@@ -108,8 +109,8 @@ public abstract class Dialect {
 		return null;
 	}
 
-	/** Reclaims the dead rows of the table, or {@code null} where nothing needs doing. */
-	public @Nullable String vacuumStatement(String table) {
+	/** Reclaims the dead rows of the tables, or {@code null} where nothing needs doing. */
+	public @Nullable String vacuumStatement(List<String> tables) {
 		return null;
 	}
 

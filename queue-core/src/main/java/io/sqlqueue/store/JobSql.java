@@ -1,6 +1,7 @@
 package io.sqlqueue.store;
 
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -142,7 +143,12 @@ final class JobSql {
 		this.completeAll = dialect.completeAll(this.table);
 		this.insertAll = dialect.insertAll(this.table);
 		this.completeWhileLeased = this.complete + " AND lease_expires_at > " + dialect.currentTime();
-		this.vacuum = dialect.vacuumStatement(this.table);
+		// Every table the queue writes often: claims and completions (queue_job), limited claims
+		// (queue_flow, queue_rate_window), workflows' settling (queue_dependency, queue_batch) and
+		// schedules' fires (queue_schedule). Without vacuum each keeps its dead rows and never gets statistics.
+		String prefix = (checkedSchema != null) ? dialect.quote(checkedSchema) + "." : "";
+		this.vacuum = dialect.vacuumStatement(List.of(this.table, prefix + "queue_flow", prefix + "queue_rate_window",
+				prefix + "queue_dependency", prefix + "queue_batch", prefix + "queue_schedule"));
 		this.tableName = this.table;
 		// A job whose cancel was asked for while it ran is never queued again (reschedule,
 		// release): it ends CANCELLED, even if its instance had not heard of the request yet.

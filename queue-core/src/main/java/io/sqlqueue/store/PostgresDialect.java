@@ -1,5 +1,7 @@
 package io.sqlqueue.store;
 
+import java.util.List;
+
 /**
  * PostgreSQL 12+: {@code jsonb} payloads, a one-statement claim whose candidates sit in a
  * {@code MATERIALIZED} CTE. A plain {@code WHERE id IN (SELECT … LIMIT ? FOR UPDATE SKIP LOCKED)}
@@ -154,8 +156,8 @@ public final class PostgresDialect extends Dialect {
 	}
 
 	@Override
-	public String vacuumStatement(String table) {
-		return "VACUUM (ANALYZE) " + table;
+	public String vacuumStatement(List<String> tables) {
+		return "VACUUM (ANALYZE) " + String.join(", ", tables);
 	}
 
 	@Override

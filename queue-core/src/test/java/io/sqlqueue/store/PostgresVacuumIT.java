@@ -57,15 +57,43 @@ class PostgresVacuumIT {
 		this.store.complete(claimed.stream()
 			.map((job) -> new Completion(new Lease(job.id(), job.leaseToken()), null))
 			.toList());
+		vacuumOnce();
+		assertVacuumed("queue_job");
+	}
+
+	/** A limited queue's claims rewrite its flow row and its keys' windows: those tables are the queue's to vacuum too. */
+	@Test
+	void vacuumReclaimsTheDeadRowsOfFlowControlsTables() {
+		this.jdbc.update("INSERT INTO queue_flow (queue) VALUES ('default')");
+		this.jdbc.update("INSERT INTO queue_rate_window (queue, concurrency_key, window_start, window_starts, "
+				+ "previous_starts, expires_at) VALUES ('default', 'customer:1', 0, 0, 0, 0)");
+		for (int claim = 1; claim <= 50; claim++) {
+			this.jdbc.update("UPDATE queue_flow SET window_starts = ? WHERE queue = 'default'", claim);
+			this.jdbc.update("UPDATE queue_rate_window SET window_starts = ? WHERE queue = 'default'", claim);
+		}
+		vacuumOnce();
+		assertVacuumed("queue_flow");
+		assertVacuumed("queue_rate_window");
+		assertVacuumed("queue_dependency");
+		assertVacuumed("queue_batch");
+		assertVacuumed("queue_schedule");
+	}
+
+	private void vacuumOnce() {
 		new Vacuumer(this.store, new org.springframework.scheduling.concurrent.ConcurrentTaskScheduler(),
 				Duration.ofMinutes(1)).runOnce();
+	}
+
+	private void assertVacuumed(String table) {
+		String name = this.database.schema() + "." + table;
 		await().atMost(Duration.ofSeconds(10))
 			.until(() -> this.jdbc.queryForObject(
 					"SELECT vacuum_count FROM pg_stat_user_tables WHERE relid = CAST(? AS regclass)", Long.class,
-					this.database.schema() + ".queue_job") > 0);
+					name) > 0);
 		assertThat(this.jdbc.queryForObject(
-				"SELECT n_dead_tup FROM pg_stat_user_tables WHERE relid = CAST(? AS regclass)", Long.class,
-				this.database.schema() + ".queue_job")).isZero();
+				"SELECT n_dead_tup FROM pg_stat_user_tables WHERE relid = CAST(? AS regclass)", Long.class, name))
+			.as("dead rows of %s", table)
+			.isZero();
 	}
 
 }

@@ -81,7 +81,7 @@ public class SqlQueueProperties {
 	private boolean notify = true;
 
 	/**
-	 * How often the queue vacuums its table itself where the database would not (PostgreSQL
+	 * How often the queue vacuums its tables itself where the database would not (PostgreSQL
 	 * with autovacuum off); where autovacuum runs, the queue leaves it alone.
 	 */
 	private Duration vacuumInterval = Duration.ofMinutes(1);
