@@ -317,7 +317,7 @@ final class FlowClaim {
 					this.jdbc.queryForList(this.sql.claimedWith(ids.size()), Long.class, args.toArray()));
 			taken = admitted.stream().filter((job) -> ours.contains(job.id())).toList();
 		}
-		return taken.stream().map((job) -> JobStore.claimed(job, request.owner(), token).withStartedAt(now)).toList();
+		return taken.stream().map((job) -> JobClaims.claimed(job, request.owner(), token).withStartedAt(now)).toList();
 	}
 
 }

@@ -40,9 +40,11 @@ import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
 
 /**
- * The queue's verbs as SQL: the only class that talks to the database. Each method runs
+ * The queue's verbs as SQL: the one seam between the queue and the database. Each method runs
  * in the caller's transaction when there is one (so an enqueue commits with the caller),
- * else in its own short one. A claim never leaves a transaction open.
+ * else in its own short one. A claim never leaves a transaction open. Its larger verb families
+ * live beside it: {@link JobInserts}, {@link JobClaims}, {@link FlowClaim} and
+ * {@link WorkflowStore}; this class chooses the transaction and calls them.
  */
 public class JobStore {
 
@@ -78,6 +80,10 @@ public class JobStore {
 
 	/** A savepoint inside the caller's transaction, so a batch enqueue is all or nothing there too. */
 	private final TransactionTemplate savepoint;
+
+	private final JobInserts inserts;
+
+	private final JobClaims claims;
 
 	private final FlowClaim flowClaim;
 
@@ -139,6 +145,8 @@ public class JobStore {
 		this.ownTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
 		this.savepoint = new TransactionTemplate(transactionManager);
 		this.savepoint.setPropagationBehavior(TransactionDefinition.PROPAGATION_NESTED);
+		this.inserts = new JobInserts(this.jdbc, this.sql, dialect, notifyChannel);
+		this.claims = new JobClaims(this.jdbc, this.sql, dialect, claimMethod, this.claimTransaction);
 		this.flowClaim = new FlowClaim(this.jdbc, this.sql, dialect, new FlowStore(dataSource, dialect, schema));
 		this.limitedTransaction = dialect.checksIsolationInFlowLock() ? new TransactionTemplate(transactionManager)
 				: this.claimTransaction;
@@ -187,10 +195,10 @@ public class JobStore {
 		if (TransactionSynchronizationManager.hasResource(this.dataSource)) {
 			// One row needs no savepoint: its one statement is atomic, and a duplicate inserts
 			// nothing. A template joining the caller's transaction would mark it rollback-only.
-			return (jobs.size() == 1) ? insertInCurrentTransaction(jobs)
-					: this.savepoint.execute((status) -> insertInCurrentTransaction(jobs));
+			return (jobs.size() == 1) ? this.inserts.insert(jobs)
+					: this.savepoint.execute((status) -> this.inserts.insert(jobs));
 		}
-		return this.transaction.execute((status) -> insertInCurrentTransaction(jobs));
+		return this.transaction.execute((status) -> this.inserts.insert(jobs));
 	}
 
 	/**
@@ -202,142 +210,9 @@ public class JobStore {
 	 */
 	public LinkedIds insert(LinkedJobs jobs) {
 		if (TransactionSynchronizationManager.hasResource(this.dataSource)) {
-			return this.savepoint.execute((status) -> this.workflows.insert(jobs, this::insertInCurrentTransaction));
+			return this.savepoint.execute((status) -> this.workflows.insert(jobs, this.inserts::insert));
 		}
-		return this.workflowTransaction.execute((status) -> this.workflows.insert(jobs, this::insertInCurrentTransaction));
-	}
-
-	private List<Long> insertInCurrentTransaction(List<NewJob> jobs) {
-		try {
-			List<Long> ids = this.jdbc.execute((Connection connection) -> insertBatch(connection, jobs));
-			if (this.notifyChannel != null) {
-				String notify = this.dialect.notifyStatement();
-				jobs.stream().map(NewJob::queue).distinct().forEach((queue) -> this.jdbc.query(notify, (rs) -> {
-				}, this.notifyChannel, queue));
-			}
-			return ids;
-		}
-		catch (DuplicateKeyException ex) {
-			throw new DuplicateJobException(duplicateKeyOf(jobs));
-		}
-	}
-
-	/** All jobs in one statement ({@link Dialect#insertAll}); a taken unique key inserts fewer, and throws. */
-	private List<Long> insertInOneStatement(Connection connection, List<NewJob> jobs, String statement)
-			throws SQLException {
-		int size = jobs.size();
-		Object[][] columns = new Object[14][size];
-		for (int i = 0; i < size; i++) {
-			NewJob job = jobs.get(i);
-			columns[0][i] = job.queue();
-			columns[1][i] = job.handler();
-			columns[2][i] = job.payload();
-			columns[3][i] = job.priority();
-			columns[4][i] = (job.runAt() != null) ? job.runAt().toString() : null;
-			columns[5][i] = job.delayMillis();
-			columns[6][i] = job.maxAttempts();
-			columns[7][i] = job.uniqueKey();
-			columns[8][i] = job.groupKey();
-			columns[9][i] = (job.scheduledFor() != null) ? job.scheduledFor().toString() : null;
-			columns[10][i] = (job.deadline() != null) ? job.deadline().toString() : null;
-			columns[11][i] = job.expireAfterMillis();
-			columns[12][i] = job.headers();
-			columns[13][i] = job.concurrencyKey();
-		}
-		String[] types = { "text", "text", "text", "int4", "text", "int8", "int4", "text", "text", "text", "text",
-				"int8", "text", "text" };
-		List<Long> ids = new ArrayList<>(size);
-		try (PreparedStatement ps = connection.prepareStatement(statement)) {
-			for (int column = 0; column < types.length; column++) {
-				ps.setArray(column + 1, connection.createArrayOf(types[column], columns[column]));
-			}
-			try (ResultSet rs = ps.executeQuery()) {
-				while (rs.next()) {
-					ids.add(rs.getLong(1));
-				}
-			}
-		}
-		if (ids.size() != size) {
-			throw new DuplicateJobException(duplicateKeyOf(jobs));
-		}
-		// Identity values are taken in the order the rows are inserted, which is job order.
-		ids.sort(null);
-		return ids;
-	}
-
-	private List<Long> insertBatch(Connection connection, List<NewJob> jobs) throws SQLException {
-		if (this.sql.insertAll != null && jobs.size() > 1) {
-			return insertInOneStatement(connection, jobs, this.sql.insertAll);
-		}
-		try (PreparedStatement statement = connection.prepareStatement(this.sql.insert, new String[] { "id" })) {
-			if (!this.dialect.batchReturnsGeneratedKeys()) {
-				return insertOneByOne(statement, jobs);
-			}
-			for (NewJob job : jobs) {
-				bindInsert(statement, job);
-				statement.addBatch();
-			}
-			int[] counts = statement.executeBatch();
-			for (int i = 0; i < counts.length; i++) {
-				if (counts[i] == 0) {
-					throw new DuplicateJobException(String.valueOf(jobs.get(i).uniqueKey()));
-				}
-			}
-			List<Long> ids = new ArrayList<>(jobs.size());
-			try (ResultSet keys = statement.getGeneratedKeys()) {
-				while (keys.next()) {
-					ids.add(keys.getLong(1));
-				}
-			}
-			if (ids.size() != jobs.size()) {
-				throw new IllegalStateException("Inserted " + jobs.size() + " jobs but got " + ids.size() + " ids");
-			}
-			return ids;
-		}
-	}
-
-	/** For drivers that return no keys for a batch (SQLite's: it reads {@code last_insert_rowid()}). */
-	private List<Long> insertOneByOne(PreparedStatement statement, List<NewJob> jobs) throws SQLException {
-		List<Long> ids = new ArrayList<>(jobs.size());
-		for (NewJob job : jobs) {
-			bindInsert(statement, job);
-			if (statement.executeUpdate() == 0) {
-				throw new DuplicateJobException(String.valueOf(job.uniqueKey()));
-			}
-			try (ResultSet keys = statement.getGeneratedKeys()) {
-				if (!keys.next()) {
-					throw new IllegalStateException("Inserted a job but got no id");
-				}
-				ids.add(keys.getLong(1));
-			}
-		}
-		return ids;
-	}
-
-	private void bindInsert(PreparedStatement statement, NewJob job) throws SQLException {
-		statement.setString(1, job.queue());
-		statement.setString(2, job.handler());
-		statement.setString(3, job.payload());
-		statement.setInt(4, job.priority());
-		this.dialect.setTimestamp(statement, 5, job.runAt());
-		statement.setLong(6, job.delayMillis());
-		statement.setInt(7, job.maxAttempts());
-		statement.setString(8, job.uniqueKey());
-		statement.setString(9, job.groupKey());
-		this.dialect.setTimestamp(statement, 10, job.scheduledFor());
-		this.dialect.setTimestamp(statement, 11, job.deadline());
-		if (job.expireAfterMillis() != null) {
-			statement.setLong(12, job.expireAfterMillis());
-		}
-		else {
-			statement.setNull(12, Types.BIGINT);
-		}
-		statement.setString(13, job.headers());
-		statement.setString(14, job.concurrencyKey());
-	}
-
-	private static String duplicateKeyOf(List<NewJob> jobs) {
-		return jobs.stream().map(NewJob::uniqueKey).filter((key) -> key != null).findFirst().orElse("?");
+		return this.workflowTransaction.execute((status) -> this.workflows.insert(jobs, this.inserts::insert));
 	}
 
 	/**
@@ -369,11 +244,7 @@ public class JobStore {
 				if (limited != null) {
 					return limited;
 				}
-				List<JobRecord> jobs = switch (this.claimMethod) {
-					case UPDATE_RETURNING -> claimReturning(request, token);
-					case LOCK_THEN_UPDATE -> this.claimTransaction.execute((status) -> lockThenUpdate(request, token));
-					case COMPARE_AND_SET -> compareAndSet(request, token);
-				};
+				List<JobRecord> jobs = this.claims.claim(request, token);
 				if (jobs.isEmpty() && this.flowClaim.checkLimited(request.queue())) {
 					limited = claimLimited(request, token);
 				}
@@ -397,73 +268,6 @@ public class JobStore {
 			this.limitedTransaction = this.claimTransaction;
 			return this.claimTransaction.execute((status) -> this.flowClaim.claim(request, token));
 		}
-	}
-
-	private List<JobRecord> claimReturning(ClaimRequest request, long token) {
-		List<Object> args = new ArrayList<>(List.of(readyJobsArgs(request)));
-		args.addAll(List.of(request.owner(), token, request.leaseMillis()));
-		List<JobRecord> claimed = new ArrayList<>(
-				this.jdbc.query(this.sql.claimReturning(request.handlers().size()), jobRows(), args.toArray()));
-		claimed.sort(JobStore::runOrder);
-		return claimed;
-	}
-
-	private List<JobRecord> lockThenUpdate(ClaimRequest request, long token) {
-		List<JobRecord> candidates = this.jdbc.query(this.sql.lockReadyJobs(request.handlers().size()),
-				candidateRows(), readyJobsArgs(request));
-		if (candidates.isEmpty()) {
-			return candidates;
-		}
-		List<Object> args = new ArrayList<>(List.of(request.owner(), token, request.leaseMillis()));
-		candidates.forEach((job) -> args.add(job.id()));
-		this.jdbc.update(this.sql.claimIds(candidates.size()), args.toArray());
-		return candidates.stream().map((job) -> claimed(job, request.owner(), token)).toList();
-	}
-
-	private List<JobRecord> compareAndSet(ClaimRequest request, long token) {
-		List<JobRecord> candidates = this.jdbc.query(this.sql.readyJobsQuery(request.handlers().size()),
-				candidateRows(), readyJobsArgs(request));
-		List<JobRecord> claimed = new ArrayList<>(candidates.size());
-		for (JobRecord job : candidates) {
-			try {
-				int updated = this.jdbc.update(this.sql.claimIfUnchanged, request.owner(), token,
-						request.leaseMillis(), job.id(), job.version());
-				if (updated == 1) {
-					claimed.add(claimed(job, request.owner(), token));
-				}
-			}
-			catch (DuplicateKeyException ex) {
-				// Another job of its group started meanwhile: this one waits for its turn.
-			}
-		}
-		return claimed;
-	}
-
-	private static Object[] readyJobsArgs(ClaimRequest request) {
-		List<Object> args = new ArrayList<>();
-		args.add(request.queue());
-		args.addAll(request.handlers());
-		args.add(request.queue());
-		args.add(request.limit());
-		return args.toArray();
-	}
-
-	/** The row as the claim left it, without reading it again. */
-	static JobRecord claimed(JobRecord job, String owner, long token) {
-		return new JobRecord(job.id(), job.queue(), job.handler(), job.payload(), JobStatus.RUNNING, job.priority(),
-				job.runAt(), job.attempts() + 1, job.maxAttempts(), owner, token, null, job.version() + 1,
-				job.uniqueKey(), job.groupKey(), job.lastError(), job.result(), job.createdAt(), job.startedAt(),
-				job.startedAt(), job.finishedAt(), job.scheduledFor(), job.deadline(), job.cancelRequestedAt(),
-				job.crashes(), job.headers(), job.concurrencyKey());
-	}
-
-	private static int runOrder(JobRecord a, JobRecord b) {
-		int byPriority = Integer.compare(b.priority(), a.priority());
-		if (byPriority != 0) {
-			return byPriority;
-		}
-		int byDue = a.runAt().compareTo(b.runAt());
-		return (byDue != 0) ? byDue : Long.compare(a.id(), b.id());
 	}
 
 	/**
@@ -1057,11 +861,6 @@ public class JobStore {
 
 	private RowMapper<JobRecord> jobRows() {
 		return new JobRows(this.dialect, false);
-	}
-
-	/** Candidates read by a claim: the claim's time (on the database's clock) becomes their start. */
-	private RowMapper<JobRecord> candidateRows() {
-		return new JobRows(this.dialect, true);
 	}
 
 	private Instant timestamp(ResultSet rs, String column) throws SQLException {
