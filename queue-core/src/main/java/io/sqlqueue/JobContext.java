@@ -35,6 +35,14 @@ public interface JobContext {
 	}
 
 	/**
+	 * The job's concurrency key (README "Flow control"), or {@code null} for a job without one:
+	 * the customer or resource a handler works for, without repeating it in the payload.
+	 */
+	default @Nullable String concurrencyKey() {
+		return null;
+	}
+
+	/**
 	 * Whether this job's cancel was asked for ({@link JobQueue#cancel(long)}) and this instance
 	 * has heard of it: the job is already {@code CANCELLED} and the handler's thread was
 	 * interrupted; a handler that works in steps should check this between them and return.

@@ -56,7 +56,7 @@ interface FlowControlConformance {
 		return fixture().store().claimJobs(new ClaimRequest("test-worker", "default", List.of(handlers), limit, 30_000));
 	}
 
-	/** A handler that counts how many of its jobs run at once, per concurrency key (its payload) and in all. */
+	/** A handler that counts how many of its jobs run at once, per concurrency key (as its context tells it) and in all. */
 	final class Overlaps implements JobInvoker {
 
 		final Map<String, AtomicInteger> running = new ConcurrentHashMap<>();
@@ -68,7 +68,7 @@ interface FlowControlConformance {
 		@Override
 		public Object invoke(String payload, JobContext context) throws Exception {
 			runs.computeIfAbsent(context.jobId(), (id) -> new AtomicInteger()).incrementAndGet();
-			String key = payload.replace("\"", "");
+			String key = (context.concurrencyKey() != null) ? context.concurrencyKey() : "unkeyed";
 			List<String> counted = List.of(key, "all");
 			for (String name : counted) {
 				int now = this.running.computeIfAbsent(name, (n) -> new AtomicInteger()).incrementAndGet();

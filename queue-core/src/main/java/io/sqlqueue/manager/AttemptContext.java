@@ -56,6 +56,11 @@ final class AttemptContext implements JobContext {
 	}
 
 	@Override
+	public @Nullable String concurrencyKey() {
+		return this.attempt.job.concurrencyKey();
+	}
+
+	@Override
 	public @Nullable Instant scheduledFor() {
 		return this.attempt.job.scheduledFor();
 	}
