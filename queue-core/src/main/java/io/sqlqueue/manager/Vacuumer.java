@@ -32,7 +32,7 @@ public class Vacuumer extends PeriodicTask {
 		try {
 			boolean needed = this.store.needsOwnVacuum();
 			if (needed) {
-				logger.warn("Autovacuum is off for sqlqueue's table: the queue vacuums it itself every {}; "
+				logger.warn("Autovacuum is off for sqlqueue's tables: the queue vacuums them itself every {}; "
 						+ "turn autovacuum on to leave this to the database", interval());
 			}
 			return needed;

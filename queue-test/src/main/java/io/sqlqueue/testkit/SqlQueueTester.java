@@ -2,6 +2,7 @@ package io.sqlqueue.testkit;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -59,9 +60,17 @@ public class SqlQueueTester {
 		this.runner = runner;
 	}
 
-	/** The jobs of this handler waiting to run ({@code QUEUED}: due, delayed or waiting for a retry), oldest first. */
+	/**
+	 * The jobs of this handler waiting to run, oldest first: {@code QUEUED} (due, delayed or
+	 * waiting for a retry) and {@code WAITING} (for the jobs they run after), since a test that
+	 * enqueued a workflow expects to find all its steps.
+	 */
 	public List<JobRecord> enqueued(String handler) {
-		return this.store.findByHandler(handler, JobStatus.QUEUED, MAX_ATTEMPTS_PER_CALL);
+		List<JobRecord> waiting = new ArrayList<>(
+				this.store.findByHandler(handler, JobStatus.QUEUED, MAX_ATTEMPTS_PER_CALL));
+		waiting.addAll(this.store.findByHandler(handler, JobStatus.WAITING, MAX_ATTEMPTS_PER_CALL));
+		waiting.sort(Comparator.comparingLong(JobRecord::id));
+		return waiting;
 	}
 
 	/** The payloads of the jobs of this handler waiting to run, decoded as {@code type}, oldest first. */
@@ -103,7 +112,8 @@ public class SqlQueueTester {
 	/**
 	 * Runs every due job of the application's handlers on this thread — queue by queue, the
 	 * one with the oldest due job first, and in each in run order (priority, due time, id) —
-	 * and then those that became due meanwhile (jobs the handlers enqueued), until none is due. Delayed jobs, and failed ones waiting for their backoff,
+	 * and then those that became due meanwhile (jobs the handlers enqueued, jobs released by the
+	 * success of the jobs they ran after), until none is due. Delayed jobs, and failed ones waiting for their backoff,
 	 * stay queued. Returns every attempt's outcome, in the order they ran.
 	 */
 	public List<RanJob> runDue() {

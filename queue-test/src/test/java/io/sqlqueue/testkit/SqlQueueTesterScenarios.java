@@ -19,6 +19,7 @@ import io.sqlqueue.JobContext;
 import io.sqlqueue.JobHandler;
 import io.sqlqueue.JobOutcome;
 import io.sqlqueue.JobQueue;
+import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.NonRetryableException;
 import io.sqlqueue.flow.FlowControl;
@@ -106,6 +107,22 @@ abstract class SqlQueueTesterScenarios {
 		});
 		assertThat(this.tester.runDue(true)).isEmpty();
 		assertThat(this.mailer.sent).containsExactly("ada@example.com", "bob@example.com", "later@example.com");
+	}
+
+	/** A job that runs after another is enqueued (WAITING) and runs in the same runDue, after it. */
+	@Test
+	void aWorkflowsStepsAreEnqueuedAndRunInTheirOrder() {
+		long first = this.jobs.enqueue("mail.welcome", new Mail("first@example.com"));
+		long then = this.jobs.enqueue(Job.of("mail.welcome", new Mail("then@example.com")).after(first));
+		assertThat(this.tester.enqueued("mail.welcome")).extracting(JobRecord::id, JobRecord::status)
+			.containsExactly(org.assertj.core.groups.Tuple.tuple(first, JobStatus.QUEUED),
+					org.assertj.core.groups.Tuple.tuple(then, JobStatus.WAITING));
+		assertThat(this.tester.assertEnqueued("mail.welcome", Mail.class))
+			.containsExactly(new Mail("first@example.com"), new Mail("then@example.com"));
+
+		assertThat(this.tester.runDue()).extracting(RanJob::id).containsExactly(first, then);
+		assertThat(this.mailer.sent).containsExactly("first@example.com", "then@example.com");
+		this.tester.assertNotEnqueued("mail.welcome");
 	}
 
 	/** The queue's limits hold for runDue, as for the Manager; run(id) runs the job it names. */
