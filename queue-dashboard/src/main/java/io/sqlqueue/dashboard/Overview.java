@@ -10,8 +10,8 @@ import io.sqlqueue.JobStatus;
 
 /**
  * What the overview shows: every queue with its jobs per state, how long its oldest due
- * job has waited, this instance's workers and the jobs finished per minute; and the
- * recurring jobs' schedules.
+ * job has waited, this instance's workers, the jobs finished per minute, and its limits with
+ * the jobs they hold back; and the recurring jobs' schedules.
  *
  * @param countedAt when the counts were read
  * @param instance this instance's worker id, whose workers the queues show
@@ -28,10 +28,14 @@ public record Overview(Instant countedAt, @Nullable String instance, int minutes
 	 * @param totalWorkers this instance's workers for the queue, or {@code null} when it does not serve the queue
 	 * @param succeededPerMinute jobs that succeeded in each minute, oldest minute first
 	 * @param failedPerMinute jobs that failed for good in each minute, oldest minute first
+	 * @param limits the queue's limits (README "Flow control"), each as it reads: {@code queue:
+	 * concurrency 5, rate 100/1m} or {@code customer:*: concurrency 2}; empty for a queue without
+	 * @param throttled due jobs its limits hold back now, by the kind of limit that does
+	 * ({@code queue-concurrency}, {@code queue-rate}, {@code key-concurrency}, {@code key-rate})
 	 */
 	public record QueueLine(String name, Map<JobStatus, Long> jobs, long oldestDueAgeMillis,
 			@Nullable Integer busyWorkers, @Nullable Integer totalWorkers, List<Long> succeededPerMinute,
-			List<Long> failedPerMinute) {
+			List<Long> failedPerMinute, List<String> limits, Map<String, Long> throttled) {
 	}
 
 	/**

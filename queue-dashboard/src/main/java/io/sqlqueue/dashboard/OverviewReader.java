@@ -13,6 +13,8 @@ import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.flow.FlowControl;
+import io.sqlqueue.flow.QueueLimits;
 import io.sqlqueue.manager.Manager;
 import io.sqlqueue.schedule.Recurrence;
 import io.sqlqueue.schedule.ScheduleRecord;
@@ -46,6 +48,8 @@ public class OverviewReader {
 
 	private final Duration maxAge;
 
+	private final @Nullable FlowControl flowControl;
+
 	private @Nullable Counts counts;
 
 	/**
@@ -56,6 +60,15 @@ public class OverviewReader {
 	 */
 	public OverviewReader(JobStore store, JobBrowser browser, @Nullable Manager manager, @Nullable Schedules schedules,
 			@Nullable String instance, Duration maxAge) {
+		this(store, browser, manager, schedules, null, instance, maxAge);
+	}
+
+	/**
+	 * @param flowControl the queues' limits, or {@code null} to show none
+	 */
+	public OverviewReader(JobStore store, JobBrowser browser, @Nullable Manager manager, @Nullable Schedules schedules,
+			@Nullable FlowControl flowControl, @Nullable String instance, Duration maxAge) {
+		this.flowControl = flowControl;
 		this.store = store;
 		this.browser = browser;
 		this.manager = manager;
@@ -71,6 +84,7 @@ public class OverviewReader {
 		TreeSet<String> names = new TreeSet<>(total.keySet());
 		counts.jobs().forEach((count) -> names.add(count.queue()));
 		counts.finished().forEach((count) -> names.add(count.queue()));
+		names.addAll(counts.limits().keySet());
 		List<Overview.QueueLine> queues = new ArrayList<>();
 		for (String name : names) {
 			Map<JobStatus, Long> jobs = new EnumMap<>(JobStatus.class);
@@ -88,7 +102,8 @@ public class OverviewReader {
 			}
 			queues.add(new Overview.QueueLine(name, jobs, oldest, busy.get(name), total.get(name),
 					perMinute(counts.finished(), name, JobStatus.SUCCEEDED),
-					perMinute(counts.finished(), name, JobStatus.FAILED)));
+					perMinute(counts.finished(), name, JobStatus.FAILED), counts.limits().getOrDefault(name, List.of()),
+					counts.throttled().getOrDefault(name, Map.of())));
 		}
 		return new Overview(counts.readAt(), this.instance, MINUTES, queues, counts.schedules());
 	}
@@ -98,8 +113,14 @@ public class OverviewReader {
 		if (this.counts == null || this.counts.readAt().plus(this.maxAge).isBefore(now)) {
 			List<Overview.ScheduleLine> schedules = (this.schedules != null)
 					? this.schedules.list().stream().map(OverviewReader::line).toList() : List.of();
+			Map<String, List<String>> limits = new TreeMap<>();
+			Map<String, Map<String, Long>> throttled = Map.of();
+			if (this.flowControl != null) {
+				this.flowControl.all().forEach((queue) -> limits.put(queue.queue(), describe(queue)));
+				throttled = this.flowControl.throttled();
+			}
 			this.counts = new Counts(now, this.store.countsByQueue(), this.browser.finishedPerMinute(MINUTES),
-					schedules);
+					schedules, limits, throttled);
 		}
 		return this.counts;
 	}
@@ -125,8 +146,19 @@ public class OverviewReader {
 				schedule.lastJobStatus(), schedule.paused(), schedule.orphaned());
 	}
 
+	/** The queue's own limit first, then its keys'. */
+	private static List<String> describe(QueueLimits limits) {
+		List<String> lines = new ArrayList<>();
+		if (limits.limit() != null) {
+			lines.add("queue: " + limits.limit());
+		}
+		limits.keyLimits().forEach((key) -> lines.add(key.keys() + ": " + key.limit()));
+		return lines;
+	}
+
 	private record Counts(Instant readAt, List<QueueCount> jobs, List<FinishedCount> finished,
-			List<Overview.ScheduleLine> schedules) {
+			List<Overview.ScheduleLine> schedules, Map<String, List<String>> limits,
+			Map<String, Map<String, Long>> throttled) {
 	}
 
 }

@@ -227,12 +227,25 @@
         cells.push(el('td', {'class': 'num oldest'}, queue.oldestDueAgeMillis > 0 ? age(queue.oldestDueAgeMillis) : '–'));
         cells.push(el('td', {'class': 'num workers'}, queue.totalWorkers === null ? 'not served here'
             : queue.busyWorkers + ' / ' + queue.totalWorkers));
+        cells.push(el('td', {'class': 'limits'}, limitsCell(queue)));
         cells.push(el('td', null, sparkline(queue)));
         var failed = queue.jobs.FAILED || 0;
         cells.push(el('td', null, settings.actions && failed > 0
             ? actionButton('Retry ' + failed + ' failed', 'api/jobs/retry-failed?queue=' + encodeURIComponent(queue.name),
                 'retry-failed-' + queue.name, 'danger') : ''));
         return el('tr', {'data-queue': queue.name, 'class': stuck ? 'stuck' : null}, cells);
+    }
+
+    // The queue's limits, one per line, and the due jobs they hold back now by the kind of limit.
+    function limitsCell(queue) {
+        var lines = queue.limits.map(function (limit) { return el('div', null, limit); });
+        Object.keys(queue.throttled).forEach(function (kind) {
+            if (queue.throttled[kind] > 0) {
+                lines.push(el('div', {'class': 'throttled'},
+                    queue.throttled[kind].toLocaleString() + ' held back (' + kind + ')'));
+            }
+        });
+        return lines.length ? lines : '–';
     }
 
     function scheduleRow(schedule) {
@@ -260,13 +273,14 @@
         var head = el('tr', null, el('th', null, 'Queue'), STATES.map(function (state) {
             return el('th', {'class': 'num'}, state.charAt(0) + state.slice(1).toLowerCase());
         }), el('th', {'class': 'num'}, 'Oldest due'), el('th', {'class': 'num'}, 'Workers (this instance)'),
+        el('th', null, 'Limits (all instances)'),
         el('th', null, 'Finished per minute, last ' + overview.minutes + ' min'), el('th', null, ''));
         var rows = overview.queues.map(queueRow);
         var content = [
             el('h1', null, 'Overview'),
             el('div', {'class': 'panel'}, el('table', {id: 'queues'}, el('thead', null, head),
                 el('tbody', null, rows.length ? rows
-                    : el('tr', null, el('td', {colspan: 11, 'class': 'muted'}, 'No jobs yet.')))))
+                    : el('tr', null, el('td', {colspan: 12, 'class': 'muted'}, 'No jobs yet.')))))
         ];
         if (overview.schedules.length) {
             content.push(el('h2', null, 'Schedules'));

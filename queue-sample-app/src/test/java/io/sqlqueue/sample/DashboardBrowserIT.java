@@ -25,6 +25,8 @@ import org.springframework.test.web.servlet.client.RestTestClient;
 import io.sqlqueue.Job;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.flow.FlowControl;
+import io.sqlqueue.flow.Limit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -61,6 +63,9 @@ class DashboardBrowserIT {
 	@Autowired
 	private JobQueue jobs;
 
+	@Autowired
+	private FlowControl flowControl;
+
 	@LocalServerPort
 	private int port;
 
@@ -90,12 +95,15 @@ class DashboardBrowserIT {
 		awaitStatus(fine, JobStatus.SUCCEEDED);
 		WebDriverWait wait = new WebDriverWait(browser, TIMEOUT);
 
-		// The overview: every queue with its jobs per state, refreshed live.
+		// The overview: every queue with its jobs per state and its limits, refreshed live.
+		this.flowControl.setLimit("partners", Limit.concurrency(3).withRate(100, Duration.ofMinutes(1)));
 		browser.get("http://localhost:" + this.port + "/sqlqueue/");
 		wait.until(ExpectedConditions.textToBe(By.cssSelector("tr[data-queue='reports'] td.count-FAILED"), "2"));
 		assertThat(text("tr[data-queue='mail'] td.count-SUCCEEDED")).isEqualTo("2");
 		assertThat(text("tr[data-queue='mail'] td.count-QUEUED")).isEqualTo("2");
 		assertThat(text("tr[data-queue='reports'] td.workers")).isEqualTo("0 / 2");
+		assertThat(text("tr[data-queue='partners'] td.limits")).isEqualTo("queue: concurrency 3, rate 100/1m");
+		assertThat(text("tr[data-queue='reports'] td.limits")).isEqualTo("–");
 		assertThat(text("#counted")).contains("Workers are those of this instance");
 		assertThat(browser.findElements(By.cssSelector("tr[data-queue='reports'] svg.spark rect.bad"))).isNotEmpty();
 		assertThat(text("#schedules tr[data-schedule='nightly-report']")).contains("report.nightly");

@@ -30,6 +30,7 @@ import io.sqlqueue.dashboard.Operations;
 import io.sqlqueue.dashboard.OverviewReader;
 import io.sqlqueue.dashboard.web.DashboardAccess;
 import io.sqlqueue.dashboard.web.DashboardRouter;
+import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.manager.Manager;
 import io.sqlqueue.schedule.Schedules;
 import io.sqlqueue.store.Dialect;
@@ -71,9 +72,10 @@ public final class SqlQueueDashboardAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	OverviewReader sqlqueueOverviewReader(JobStore store, JobBrowser browser, ObjectProvider<Manager> manager,
-			ObjectProvider<Schedules> schedules, SqlQueueDashboardProperties properties) {
+			ObjectProvider<Schedules> schedules, ObjectProvider<FlowControl> flowControl,
+			SqlQueueDashboardProperties properties) {
 		Manager running = manager.getIfUnique();
-		return new OverviewReader(store, browser, running, schedules.getIfUnique(),
+		return new OverviewReader(store, browser, running, schedules.getIfUnique(), flowControl.getIfUnique(),
 				(running != null) ? running.settings().workerId() : null, properties.getRefreshInterval());
 	}
 

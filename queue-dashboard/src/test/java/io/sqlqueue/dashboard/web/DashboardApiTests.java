@@ -1,5 +1,6 @@
 package io.sqlqueue.dashboard.web;
 
+import java.time.Duration;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
@@ -16,6 +17,8 @@ import org.springframework.test.web.servlet.request.MockHttpServletRequestBuilde
 import io.sqlqueue.Job;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.dashboard.DashboardContexts;
+import io.sqlqueue.flow.FlowControl;
+import io.sqlqueue.flow.Limit;
 import io.sqlqueue.workflow.Batch;
 import io.sqlqueue.workflow.BatchIds;
 
@@ -72,7 +75,32 @@ class DashboardApiTests {
 				.andExpect(jsonPath("$.queues[1].failedPerMinute", hasSize(15)))
 				.andExpect(jsonPath("$.queues[1].failedPerMinute[14]").value(1))
 				.andExpect(jsonPath("$.queues[1].succeededPerMinute[14]").value(0))
+				.andExpect(jsonPath("$.queues[1].limits", empty()))
 				.andExpect(jsonPath("$.schedules", empty()));
+		});
+	}
+
+	/** A limited queue shows its limits, and the due jobs they hold back, even before it has jobs. */
+	@Test
+	void overviewShowsEachQueuesLimitsAndTheJobsTheyHoldBack() {
+		DashboardContexts.runner().run((context) -> {
+			FlowControl limits = context.getBean(FlowControl.class);
+			limits.setLimit("payments", Limit.concurrency(5).withRate(1, Duration.ofHours(1)));
+			limits.setKeyLimit("payments", "customer:*", Limit.concurrency(2));
+			limits.setLimit("idle", Limit.concurrency(1));
+			context.getBean(JobQueue.class)
+				.enqueueAll(List.of(Job.of("charge", 1).queue("payments"), Job.of("charge", 2).queue("payments"),
+						Job.of("charge", 3).queue("payments")));
+			DashboardContexts.mvc(context)
+				.perform(get("/sqlqueue/api/overview").with(user("ops")))
+				.andExpect(status().isOk())
+				.andExpect(jsonPath("$.queues[0].name").value("idle"))
+				.andExpect(jsonPath("$.queues[0].limits", contains("queue: concurrency 1")))
+				.andExpect(jsonPath("$.queues[0].jobs.QUEUED").value(0))
+				.andExpect(jsonPath("$.queues[1].name").value("payments"))
+				.andExpect(jsonPath("$.queues[1].limits",
+						contains("queue: concurrency 5, rate 1/1h", "customer:*: concurrency 2")))
+				.andExpect(jsonPath("$.queues[1].throttled.queue-rate").value(2));
 		});
 	}
 
