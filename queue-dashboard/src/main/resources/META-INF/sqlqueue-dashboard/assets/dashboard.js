@@ -273,7 +273,7 @@
         var head = el('tr', null, el('th', null, 'Queue'), STATES.map(function (state) {
             return el('th', {'class': 'num'}, state.charAt(0) + state.slice(1).toLowerCase());
         }), el('th', {'class': 'num'}, 'Oldest due'), el('th', {'class': 'num'}, 'Workers (this instance)'),
-        el('th', null, 'Limits (all instances)'),
+        el('th', {title: 'Limits hold across all instances'}, 'Limits'),
         el('th', null, 'Finished per minute, last ' + overview.minutes + ' min'), el('th', null, ''));
         var rows = overview.queues.map(queueRow);
         var content = [
