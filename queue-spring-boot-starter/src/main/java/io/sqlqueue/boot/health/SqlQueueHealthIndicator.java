@@ -22,7 +22,9 @@ import io.sqlqueue.manager.QueueStats.Snapshot;
  * <li>{@code DOWN} when the last read failed (the database is unreachable);</li>
  * <li>{@code DOWN} when this instance's {@link Manager} ran and has stopped;</li>
  * <li>the stale status ({@code DOWN} by default) when a queue's oldest due job has waited
- * longer than the maximum due age: nothing is taking its jobs;</li>
+ * longer than the maximum due age: nothing is taking its jobs; except where the queue's limits
+ * hold due jobs back (README "Flow control"): its jobs wait by design, and it shows under
+ * {@code throttled} instead;</li>
  * <li>the stale status as well when a schedule is more than its own period behind (it
  * should have fired and has not, although it is neither paused nor orphaned), detail
  * {@code behindSchedules};</li>
@@ -82,6 +84,7 @@ public class SqlQueueHealthIndicator extends AbstractHealthIndicator {
 		builder.withDetail("maxDueAge", this.maxDueAge.toString());
 		Map<String, Object> queues = new TreeMap<>();
 		Map<String, String> stale = new TreeMap<>();
+		Map<String, Map<String, Long>> throttled = new TreeMap<>();
 		for (String queue : snapshot.queues()) {
 			Map<String, Object> counts = new LinkedHashMap<>();
 			for (JobStatus status : JobStatus.values()) {
@@ -90,11 +93,18 @@ public class SqlQueueHealthIndicator extends AbstractHealthIndicator {
 			Duration oldest = snapshot.oldestDueAge(queue);
 			counts.put("oldestDueAge", oldest.toString());
 			queues.put(queue, counts);
-			if (oldest.compareTo(this.maxDueAge) > 0) {
+			Map<String, Long> held = snapshot.throttled().getOrDefault(queue, Map.of());
+			if (held.values().stream().anyMatch((jobs) -> jobs > 0)) {
+				throttled.put(queue, held);
+			}
+			else if (oldest.compareTo(this.maxDueAge) > 0) {
 				stale.put(queue, oldest.toString());
 			}
 		}
 		builder.withDetail("queues", queues);
+		if (!throttled.isEmpty()) {
+			builder.withDetail("throttled", throttled);
+		}
 		Map<String, String> behind = (this.behindSchedules != null) ? this.behindSchedules.latest() : Map.of();
 		if (snapshot.failure() != null) {
 			builder.down(snapshot.failure());

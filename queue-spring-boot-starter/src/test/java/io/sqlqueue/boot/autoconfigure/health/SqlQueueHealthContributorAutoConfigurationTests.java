@@ -2,6 +2,7 @@ package io.sqlqueue.boot.autoconfigure.health;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.UUID;
 
 import javax.sql.DataSource;
@@ -31,6 +32,8 @@ import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint;
 import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
 import io.sqlqueue.boot.autoconfigure.endpoint.SqlQueueEndpointAutoConfiguration;
 import io.sqlqueue.boot.health.SqlQueueHealthIndicator;
+import io.sqlqueue.flow.FlowControl;
+import io.sqlqueue.flow.Limit;
 import io.sqlqueue.manager.Manager;
 import io.sqlqueue.manager.QueueStats;
 import io.sqlqueue.schedule.Recurrence;
@@ -107,6 +110,26 @@ class SqlQueueHealthContributorAutoConfigurationTests {
 			assertThat(health.getStatus()).isEqualTo(Status.DOWN);
 			assertThat(health.getDetails().get("stale")).asInstanceOf(InstanceOfAssertFactories.MAP)
 				.containsOnlyKeys("orphans");
+		});
+	}
+
+	/** Jobs a rate limit holds back wait by design: their queue is throttled, not stuck. */
+	@Test
+	void aQueueWhoseLimitsHoldJobsBackIsThrottledNotStuck() {
+		this.runner.withPropertyValues("sqlqueue.health.max-due-age=1s").run((context) -> {
+			context.getBean(FlowControl.class).setLimit("payments", Limit.rate(1, Duration.ofHours(1)));
+			Instant overdue = Instant.now().minusSeconds(30);
+			context.getBean(JobQueue.class)
+				.enqueueAll(List.of(Job.of("charge", 1).queue("payments").runAt(overdue),
+						Job.of("charge", 2).queue("payments").runAt(overdue),
+						Job.of("charge", 3).queue("payments").runAt(overdue)));
+			context.getBean(QueueStats.class).refresh();
+			Health health = context.getBean(SqlQueueHealthIndicator.class).health();
+			assertThat(health.getStatus()).isEqualTo(Status.UP);
+			assertThat(health.getDetails()).doesNotContainKey("stale");
+			assertThat(health.getDetails().get("throttled")).asInstanceOf(InstanceOfAssertFactories.MAP)
+				.containsOnlyKeys("payments")
+				.containsEntry("payments", java.util.Map.of("queue-rate", 2L));
 		});
 	}
 
