@@ -20,6 +20,12 @@ import io.sqlqueue.JobStatus;
 public record JobLinks(long jobId, List<LinkedJob> dependencies, List<LinkedJob> dependents, int waitingFor,
 		DependencyFailure onDependencyFailure, @Nullable BatchProgress batch, @Nullable BatchProgress callbackOf) {
 
+	/** Whether the job takes part in a workflow: it has dependencies or dependents, or a batch it is in or calls back. */
+	public boolean inWorkflow() {
+		return !this.dependencies.isEmpty() || !this.dependents.isEmpty() || this.batch != null
+				|| this.callbackOf != null;
+	}
+
 	/** A job at the other end of a dependency, in its state now. */
 	public record LinkedJob(long id, String handler, JobStatus status) {
 	}

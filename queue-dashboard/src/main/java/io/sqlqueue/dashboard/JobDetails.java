@@ -13,6 +13,7 @@ import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.dashboard.JobDetail.TimelineEvent;
 import io.sqlqueue.workflow.BatchProgress;
+import io.sqlqueue.workflow.JobLinks;
 
 /**
  * Reads one job for the detail page and builds its timeline: enqueued, due, each attempt's
@@ -49,6 +50,7 @@ public class JobDetails {
 
 	private @Nullable WorkflowView workflow(long id) {
 		return this.jobs.links(id)
+			.filter(JobLinks::inWorkflow)
 			.flatMap((links) -> this.jobs.graph(id).map((graph) -> WorkflowView.of(links, graph)))
 			.orElse(null);
 	}

@@ -55,16 +55,9 @@ public class OverviewReader {
 	/**
 	 * @param manager this instance's Manager, or {@code null} when it runs no jobs
 	 * @param schedules the recurring jobs, or {@code null} to show none
+	 * @param flowControl the queues' limits, or {@code null} to show none
 	 * @param instance this instance's worker id
 	 * @param maxAge how long counts are reused
-	 */
-	public OverviewReader(JobStore store, JobBrowser browser, @Nullable Manager manager, @Nullable Schedules schedules,
-			@Nullable String instance, Duration maxAge) {
-		this(store, browser, manager, schedules, null, instance, maxAge);
-	}
-
-	/**
-	 * @param flowControl the queues' limits, or {@code null} to show none
 	 */
 	public OverviewReader(JobStore store, JobBrowser browser, @Nullable Manager manager, @Nullable Schedules schedules,
 			@Nullable FlowControl flowControl, @Nullable String instance, Duration maxAge) {

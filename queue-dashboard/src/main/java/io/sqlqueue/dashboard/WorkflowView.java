@@ -30,12 +30,8 @@ public record WorkflowView(int waitingFor, DependencyFailure onDependencyFailure
 		List<LinkedJob> dependents, @Nullable BatchProgress batch, @Nullable BatchProgress callbackOf,
 		List<List<LinkedJob>> levels, List<long[]> edges, boolean truncated) {
 
-	/** The view of a job with links, or {@code null} for a job outside any workflow. */
-	static @Nullable WorkflowView of(JobLinks links, WorkflowGraph graph) {
-		if (links.dependencies().isEmpty() && links.dependents().isEmpty() && links.batch() == null
-				&& links.callbackOf() == null) {
-			return null;
-		}
+	/** The view of a job in a workflow ({@link JobLinks#inWorkflow()}). */
+	static WorkflowView of(JobLinks links, WorkflowGraph graph) {
 		return new WorkflowView(links.waitingFor(), links.onDependencyFailure(), links.dependencies(),
 				links.dependents(), links.batch(), links.callbackOf(), levels(graph), graph.edges(),
 				graph.truncated());

@@ -21,11 +21,7 @@ public class NotifyingQueueStats extends QueueStats {
 
 	private final List<Consumer<Snapshot>> subscribers = new CopyOnWriteArrayList<>();
 
-	public NotifyingQueueStats(JobStore store, TaskScheduler scheduler, Duration interval) {
-		super(store, scheduler, interval);
-	}
-
-	/** Counts the jobs the limits of {@code flowControl} hold back too. */
+	/** Counts the jobs the limits of {@code flowControl} (when not {@code null}) hold back too. */
 	public NotifyingQueueStats(JobStore store, TaskScheduler scheduler, Duration interval,
 			@Nullable FlowControl flowControl) {
 		super(store, scheduler, interval, flowControl);

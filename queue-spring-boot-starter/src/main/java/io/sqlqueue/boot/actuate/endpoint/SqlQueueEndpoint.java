@@ -70,24 +70,6 @@ public class SqlQueueEndpoint {
 	/**
 	 * @param manager this instance's Manager, or {@code null} when it runs no jobs
 	 * @param showPayload whether a job's payload is shown
-	 */
-	public SqlQueueEndpoint(JobQueue jobs, JobStore store, @Nullable Manager manager, boolean showPayload) {
-		this(jobs, store, manager, showPayload, null);
-	}
-
-	/**
-	 * @param manager this instance's Manager, or {@code null} when it runs no jobs
-	 * @param showPayload whether a job's payload is shown
-	 * @param schedules the recurring jobs, or {@code null} to show none
-	 */
-	public SqlQueueEndpoint(JobQueue jobs, JobStore store, @Nullable Manager manager, boolean showPayload,
-			@Nullable Schedules schedules) {
-		this(jobs, store, manager, showPayload, schedules, null);
-	}
-
-	/**
-	 * @param manager this instance's Manager, or {@code null} when it runs no jobs
-	 * @param showPayload whether a job's payload is shown
 	 * @param schedules the recurring jobs, or {@code null} to show none
 	 * @param flowControl the limits, or {@code null} to show none
 	 */
@@ -248,6 +230,7 @@ public class SqlQueueEndpoint {
 	public @Nullable JobDescriptor job(@Selector long id) {
 		return this.jobs.find(id)
 			.map((job) -> JobDescriptor.of(job, this.showPayload, this.jobs.links(id)
+				.filter(JobLinks::inWorkflow)
 				.map((links) -> WorkflowDescriptor.of(links, this.jobs.graph(id).orElse(null)))
 				.orElse(null)))
 			.orElse(null);
@@ -396,12 +379,6 @@ public class SqlQueueEndpoint {
 	 */
 	public record QueueDescriptor(Map<JobStatus, Long> jobs, String oldestDueAge, @Nullable Integer busyWorkers,
 			@Nullable Integer totalWorkers, @Nullable LimitsDescriptor limits, Map<String, Long> throttled) {
-
-		public QueueDescriptor(Map<JobStatus, Long> jobs, String oldestDueAge, @Nullable Integer busyWorkers,
-				@Nullable Integer totalWorkers) {
-			this(jobs, oldestDueAge, busyWorkers, totalWorkers, null, Map.of());
-		}
-
 	}
 
 	/**
@@ -489,11 +466,8 @@ public class SqlQueueEndpoint {
 			List<JobLinks.LinkedJob> dependencies, List<JobLinks.LinkedJob> dependents,
 			@Nullable BatchDescriptor batch, @Nullable BatchDescriptor callbackOf, @Nullable WorkflowGraph graph) {
 
-		static @Nullable WorkflowDescriptor of(JobLinks links, @Nullable WorkflowGraph graph) {
-			if (links.dependencies().isEmpty() && links.dependents().isEmpty() && links.batch() == null
-					&& links.callbackOf() == null) {
-				return null;
-			}
+		/** The workflow block of a job in a workflow ({@link JobLinks#inWorkflow()}). */
+		static WorkflowDescriptor of(JobLinks links, @Nullable WorkflowGraph graph) {
 			return new WorkflowDescriptor(links.waitingFor(), links.onDependencyFailure(), links.dependencies(),
 					links.dependents(), (links.batch() != null) ? new BatchDescriptor(links.batch()) : null,
 					(links.callbackOf() != null) ? new BatchDescriptor(links.callbackOf()) : null, graph);
