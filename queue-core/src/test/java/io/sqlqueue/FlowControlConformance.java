@@ -389,6 +389,10 @@ interface FlowControlConformance {
 		assertThat(fixture().job(batch.get(0)).concurrencyKey()).isEqualTo("a");
 		assertThat(fixture().job(batch.get(1)).concurrencyKey()).isNull();
 		assertThat(LimitRow.QUEUE).isEmpty();
+		limits().setLimit("default", Limit.concurrency(3));
+		assertThat(fixture().jdbc().queryForObject("SELECT key_pattern FROM queue_limit WHERE queue = 'default'",
+				String.class)).as("a queue's own limit is stored under the key pattern LimitRow.QUEUE")
+			.isEqualTo(LimitRow.QUEUE);
 	}
 
 	/** Runs the queue's jobs on three instances, each with its own pool and 4 workers, until all {@code jobs} succeeded. */

@@ -320,6 +320,7 @@ interface WorkflowConformance {
 			assertThat(fixture().count("settles <> 0")).isZero();
 			JobLinks callback = fixture().queue().links(batch.callbackId()).orElseThrow();
 			assertThat(callback.callbackOf()).isNotNull();
+			assertThat(callback.callbackOf().id()).isEqualTo(batch.batchId());
 			assertThat(callback.batch()).isNull();
 			assertThat(fixture().queue().links(batch.jobIds().get(0)).orElseThrow().batch().id())
 				.isEqualTo(batch.batchId());

@@ -55,6 +55,7 @@ class RateWindowTests {
 	@Test
 	void waitsExactlyUntilThereIsRoom() {
 		Random random = new Random(42);
+		int full = 0;
 		for (int i = 0; i < 20_000; i++) {
 			int limit = 1 + random.nextInt(20);
 			long period = 10 + random.nextInt(5000);
@@ -65,12 +66,14 @@ class RateWindowTests {
 			if (window.room(rate, now) > 0) {
 				continue;
 			}
+			full++;
 			long wait = window.millisUntilRoom(rate, now);
 			assertThat(window.room(rate, now + wait)).as("%s at %d, limit %s", window, now, rate).isPositive();
 			if (wait > 1) {
 				assertThat(window.room(rate, now + wait - 1)).as("%s at %d, limit %s", window, now, rate).isZero();
 			}
 		}
+		assertThat(full).as("cases with a full window, which the loop checks").isGreaterThan(1_000);
 	}
 
 	@Test

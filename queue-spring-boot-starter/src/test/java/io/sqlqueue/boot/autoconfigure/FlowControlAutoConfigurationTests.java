@@ -62,6 +62,7 @@ class FlowControlAutoConfigurationTests {
 	@Test
 	void aLimitNoLongerConfiguredIsRemovedAtTheNextStartUpAndOneSetThroughTheApiStays() {
 		this.runner.withPropertyValues("sqlqueue.queues.payments.global-concurrency=5").run((context) -> {
+			assertThat(context.getBean(FlowControl.class).limits("payments").limit()).isEqualTo(Limit.concurrency(5));
 			context.getBean(FlowControl.class).setLimit("mail", Limit.concurrency(1));
 		});
 		this.runner.run((context) -> {

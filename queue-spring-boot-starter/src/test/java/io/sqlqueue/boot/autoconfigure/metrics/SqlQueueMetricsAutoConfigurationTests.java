@@ -200,7 +200,8 @@ class SqlQueueMetricsAutoConfigurationTests {
 				jobs.enqueueAll(List.of(Job.of("nobody", 1).queue("api").concurrencyKey("customer:1"),
 						Job.of("nobody", 2).queue("api").concurrencyKey("customer:1"),
 						Job.of("nobody", 3).queue("api").concurrencyKey("customer:1"), Job.of("nobody", 4).queue("api"),
-						Job.of("nobody", 5).queue("api"), Job.of("nobody", 6).queue("api")));
+						Job.of("nobody", 5).queue("api"), Job.of("nobody", 6).queue("api"),
+						Job.of("nobody", 7)));
 				assertThat(context.getBean(JobStore.class)
 					.claim(new ClaimRequest("test", "api", List.of("nobody"), 10, 60_000))).hasSize(2);
 				context.getBean(QueueStats.class).refresh();
@@ -210,6 +211,8 @@ class SqlQueueMetricsAutoConfigurationTests {
 				assertThat(throttled(registry, "api", "queue-concurrency")).isEqualTo(2);
 				assertThat(throttled(registry, "api", "queue-rate")).isZero();
 				assertThat(throttled(registry, "api", "key-rate")).isZero();
+				// The queue without limits has its gauges, and none of throttled jobs.
+				assertThat(registry.find("sqlqueue.jobs").tag("queue", "default").gauges()).isNotEmpty();
 				assertThat(registry.find("sqlqueue.jobs.throttled").tag("queue", "default").gauges()).isEmpty();
 			});
 	}
