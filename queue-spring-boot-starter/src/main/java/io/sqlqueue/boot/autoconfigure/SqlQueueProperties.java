@@ -121,7 +121,11 @@ public class SqlQueueProperties {
 	/**
 	 * Settings per queue, by queue name (use brackets for names with dots, such as
 	 * 'sqlqueue.queues[mail.bulk].concurrency'). A queue listed here is served even when
-	 * no handler names it.
+	 * no handler names it. Each takes 'concurrency' (workers on this instance),
+	 * 'global-concurrency' (most of its jobs running on all instances together), 'rate-limit'
+	 * (most starts per period on all instances, such as '100/1m') and 'key-limits' (a list of
+	 * 'keys', an exact concurrency key, a prefix such as 'customer:*' or '*', with a
+	 * 'concurrency' and/or a 'rate-limit' for each such key).
 	 */
 	private Map<String, QueueProperties> queues = new LinkedHashMap<>();
 

@@ -36,6 +36,9 @@ class ConfigurationMetadataTests {
 		assertThat(property(metadata, "sqlqueue.schedule-interval").get("defaultValue").asString()).isEqualTo("1s");
 		assertThat(property(metadata, "sqlqueue.schedules").get("description").asString())
 			.startsWith("Recurring jobs declared in the configuration");
+		// The per-queue settings sit in a map, so their names reach IDEs only through its description.
+		assertThat(property(metadata, "sqlqueue.queues").get("description").asString())
+			.contains("'concurrency'", "'global-concurrency'", "'rate-limit'", "'key-limits'", "'keys'");
 		for (JsonNode property : metadata.get("properties")) {
 			assertThat(property.path("description").asString()).as(property.get("name").asString())
 				.isNotBlank()
