@@ -191,6 +191,20 @@ interface FlowControlConformance {
 		assertThat(limits().throttled()).containsEntry("default", Map.of("key-concurrency", 299L));
 	}
 
+	/**
+	 * A limited queue with nothing due is polled at the poll interval, like any other: a limit
+	 * that capped a claim of nothing once made the loop poll it every 10 ms.
+	 */
+	@Test
+	default void anIdleLimitedQueueIsPolledAtThePollInterval() throws Exception {
+		limits().setLimit("default", Limit.concurrency(2).withRate(1, Duration.ofMinutes(1)));
+		handle("work", (payload, context) -> null);
+		fixture().startManager((s) -> s.pollInterval(Duration.ofSeconds(1)));
+		Thread.sleep(1_500);
+		assertThat(fixture().listener().claims("default")).as("claims in 1.5 s at a 1 s poll interval")
+			.isBetween(1, 6);
+	}
+
 	@Test
 	default void aRateLimitLeavesJobsQueuedAndSaysWhenItHasRoom() {
 		limits().setLimit("default", Limit.rate(3, Duration.ofMinutes(1)));

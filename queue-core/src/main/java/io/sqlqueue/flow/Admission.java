@@ -95,9 +95,19 @@ public final class Admission {
 		this.runningByKey = runningByKey;
 	}
 
-	/** The most of {@code wanted} that the queue's own limits allow now. */
+	/** The most of {@code wanted} that the queue's own limits allow now; notes nothing as held back. */
 	public int room(int wanted) {
-		return (int) Math.max(0, Math.min(wanted, queueRoom(wanted)));
+		return (int) Math.max(0, Math.min(wanted, queueRoom(wanted, false)));
+	}
+
+	/**
+	 * The claim took all the room the queue's own limits left it, fewer than {@code wanted},
+	 * and due jobs may be left: notes the limits that capped it as holding jobs back. A claim
+	 * that found no more due jobs holds nothing back, so an idle limited queue is not polled
+	 * again before its time.
+	 */
+	public void capped(int wanted) {
+		queueRoom(wanted, true);
 	}
 
 	/** Keys whose jobs cannot start now for the jobs they have running: a read of candidates can leave them out. */
@@ -123,7 +133,7 @@ public final class Admission {
 	 * it; false when they do not, and then the key is {@link #closedKeys() closed}.
 	 */
 	public boolean admit(@Nullable String key) {
-		if (queueRoom(1) <= 0) {
+		if (queueRoom(1, true) <= 0) {
 			return false;
 		}
 		Limit limit = this.limits.limitOf(key);
@@ -238,8 +248,8 @@ public final class Admission {
 		return held;
 	}
 
-	/** Room the queue's own limits leave after this claim's starts; notes why when less than {@code wanted}. */
-	private long queueRoom(long wanted) {
+	/** Room the queue's own limits leave after this claim's starts; with {@code note}, notes why when less than {@code wanted}. */
+	private long queueRoom(long wanted, boolean note) {
 		Limit limit = this.limits.limit();
 		if (limit == null) {
 			return Long.MAX_VALUE;
@@ -247,14 +257,14 @@ public final class Admission {
 		long room = Long.MAX_VALUE;
 		if (limit.concurrency() != null) {
 			long byConcurrency = limit.concurrency() - this.running - this.taken;
-			if (byConcurrency < wanted) {
+			if (note && byConcurrency < wanted) {
 				this.concurrencyHeld = true;
 			}
 			room = byConcurrency;
 		}
 		if (limit.rate() != null) {
 			long byRate = window(QUEUE_WINDOW).room(limit.rate(), this.now) - this.taken;
-			if (byRate < wanted) {
+			if (note && byRate < wanted) {
 				this.rateHeld.add(QUEUE_WINDOW);
 			}
 			room = Math.min(room, byRate);

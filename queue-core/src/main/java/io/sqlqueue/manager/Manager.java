@@ -669,6 +669,11 @@ public class Manager implements SmartLifecycle {
 	private Duration nextPoll() {
 		Duration wait = jittered(this.settings.pollInterval());
 		for (Lane lane : this.lanes.values()) {
+			if (lane.room() == 0) {
+				// Its workers are busy: its hint is of no use until one frees room, which wakes the
+				// loop itself (left()). A passed hint would otherwise poll every lane every 10 ms.
+				continue;
+			}
 			Duration untilRoom = lane.untilRateRoom();
 			if (untilRoom != null && untilRoom.compareTo(wait) < 0) {
 				wait = (untilRoom.compareTo(MIN_THROTTLED_WAIT) > 0) ? untilRoom : MIN_THROTTLED_WAIT;

@@ -172,12 +172,16 @@ final class FlowClaim {
 		int room = admission.room(request.limit());
 		List<JobRecord> admitted = new ArrayList<>();
 		if (room == 0) {
+			// Read nothing; whether jobs are due is not known, so the limits count as holding them
+			// back: the next claim comes when they have room (a rate), or a job ends (running jobs).
+			admission.capped(request.limit());
 			return admitted;
 		}
 		// The first page reads exactly the room, all of which is admitted unless a key refuses
 		// some; each page after it twice what is left.
 		int page = room;
 		JobRecord last = null;
+		boolean moreDue = false;
 		for (int pages = 0; pages < MAX_PAGES && admitted.size() < room; pages++) {
 			if (pages > 0) {
 				page = 2 * (room - admitted.size());
@@ -212,14 +216,21 @@ final class FlowClaim {
 				admission.windowsRead(keys, windows);
 			}
 			for (JobRecord job : candidates) {
-				if (admitted.size() < room && admission.admit(job.concurrencyKey())) {
+				if (admitted.size() >= room) {
+					moreDue = true;
+				}
+				else if (admission.admit(job.concurrencyKey())) {
 					admitted.add(job);
 				}
 			}
+			moreDue |= candidates.size() == page;
 			if (candidates.size() < page) {
 				break;
 			}
 			last = candidates.get(candidates.size() - 1);
+		}
+		if (moreDue && admitted.size() >= room && room < request.limit()) {
+			admission.capped(request.limit());
 		}
 		return admitted;
 	}

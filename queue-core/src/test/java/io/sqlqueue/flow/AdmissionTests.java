@@ -18,12 +18,28 @@ class AdmissionTests {
 		QueueLimits limits = new QueueLimits("q", Limit.concurrency(5), List.of(), 1);
 		Admission admission = new Admission(limits, NOW, 3, Map.of(), null);
 		assertThat(admission.room(10)).isEqualTo(2);
-		assertThat(admission.heldByConcurrency()).isTrue();
+		assertThat(admission.heldByConcurrency()).as("nothing refused yet").isFalse();
 		assertThat(admission.admit(null)).isTrue();
 		assertThat(admission.admit("any")).isTrue();
 		assertThat(admission.admit(null)).isFalse();
+		assertThat(admission.heldByConcurrency()).isTrue();
 		assertThat(admission.taken()).isEqualTo(2);
 		assertThat(admission.millisUntilRateRoom()).isNull();
+	}
+
+	/** A claim capped by the queue's limits holds jobs back only when due jobs were left: an idle queue is not re-polled early. */
+	@Test
+	void aCappedClaimHoldsJobsBackOnlyWhenItSaysSo() {
+		QueueLimits limits = new QueueLimits("q", new Limit(5, new RateLimit(1, Duration.ofMinutes(1))), List.of(), 1);
+		Admission idle = new Admission(limits, NOW, 3, Map.of(), null);
+		assertThat(idle.room(10)).isEqualTo(1);
+		assertThat(idle.heldByConcurrency()).isFalse();
+		assertThat(idle.millisUntilRateRoom()).isNull();
+		Admission busy = new Admission(limits, NOW, 3, Map.of(), null);
+		assertThat(busy.admit(null)).isTrue();
+		busy.capped(10);
+		assertThat(busy.heldByConcurrency()).isTrue();
+		assertThat(busy.millisUntilRateRoom()).isNotNull().isPositive();
 	}
 
 	@Test

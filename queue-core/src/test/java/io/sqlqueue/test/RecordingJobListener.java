@@ -2,7 +2,10 @@ package io.sqlqueue.test;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.sqlqueue.JobListener;
 import io.sqlqueue.JobOutcome;
@@ -19,6 +22,19 @@ public final class RecordingJobListener implements JobListener {
 	private final List<String> events = new CopyOnWriteArrayList<>();
 
 	private final List<Duration> waits = new CopyOnWriteArrayList<>();
+
+	private final Map<String, AtomicInteger> claims = new ConcurrentHashMap<>();
+
+	/** How many claims the Managers made for this queue, whether they took jobs or not. */
+	public int claims(String queue) {
+		AtomicInteger claims = this.claims.get(queue);
+		return (claims != null) ? claims.get() : 0;
+	}
+
+	@Override
+	public void claimed(String queue, int jobs) {
+		this.claims.computeIfAbsent(queue, (name) -> new AtomicInteger()).incrementAndGet();
+	}
 
 	@Override
 	public void enqueued(String queue, String handler, int jobs) {
