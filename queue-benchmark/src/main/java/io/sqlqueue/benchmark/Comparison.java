@@ -35,15 +35,13 @@ final class Comparison {
 			"sqlqueue.queues.default.rate-limit", "10000000/1s");
 
 	/** The queue's limits, and a concurrency per key for the jobs' 100 keys, none binding. */
-	static final Map<String, Object> KEY_CONCURRENCY_LIMITS = Map.of("sqlqueue.queues.default.global-concurrency",
-			10_000, "sqlqueue.queues.default.rate-limit", "10000000/1s", "sqlqueue.queues.default.key-limits[0].keys",
-			"k:*", "sqlqueue.queues.default.key-limits[0].concurrency", 10_000);
+	static final Map<String, Object> KEY_CONCURRENCY_LIMITS = with(QUEUE_LIMITS,
+			Map.of("sqlqueue.queues.default.key-limits[0].keys", "k:*",
+					"sqlqueue.queues.default.key-limits[0].concurrency", 10_000));
 
 	/** The queue's limits, and a concurrency and a rate per key for the jobs' 100 keys, none binding. */
-	static final Map<String, Object> KEY_LIMITS = Map.of("sqlqueue.queues.default.global-concurrency", 10_000,
-			"sqlqueue.queues.default.rate-limit", "10000000/1s", "sqlqueue.queues.default.key-limits[0].keys", "k:*",
-			"sqlqueue.queues.default.key-limits[0].concurrency", 10_000,
-			"sqlqueue.queues.default.key-limits[0].rate-limit", "10000000/1s");
+	static final Map<String, Object> KEY_LIMITS = with(KEY_CONCURRENCY_LIMITS,
+			Map.of("sqlqueue.queues.default.key-limits[0].rate-limit", "10000000/1s"));
 
 	private static final int WARM_UP_JOBS = 10_000;
 
@@ -72,10 +70,10 @@ final class Comparison {
 		// Flow control configured but never binding (issue 14): the limited claim's own cost.
 		peers.add(() -> sqlqueue("sqlqueue, queue limits not binding", "bench-sqlqueue-queue-limits", 100,
 				QUEUE_LIMITS));
-		peers.add(() -> new SqlQueuePeer(this.target, "sqlqueue, queue and key concurrency limits not binding, 100 keys",
-				"bench-sqlqueue-key-concurrency", 100, settings(KEY_CONCURRENCY_LIMITS), 100));
-		peers.add(() -> new SqlQueuePeer(this.target, "sqlqueue, queue and key limits not binding, 100 keys",
-				"bench-sqlqueue-key-limits", 100, settings(KEY_LIMITS), 100));
+		peers.add(() -> sqlqueue("sqlqueue, queue and key concurrency limits not binding, 100 keys",
+				"bench-sqlqueue-key-concurrency", 100, KEY_CONCURRENCY_LIMITS, 100));
+		peers.add(() -> sqlqueue("sqlqueue, queue and key limits not binding, 100 keys", "bench-sqlqueue-key-limits",
+				100, KEY_LIMITS, 100));
 		if (small) {
 			if (this.target.isPostgres()) {
 				peers.add(() -> sqlqueue("sqlqueue, defaults without NOTIFY", "bench-sqlqueue-no-notify", 100,
@@ -92,6 +90,18 @@ final class Comparison {
 
 	private SqlQueuePeer sqlqueue(String name, String applicationName, int batch, Map<String, Object> extra) {
 		return new SqlQueuePeer(this.target, name, applicationName, batch, settings(extra));
+	}
+
+	/** The same, its jobs spread over this many concurrency keys. */
+	private SqlQueuePeer sqlqueue(String name, String applicationName, int batch, Map<String, Object> extra,
+			int keys) {
+		return new SqlQueuePeer(this.target, name, applicationName, batch, settings(extra), keys);
+	}
+
+	private static Map<String, Object> with(Map<String, Object> base, Map<String, Object> more) {
+		Map<String, Object> all = new LinkedHashMap<>(base);
+		all.putAll(more);
+		return Map.copyOf(all);
 	}
 
 	private static Map<String, Object> settings(Map<String, Object> extra) {

@@ -1,6 +1,5 @@
 package io.sqlqueue.flow;
 
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -122,8 +121,8 @@ public final class Admission {
 		return full;
 	}
 
-	/** The windows read for these keys; a key without one has no starts counted yet. */
-	public void windowsRead(Collection<String> keys, Map<String, RateWindow> found) {
+	/** The stored windows of the keys read; a key without one has no starts counted yet. */
+	public void windowsRead(Map<String, RateWindow> found) {
 		this.windows.putAll(found);
 		this.stored.addAll(found.keySet());
 	}

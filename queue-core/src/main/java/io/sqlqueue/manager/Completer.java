@@ -67,11 +67,6 @@ final class Completer {
 
 	private @Nullable ScheduledFuture<?> scheduledFlush;
 
-	Completer(JobStore store, TaskScheduler scheduler, Duration linger, int batchSize, OutcomeRecorder recorder) {
-		this(store, scheduler, linger, batchSize, recorder, () -> {
-		});
-	}
-
 	/**
 	 * @param recorded told after finished jobs were recorded (their rows no longer count as
 	 * running, which a queue's limit on running jobs waits for)

@@ -206,14 +206,8 @@ final class FlowClaim {
 			else if (counted && pages == 0) {
 				this.runningAtLastClaim.put(request.queue(), admission.running());
 			}
-			Set<String> keys = new HashSet<>();
-			candidates.forEach((job) -> {
-				if (job.concurrencyKey() != null) {
-					keys.add(job.concurrencyKey());
-				}
-			});
 			if (windows != null) {
-				admission.windowsRead(keys, windows);
+				admission.windowsRead(windows);
 			}
 			for (JobRecord job : candidates) {
 				if (admitted.size() >= room) {
@@ -328,7 +322,7 @@ final class FlowClaim {
 					this.jdbc.queryForList(this.sql.claimedWith(ids.size()), Long.class, args.toArray()));
 			taken = admitted.stream().filter((job) -> ours.contains(job.id())).toList();
 		}
-		return taken.stream().map((job) -> JobClaims.claimed(job, request.owner(), token).withStartedAt(now)).toList();
+		return taken.stream().map((job) -> JobClaims.claimed(job, request.owner(), token, now)).toList();
 	}
 
 }

@@ -179,7 +179,7 @@ public class FlowStore {
 			RateWindow own = this.jdbc.query(this.sql.flowWindow, (rs) -> rs.next() ? window(rs) : null,
 					limits.queue());
 			Admission admission = new Admission(limits, now.toEpochMilli(), running.total(), running.byKey(), own);
-			admission.windowsRead(windows.keySet(), windows);
+			admission.windowsRead(windows);
 			Map<String, Long> dueByKey = new HashMap<>();
 			long[] dueWithoutKey = { 0 };
 			this.jdbc.query(this.sql.dueByKey, (rs) -> {

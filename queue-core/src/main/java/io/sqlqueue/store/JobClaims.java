@@ -1,7 +1,10 @@
 package io.sqlqueue.store;
 
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -100,11 +103,16 @@ final class JobClaims {
 
 	/** The row as the claim left it, without reading it again. */
 	static JobRecord claimed(JobRecord job, String owner, long token) {
+		return claimed(job, owner, token, job.startedAt());
+	}
+
+	/** The row as the claim left it, started at {@code startedAt} (which the claim wrote). */
+	static JobRecord claimed(JobRecord job, String owner, long token, @Nullable Instant startedAt) {
 		return new JobRecord(job.id(), job.queue(), job.handler(), job.payload(), JobStatus.RUNNING, job.priority(),
 				job.runAt(), job.attempts() + 1, job.maxAttempts(), owner, token, null, job.version() + 1,
-				job.uniqueKey(), job.groupKey(), job.lastError(), job.result(), job.createdAt(), job.startedAt(),
-				job.startedAt(), job.finishedAt(), job.scheduledFor(), job.deadline(), job.cancelRequestedAt(),
-				job.crashes(), job.headers(), job.concurrencyKey());
+				job.uniqueKey(), job.groupKey(), job.lastError(), job.result(), job.createdAt(), startedAt, startedAt,
+				job.finishedAt(), job.scheduledFor(), job.deadline(), job.cancelRequestedAt(), job.crashes(),
+				job.headers(), job.concurrencyKey());
 	}
 
 	private static int runOrder(JobRecord a, JobRecord b) {

@@ -3,7 +3,6 @@ package io.sqlqueue.flow;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 
 import org.junit.jupiter.api.Test;
 
@@ -68,7 +67,7 @@ class AdmissionTests {
 				List.of(new KeyLimit("api", new Limit(null, perSecond))), 1);
 		Admission admission = new Admission(limits, NOW, 0, Map.of(), new RateWindow(1_000_000, 8, 0));
 		assertThat(admission.room(5)).isEqualTo(2);
-		admission.windowsRead(Set.of("api"), Map.of());
+		admission.windowsRead(Map.of());
 		assertThat(admission.admit("api")).isTrue();
 		assertThat(admission.admit("free")).isTrue();
 		assertThat(admission.admit("free")).isFalse();
@@ -89,7 +88,7 @@ class AdmissionTests {
 						new KeyLimit("api", new Limit(null, new RateLimit(3, Duration.ofSeconds(1))))),
 				1);
 		Admission admission = new Admission(limits, NOW, 4, Map.of("customer:1", 2, "customer:2", 1), null);
-		admission.windowsRead(Set.of("api"), Map.of("api", new RateWindow(1_000_000, 2, 0)));
+		admission.windowsRead(Map.of("api", new RateWindow(1_000_000, 2, 0)));
 		Map<String, Long> held = admission.heldBack(Map.of("customer:1", 5L, "customer:2", 4L, "api", 4L, "free", 2L), 3);
 		// customer:1 holds back 5, customer:2 3 (room 1), api 3 (room 1); admitted 1 + 1 + 2 + 3 = 7 > room 6.
 		assertThat(held).containsOnly(Map.entry(Admission.KEY_CONCURRENCY, 8L), Map.entry(Admission.KEY_RATE, 3L),

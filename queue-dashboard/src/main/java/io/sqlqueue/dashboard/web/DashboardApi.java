@@ -72,19 +72,24 @@ final class DashboardApi {
 	}
 
 	ServerResponse batch(ServerRequest request) {
-		long id = pathId(request);
+		long id = pathId(request, "batch");
 		return this.details.batch(id)
 			.map(Responses::json)
 			.orElseGet(() -> Responses.problem(HttpStatus.NOT_FOUND, "No batch " + id));
 	}
 
 	static long pathId(ServerRequest request) {
+		return pathId(request, "job");
+	}
+
+	/** The path's {@code id}, of a {@code what} (named in the error when it is no number). */
+	static long pathId(ServerRequest request, String what) {
 		String text = request.pathVariable("id");
 		try {
 			return Long.parseLong(text);
 		}
 		catch (NumberFormatException ex) {
-			throw new BadRequest("Not a job id: '" + text + "'");
+			throw new BadRequest("Not a " + what + " id: '" + text + "'");
 		}
 	}
 

@@ -245,6 +245,9 @@ class DashboardApiTests {
 			mvc.perform(get("/sqlqueue/api/batches/424242").with(user("ops")))
 				.andExpect(status().isNotFound())
 				.andExpect(jsonPath("$.detail").value("No batch 424242"));
+			mvc.perform(get("/sqlqueue/api/batches/abc").with(user("ops")))
+				.andExpect(status().isBadRequest())
+				.andExpect(jsonPath("$.detail").value("Not a batch id: 'abc'"));
 		});
 	}
 
