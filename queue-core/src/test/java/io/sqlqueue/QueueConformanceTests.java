@@ -780,6 +780,12 @@ public abstract class QueueConformanceTests implements FlowControlConformance, W
 		assertRejectedAndNothingWritten(
 				() -> this.fixture.queue().enqueue(Job.of("work", 7).uniqueKey("k".repeat(Names.MAX_KEY_LENGTH + 1))),
 				"1 to 255 characters");
+		assertRejectedAndNothingWritten(() -> this.fixture.queue().enqueue(Job.of("work", 8).concurrencyKey("a\u0000b")),
+				"NUL");
+		assertRejectedAndNothingWritten(
+				() -> this.fixture.queue().enqueue(Job.of("work", 9).concurrencyKey("")), "1 to 255 characters");
+		assertRejectedAndNothingWritten(() -> this.fixture.queue()
+			.enqueue(Job.of("work", 10).concurrencyKey("k".repeat(Names.MAX_KEY_LENGTH + 1))), "1 to 255 characters");
 	}
 
 	@Test

@@ -425,6 +425,36 @@ interface WorkflowConformance {
 
 	// --- enqueue: atomic, validated before anything is written
 
+	/**
+	 * README's rows for links: the same id twice counts once; a cancelled dependency refuses a
+	 * new dependent (CANCEL); a step cannot name itself; a released job keeps its own delay.
+	 */
+	@Test
+	default void anIdNamedTwiceCountsOnceACancelledDependencyIsRefusedAndAReleasedJobKeepsItsDelay() {
+		long first = fixture().queue().enqueue(Job.of("work", 1));
+		long twice = fixture().queue().enqueue(Job.of("work", 2).after(first, first));
+		long later = fixture().queue().enqueue(Job.of("work", 3).after(first).delay(Duration.ofHours(1)));
+		assertThat(fixture().queue().links(twice).orElseThrow().waitingFor()).isEqualTo(1);
+		List<JobRecord> claimed = claimAll("work");
+		assertThat(claimed).extracting(JobRecord::id).containsExactly(first);
+		assertThat(fixture().store().complete(List.of(success(claimed.get(0))))).containsExactly(true);
+		assertThat(fixture().status(twice)).isEqualTo(JobStatus.QUEUED);
+		assertThat(fixture().status(later)).isEqualTo(JobStatus.QUEUED);
+		assertThat(claimAll("work")).as("the delayed one waits for its own time").extracting(JobRecord::id)
+			.containsExactly(twice);
+		assertThat(fixture().job(later).runAt()).isAfter(java.time.Instant.now().plus(Duration.ofMinutes(50)));
+
+		long cancelled = fixture().queue().enqueue(Job.of("work", 4).delay(Duration.ofHours(1)));
+		assertThat(fixture().queue().cancel(cancelled)).isTrue();
+		int before = fixture().count("1 = 1");
+		assertThatThrownBy(() -> fixture().queue().enqueue(Job.of("work", 5).after(cancelled)))
+			.isInstanceOf(InvalidJobException.class)
+			.hasMessageContaining("CANCELLED");
+		assertThat(fixture().count("1 = 1")).as("nothing written").isEqualTo(before);
+		assertThatThrownBy(() -> Workflow.create().step("a", Job.of("work", 6), "a"))
+			.isInstanceOf(InvalidJobException.class);
+	}
+
 	@Test
 	default void aWorkflowIsWrittenWholeOrNotAtAllAndBadLinksAreRefusedBeforeAnythingIsWritten() {
 		assertThatThrownBy(() -> Workflow.create().step("a", Job.of("work", 1), "b"))
