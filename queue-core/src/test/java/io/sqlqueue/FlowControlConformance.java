@@ -1,10 +1,10 @@
 package io.sqlqueue;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -192,6 +192,39 @@ interface FlowControlConformance {
 	}
 
 	/**
+	 * Keys at their rate limit hold no other key back either, however many: a claim reads and
+	 * refuses each such key's jobs once, and the claims after it leave those keys out of their
+	 * reads until their windows have room. Here 100 keys have used their one start a minute and
+	 * each has a job due ahead of five jobs of new keys; a claim of 10 reads at most 70
+	 * candidates, so only the second claim reaches the new keys, and only because the first
+	 * one's refusals are remembered.
+	 */
+	@Test
+	default void keysAtTheirRateLimitHoldNoOtherKeyBack() {
+		limits().setKeyLimit("default", "*", Limit.rate(1, Duration.ofMinutes(1)));
+		List<Job> jobs = new ArrayList<>();
+		for (int round = 0; round < 2; round++) {
+			for (int i = 0; i < 100; i++) {
+				jobs.add(Job.of("work", i).concurrencyKey("used-" + i));
+			}
+		}
+		for (int i = 0; i < 5; i++) {
+			jobs.add(Job.of("work", i).concurrencyKey("new-" + i));
+		}
+		List<Long> ids = fixture().queue().enqueueAll(jobs);
+		assertThat(claim(100, "work").jobs()).extracting(JobRecord::id).containsExactlyElementsOf(ids.subList(0, 100));
+		List<Long> claimed = new ArrayList<>();
+		for (int i = 0; i < 2; i++) {
+			ClaimResult next = claim(10, "work");
+			claimed.addAll(next.jobs().stream().map(JobRecord::id).toList());
+			assertThat(next.throttledFor()).as("the next start of a used key").isPositive()
+				.isLessThanOrEqualTo(Duration.ofMinutes(2));
+		}
+		assertThat(claimed).containsExactlyElementsOf(ids.subList(200, 205));
+		assertThat(limits().throttled()).containsEntry("default", Map.of("key-rate", 100L));
+	}
+
+	/**
 	 * A limited queue with nothing due is polled at the poll interval, like any other: a limit
 	 * that capped a claim of nothing once made the loop poll it every 10 ms.
 	 */
@@ -205,9 +238,10 @@ interface FlowControlConformance {
 			.isBetween(1, 6);
 	}
 
+	/** A day's period: two claims a moment apart never fall into two windows (a minute's could). */
 	@Test
 	default void aRateLimitLeavesJobsQueuedAndSaysWhenItHasRoom() {
-		limits().setLimit("default", Limit.rate(3, Duration.ofMinutes(1)));
+		limits().setLimit("default", Limit.rate(3, Duration.ofDays(1)));
 		List<Job> jobs = new ArrayList<>();
 		for (int i = 0; i < 5; i++) {
 			jobs.add(Job.of("work", i));
@@ -215,13 +249,13 @@ interface FlowControlConformance {
 		fixture().queue().enqueueAll(jobs);
 		ClaimResult first = claim(10, "work");
 		assertThat(first.jobs()).hasSize(3);
-		assertThat(first.throttledFor()).isPositive().isLessThanOrEqualTo(Duration.ofMinutes(2));
+		assertThat(first.throttledFor()).isPositive().isLessThanOrEqualTo(Duration.ofDays(2));
 		ClaimResult second = claim(10, "work");
 		assertThat(second.jobs()).isEmpty();
-		assertThat(second.throttledFor()).isPositive().isLessThanOrEqualTo(Duration.ofMinutes(2));
+		assertThat(second.throttledFor()).isPositive().isLessThanOrEqualTo(Duration.ofDays(2));
 		assertThat(fixture().count("status = 'QUEUED' AND attempts = 0 AND last_error IS NULL")).isEqualTo(2);
 		assertThat(limits().throttled()).containsEntry("default", Map.of("queue-rate", 2L));
-		limits().setLimit("default", Limit.rate(5, Duration.ofMinutes(1)));
+		limits().setLimit("default", Limit.rate(5, Duration.ofDays(1)));
 		assertThat(claim(10, "work").jobs()).hasSize(2);
 	}
 
@@ -338,6 +372,25 @@ interface FlowControlConformance {
 		await().atMost(WAIT).until(() -> fixture().count("status = 'SUCCEEDED'") == 4);
 	}
 
+	/**
+	 * Limits removed and set again elsewhere, between two claims of an instance that read the
+	 * old ones: the queue's flow row is deleted with its last limit and made anew, and the
+	 * instance must not take the new row for the old one (same version) and claim under limits
+	 * that are gone.
+	 */
+	@Test
+	default void limitsRemovedAndSetAgainElsewhereAreReadAgain() {
+		limits().setLimit("default", Limit.concurrency(10));
+		fixture().queue().enqueueAll(List.of(Job.of("work", 1), Job.of("work", 2), Job.of("work", 3),
+				Job.of("work", 4)));
+		assertThat(claim(1, "work").jobs()).hasSize(1);
+		FlowControl elsewhere = fixture().otherInstanceFlowControl();
+		assertThat(elsewhere.removeLimit("default")).isTrue();
+		elsewhere.setLimit("default", Limit.concurrency(2));
+		assertThat(claim(10, "work").jobs()).as("one runs, the limit is now two").hasSize(1);
+		assertThat(fixture().count("status = 'RUNNING'")).isEqualTo(2);
+	}
+
 	/** Groups keep their order in a limited queue: one job of a group at a time, oldest first. */
 	@Test
 	default void groupsKeepTheirTurnsInALimitedQueue() {
@@ -351,9 +404,10 @@ interface FlowControlConformance {
 	@Test
 	default void limitsAreKeptPerSourceAndDeclaredAgainAtStartUp() {
 		FlowControl limits = limits();
+		Set<String> served = Set.of("mail", "default");
 		limits.setKeyLimit("default", "stripe", Limit.rate(100, Duration.ofMinutes(1)));
 		limits.declare(LimitSource.PROPERTIES, List.of(LimitDefinition.ofQueue("mail", Limit.concurrency(5)),
-				LimitDefinition.ofKeys("mail", "customer:*", Limit.concurrency(2))));
+				LimitDefinition.ofKeys("mail", "customer:*", Limit.concurrency(2))), served);
 		assertThat(limits.limits("mail")).satisfies((mail) -> {
 			assertThat(mail.limit()).isEqualTo(Limit.concurrency(5));
 			assertThat(mail.limitOf("customer:7")).isEqualTo(Limit.concurrency(2));
@@ -361,16 +415,21 @@ interface FlowControlConformance {
 		long version = limits.limits("mail").version();
 		// Declared again unchanged: nothing is written; changed: the version moves.
 		limits.declare(LimitSource.PROPERTIES, List.of(LimitDefinition.ofQueue("mail", Limit.concurrency(5)),
-				LimitDefinition.ofKeys("mail", "customer:*", Limit.concurrency(2))));
+				LimitDefinition.ofKeys("mail", "customer:*", Limit.concurrency(2))), served);
 		assertThat(limits.limits("mail").version()).isEqualTo(version);
-		limits.declare(LimitSource.PROPERTIES, List.of(LimitDefinition.ofQueue("mail", Limit.concurrency(6))));
+		limits.declare(LimitSource.PROPERTIES, List.of(LimitDefinition.ofQueue("mail", Limit.concurrency(6))), served);
 		QueueLimits mail = limits.limits("mail");
-		assertThat(mail.version()).isGreaterThan(version);
+		assertThat(mail.version()).isNotEqualTo(version);
 		assertThat(mail.limit()).isEqualTo(Limit.concurrency(6));
 		assertThat(mail.keyLimits()).as("no longer declared").isEmpty();
 		assertThat(limits.limits("default").limitOf("stripe")).as("set through the API, not declared")
 			.isEqualTo(Limit.rate(100, Duration.ofMinutes(1)));
-		limits.declare(LimitSource.PROPERTIES, List.of());
+		// An instance that serves other queues (another application, or another version) leaves
+		// the limits of "mail" alone, and declares its own beside them.
+		limits.declare(LimitSource.PROPERTIES, List.of(LimitDefinition.ofQueue("reports", Limit.concurrency(1))),
+				Set.of("reports"));
+		assertThat(limits.all()).extracting(QueueLimits::queue).containsExactlyInAnyOrder("default", "mail", "reports");
+		limits.declare(LimitSource.PROPERTIES, List.of(), Set.of("mail", "reports"));
 		assertThat(limits.all()).extracting(QueueLimits::queue).containsExactly("default");
 		assertThat(limits.removeKeyLimit("default", "stripe")).isTrue();
 		assertThat(limits.removeKeyLimit("default", "stripe")).isFalse();
@@ -379,9 +438,14 @@ interface FlowControlConformance {
 			.as("a queue without limits has no flow row").isZero();
 	}
 
+	/**
+	 * A window counts for two periods from its start, so at least one period after the claim:
+	 * 1.5 s, long enough that a busy machine's pause between the claim and the first prune does
+	 * not let that prune find it expired already.
+	 */
 	@Test
 	default void rateWindowsThatNoLongerCountArePruned() {
-		limits().setKeyLimit("default", "k:*", Limit.rate(1, Duration.ofMillis(500)));
+		limits().setKeyLimit("default", "k:*", Limit.rate(1, Duration.ofMillis(1500)));
 		fixture().queue().enqueueAll(List.of(Job.of("work", 1).concurrencyKey("k:1"), Job.of("work", 2).concurrencyKey("k:2")));
 		assertThat(claim(10, "work").jobs()).hasSize(2);
 		String windows = "SELECT COUNT(*) FROM " + table("queue_rate_window");
@@ -394,15 +458,12 @@ interface FlowControlConformance {
 
 	@Test
 	default void aConcurrencyKeyIsStoredAndReadBack() {
-		Instant before = Instant.now();
 		long id = fixture().queue().enqueue(Job.of("work", 1).concurrencyKey("customer:ü'; --"));
 		assertThat(fixture().job(id).concurrencyKey()).isEqualTo("customer:ü'; --");
-		assertThat(fixture().job(id).createdAt()).isAfter(before.minusSeconds(60));
 		List<Long> batch = fixture().queue()
 			.enqueueAll(List.of(Job.of("work", 2).concurrencyKey("a"), Job.of("work", 3)));
 		assertThat(fixture().job(batch.get(0)).concurrencyKey()).isEqualTo("a");
 		assertThat(fixture().job(batch.get(1)).concurrencyKey()).isNull();
-		assertThat(LimitRow.QUEUE).isEmpty();
 		limits().setLimit("default", Limit.concurrency(3));
 		assertThat(fixture().jdbc().queryForObject("SELECT key_pattern FROM queue_limit WHERE queue = 'default'",
 				String.class)).as("a queue's own limit is stored under the key pattern LimitRow.QUEUE")

@@ -1,13 +1,23 @@
 package io.sqlqueue;
 
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import javax.sql.DataSource;
 
 import org.junit.jupiter.api.Test;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
+import io.sqlqueue.flow.FlowControl;
+import io.sqlqueue.flow.Limit;
 import io.sqlqueue.store.ClaimRequest;
+import io.sqlqueue.store.FlowStore;
 import io.sqlqueue.store.JobStore;
 import io.sqlqueue.test.TestDatabase;
 
@@ -37,6 +47,41 @@ class PostgresConformanceIT extends QueueConformanceTests {
 			assertThat(store.claim(new ClaimRequest("w", "default", List.of("work"), 10, 30_000))).hasSize(1);
 			assertThat(jdbc.queryForObject("SHOW synchronous_commit", String.class)).isEqualTo("on");
 		}
+	}
+
+	/**
+	 * A change of limits waits for the disk when it commits (its caller is told it has
+	 * committed): it locks the queue's flow row as a claim does, but without the claim's
+	 * settings. Read on each connection as it commits.
+	 */
+	@Test
+	void aChangeOfLimitsCommitsWaitingForTheDisk() {
+		List<String> atCommit = new CopyOnWriteArrayList<>();
+		DataSource recording = (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(),
+				new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
+					Object result = method.invoke(this.database.dataSource(), args);
+					return (result instanceof Connection connection) ? recordingCommits(connection, atCommit) : result;
+				});
+		FlowControl limits = new FlowControl(
+				new FlowStore(recording, this.database.dialect(), this.database.schema()));
+		limits.setLimit("default", Limit.concurrency(2));
+		limits.setLimit("default", Limit.concurrency(3));
+		assertThat(limits.removeLimit("default")).isTrue();
+		assertThat(atCommit).hasSize(3).containsOnly("on");
+	}
+
+	private static Connection recordingCommits(Connection connection, List<String> atCommit) {
+		return (Connection) Proxy.newProxyInstance(PostgresConformanceIT.class.getClassLoader(),
+				new Class<?>[] { Connection.class }, (proxy, method, args) -> {
+					if (method.getName().equals("commit")) {
+						try (Statement statement = connection.createStatement();
+								ResultSet rs = statement.executeQuery("SHOW synchronous_commit")) {
+							rs.next();
+							atCommit.add(rs.getString(1));
+						}
+					}
+					return method.invoke(connection, args);
+				});
 	}
 
 }

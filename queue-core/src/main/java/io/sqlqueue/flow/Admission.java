@@ -183,6 +183,26 @@ public final class Admission {
 	}
 
 	/**
+	 * The keys whose rate limit kept a job from starting, by how long until each allows a
+	 * start again (milliseconds from now).
+	 */
+	public Map<String, Long> keysWithoutRateRoom() {
+		Map<String, Long> waits = new HashMap<>();
+		for (String key : this.rateHeld) {
+			Limit limit = key.equals(QUEUE_WINDOW) ? null : this.limits.limitOf(key);
+			RateLimit rate = (limit != null) ? limit.rate() : null;
+			if (rate != null) {
+				RateWindow window = window(key).plus(this.takenByKey.getOrDefault(key, 0), this.now,
+						rate.periodMillis());
+				if (window.room(rate, this.now) == 0) {
+					waits.put(key, window.millisUntilRoom(rate, this.now));
+				}
+			}
+		}
+		return waits;
+	}
+
+	/**
 	 * The rate windows with this claim's starts counted, to write back, by key
 	 * ({@link #QUEUE_WINDOW} for the queue's own).
 	 */
@@ -247,26 +267,30 @@ public final class Admission {
 		return held;
 	}
 
-	/** Room the queue's own limits leave after this claim's starts; with {@code note}, notes why when less than {@code wanted}. */
+	/**
+	 * Room the queue's own limits leave after this claim's starts; with {@code note}, notes why
+	 * when less than {@code wanted}: the limit that leaves the least room (both, when they
+	 * leave the same). A rate with room to spare beside a full concurrency holds nothing back:
+	 * noted, it would ask for the next claim at once, and a full queue would be polled every
+	 * few milliseconds until a job ended.
+	 */
 	private long queueRoom(long wanted, boolean note) {
 		Limit limit = this.limits.limit();
 		if (limit == null) {
 			return Long.MAX_VALUE;
 		}
-		long room = Long.MAX_VALUE;
-		if (limit.concurrency() != null) {
-			long byConcurrency = limit.concurrency() - this.running - this.taken;
-			if (note && byConcurrency < wanted) {
+		long byConcurrency = (limit.concurrency() != null) ? limit.concurrency() - this.running - this.taken
+				: Long.MAX_VALUE;
+		long byRate = (limit.rate() != null) ? window(QUEUE_WINDOW).room(limit.rate(), this.now) - this.taken
+				: Long.MAX_VALUE;
+		long room = Math.min(byConcurrency, byRate);
+		if (note && room < wanted) {
+			if (byConcurrency == room) {
 				this.concurrencyHeld = true;
 			}
-			room = byConcurrency;
-		}
-		if (limit.rate() != null) {
-			long byRate = window(QUEUE_WINDOW).room(limit.rate(), this.now) - this.taken;
-			if (note && byRate < wanted) {
+			if (byRate == room) {
 				this.rateHeld.add(QUEUE_WINDOW);
 			}
-			room = Math.min(room, byRate);
 		}
 		return room;
 	}

@@ -71,10 +71,13 @@ public class FlowControl {
 	/**
 	 * Stores the limits the application declares from one source (at start-up): new and
 	 * changed ones are set (replacing one of the same queue and keys set otherwise), and those
-	 * stored from this source that it no longer declares are removed.
+	 * stored from this source that it no longer declares are removed, of the queues it serves
+	 * only: an instance of another application, or of another version with other handlers,
+	 * may declare limits of queues this one knows nothing of, and they stay.
+	 * @param served the queues this instance serves (runs handlers of)
 	 * @throws IllegalStateException when one queue and pattern are declared twice
 	 */
-	public void declare(LimitSource source, List<LimitDefinition> limits) {
+	public void declare(LimitSource source, List<LimitDefinition> limits, Set<String> served) {
 		Set<List<String>> declared = new HashSet<>();
 		for (LimitDefinition limit : limits) {
 			if (!declared.add(List.of(limit.queue(), limit.keys()))) {
@@ -92,7 +95,7 @@ public class FlowControl {
 			}
 		}
 		stored.stream()
-			.filter((row) -> row.source().equals(source.name())
+			.filter((row) -> row.source().equals(source.name()) && served.contains(row.queue())
 					&& !declared.contains(List.of(row.queue(), row.keyPattern())))
 			.forEach((row) -> {
 				logger.info("Limit of {} ({}) is no longer declared; removing it", where(row.queue(), row.keyPattern()),

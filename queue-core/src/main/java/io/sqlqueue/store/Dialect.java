@@ -152,12 +152,16 @@ public abstract class Dialect {
 	 * Locks the flow row of a queue (the first parameter) until the transaction ends, and
 	 * reads its {@code version} and window of starts, the database's clock ({@code db_now})
 	 * and whether the transaction is READ COMMITTED ({@code read_committed}); every claim of
-	 * a limited queue starts with it, so that claims of one queue take turns.
+	 * a limited queue starts with it, so that claims of one queue take turns, and so does
+	 * every change of its limits. Only a claim's ({@code claim}) sets what
+	 * {@link #flowLockReadings} sets for the rest of its transaction: a change of limits must
+	 * wait for the disk when it commits, as its caller is told it has.
 	 */
-	public final String lockFlow(String flowTable) {
+	public final String lockFlow(String flowTable, boolean claim) {
 		return """
 				SELECT version, window_start, window_starts, previous_starts, %s AS db_now, %s FROM %s
-				WHERE queue = ?%s""".formatted(now(), flowLockReadings(), flowTable, lockRows());
+				WHERE queue = ?%s""".formatted(now(), claim ? flowLockReadings() : "1 AS read_committed", flowTable,
+				lockRows());
 	}
 
 	/**

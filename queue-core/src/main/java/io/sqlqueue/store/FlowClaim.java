@@ -3,8 +3,8 @@ package io.sqlqueue.store;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -16,8 +16,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.flow.Admission;
+import io.sqlqueue.flow.Limit;
 import io.sqlqueue.flow.QueueLimits;
-import io.sqlqueue.flow.RateWindow;
 
 /**
  * The claim of a queue with limits (README "Flow control"), on every database and claim
@@ -72,6 +72,17 @@ final class FlowClaim {
 	/** The limits of the queues that had limits at their last claim here, as read then. */
 	private final Map<String, QueueLimits> limited = new ConcurrentHashMap<>();
 
+	/**
+	 * Per queue, the keys whose rate limit refused a job at a claim here, and when (epoch
+	 * milliseconds on the database's clock) each has room again: until then the claims here
+	 * leave them out of their reads by name, as full keys. Windows only fill between now and
+	 * then (every claim adds to them), so a key left out has no room; only a change of the
+	 * limits can give it some sooner, and that forgets them. Without it, every claim read and
+	 * refused the jobs of the same keys again, and jobs of other keys queued behind a few
+	 * hundred of them waited for their windows.
+	 */
+	private final Map<String, Map<String, Long>> rateClosed = new ConcurrentHashMap<>();
+
 	FlowClaim(JdbcTemplate jdbc, JobSql sql, Dialect dialect, FlowStore flow) {
 		this.jdbc = jdbc;
 		this.sql = sql;
@@ -105,6 +116,7 @@ final class FlowClaim {
 		FlowStore.FlowLock lock = this.flow.lock(queue);
 		if (lock == null) {
 			this.limited.remove(queue);
+			this.rateClosed.remove(queue);
 			return null;
 		}
 		if (!lock.readCommitted()) {
@@ -114,22 +126,29 @@ final class FlowClaim {
 		if (limits == null || limits.version() != lock.version() || limits.isEmpty()) {
 			limits = this.flow.limits(queue);
 			this.limited.put(queue, limits);
+			this.rateClosed.remove(queue);
 		}
 		Instant now = lock.now();
+		long nowMillis = now.toEpochMilli();
+		Map<String, Long> closedUntil = this.rateClosed.computeIfAbsent(queue, (q) -> new ConcurrentHashMap<>());
+		closedUntil.values().removeIf((until) -> until <= nowMillis);
 		// Where a key may be full, its running jobs are counted before any job is read, so that
 		// full keys are left out of the read; otherwise the queue's running jobs are counted by
 		// the first read of candidates (and by key only if that count says a key may fill up).
 		boolean countByKeyFirst = limits.limitsKeyConcurrency() && mayFillAKey(queue, limits, request.limit());
 		FlowStore.Running running = countByKeyFirst ? this.flow.running(queue) : new FlowStore.Running(0, Map.of());
-		Admission admission = new Admission(limits, now.toEpochMilli(), running.total(), running.byKey(),
-				lock.window());
-		List<JobRecord> admitted = admit(request, limits, admission, countByKeyFirst);
+		Admission admission = new Admission(limits, nowMillis, running.total(), running.byKey(), lock.window());
+		List<JobRecord> admitted = admit(request, limits, admission, countByKeyFirst, closedUntil.keySet());
 		List<JobRecord> claimed = admitted.isEmpty() ? admitted : claimAdmitted(request, token, now, admitted);
 		if (!claimed.isEmpty()) {
 			this.flow.writeWindows(queue, admission);
 			pruneWindows(queue, limits, now);
 		}
+		admission.keysWithoutRateRoom().forEach((key, wait) -> closedUntil.put(key, nowMillis + wait));
 		Long wait = admission.millisUntilRateRoom();
+		for (long until : closedUntil.values()) {
+			wait = Math.min((wait != null) ? wait : Long.MAX_VALUE, until - nowMillis);
+		}
 		return new ClaimResult(claimed, true, (wait != null) ? Duration.ofMillis(wait) : null,
 				admission.heldByConcurrency() || !admission.fullKeys().isEmpty());
 	}
@@ -167,7 +186,8 @@ final class FlowClaim {
 	 * Reads candidates page by page and admits those the limits allow, up to the queue's room;
 	 * the running jobs are counted already ({@code counted}) or with the first page.
 	 */
-	private List<JobRecord> admit(ClaimRequest request, QueueLimits limits, Admission admission, boolean counted) {
+	private List<JobRecord> admit(ClaimRequest request, QueueLimits limits, Admission admission, boolean counted,
+			Set<String> rateClosed) {
 		boolean countRunning = limits.limitsConcurrency() && !counted;
 		int room = admission.room(request.limit());
 		List<JobRecord> admitted = new ArrayList<>();
@@ -181,15 +201,15 @@ final class FlowClaim {
 		// some; each page after it twice what is left.
 		int page = room;
 		JobRecord last = null;
+		Set<String> windowsRead = new HashSet<>();
 		boolean moreDue = false;
 		for (int pages = 0; pages < MAX_PAGES && admitted.size() < room; pages++) {
 			if (pages > 0) {
 				page = 2 * (room - admitted.size());
 			}
 			int[] running = { -1 };
-			Map<String, RateWindow> windows = limits.limitsKeyRates() ? new HashMap<>() : null;
-			List<JobRecord> candidates = candidates(request, excluded(admission), last, page,
-					(pages == 0 && countRunning) ? running : null, windows);
+			List<JobRecord> candidates = candidates(request, excluded(admission, rateClosed), last, page,
+					(pages == 0 && countRunning) ? running : null);
 			if (running[0] >= 0) {
 				this.runningAtLastClaim.put(request.queue(), running[0]);
 				if (limits.limitsKeyConcurrency()
@@ -206,8 +226,8 @@ final class FlowClaim {
 			else if (counted && pages == 0) {
 				this.runningAtLastClaim.put(request.queue(), admission.running());
 			}
-			if (windows != null) {
-				admission.windowsRead(windows);
+			if (limits.limitsKeyRates()) {
+				readWindows(request.queue(), limits, candidates, windowsRead, admission);
 			}
 			for (JobRecord job : candidates) {
 				if (admitted.size() >= room) {
@@ -230,12 +250,30 @@ final class FlowClaim {
 	}
 
 	/**
+	 * Reads the rate windows of the candidates' keys that have a rate limit, those not read
+	 * before in this claim, into the admission.
+	 */
+	private void readWindows(String queue, QueueLimits limits, List<JobRecord> candidates, Set<String> read,
+			Admission admission) {
+		Set<String> keys = new LinkedHashSet<>();
+		for (JobRecord job : candidates) {
+			String key = job.concurrencyKey();
+			Limit limit = limits.limitOf(key);
+			if (key != null && limit != null && limit.rate() != null && read.add(key)) {
+				keys.add(key);
+			}
+		}
+		if (!keys.isEmpty()) {
+			admission.windowsRead(this.flow.windows(queue, keys));
+		}
+	}
+
+	/**
 	 * Reads due jobs; with {@code running} not null, counts the queue's running jobs in the same
-	 * statement into its first element (left as it is when nothing was read), and with
-	 * {@code windows} not null, reads the rate windows of their keys into it.
+	 * statement into its first element (left as it is when nothing was read).
 	 */
 	private List<JobRecord> candidates(ClaimRequest request, List<String> excluded, @Nullable JobRecord after,
-			int limit, int @Nullable [] running, @Nullable Map<String, RateWindow> windows) {
+			int limit, int @Nullable [] running) {
 		List<Object> args = new ArrayList<>();
 		if (running != null) {
 			args.add(request.queue());
@@ -244,7 +282,7 @@ final class FlowClaim {
 		args.addAll(request.handlers());
 		args.addAll(excluded);
 		String statement = this.sql.limitedCandidates(new JobSql.CandidateRead(request.handlers().size(),
-				excluded.size(), after != null, running != null, windows != null));
+				excluded.size(), after != null, running != null));
 		JobRows rows = new JobRows(this.dialect, false);
 		return this.jdbc.query(statement, (ps) -> {
 			int index = 1;
@@ -263,22 +301,19 @@ final class FlowClaim {
 			if (running != null && row == 0) {
 				running[0] = rs.getInt("queue_running");
 			}
-			JobRecord job = rows.mapRow(rs, row);
-			long start = (windows != null) ? rs.getLong("key_window_start") : 0;
-			if (windows != null && !rs.wasNull() && job.concurrencyKey() != null) {
-				windows.put(job.concurrencyKey(), new RateWindow(start, rs.getInt("key_window_starts"),
-						rs.getInt("key_previous_starts")));
-			}
-			return job;
+			return rows.mapRow(rs, row);
 		});
 	}
 
 	/**
-	 * The full keys to leave out of a read, by name: up to {@link #MAX_EXCLUDED}, padded to a
-	 * power of two (by repeating one) so that few statement texts serve every count.
+	 * The keys to leave out of a read, by name, full or without rate room: up to
+	 * {@link #MAX_EXCLUDED}, padded to a power of two (by repeating one) so that few statement
+	 * texts serve every count.
 	 */
-	private static List<String> excluded(Admission admission) {
-		List<String> keys = new ArrayList<>(admission.fullKeys());
+	private static List<String> excluded(Admission admission, Set<String> rateClosed) {
+		Set<String> full = admission.fullKeys();
+		full.addAll(rateClosed);
+		List<String> keys = new ArrayList<>(full);
 		if (keys.isEmpty()) {
 			return keys;
 		}

@@ -1,5 +1,8 @@
 package io.sqlqueue.store;
 
+import java.util.Collections;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import org.jspecify.annotations.Nullable;
 
@@ -12,8 +15,11 @@ import io.sqlqueue.Names;
  */
 final class FlowSql {
 
-	/** Locks a queue's flow row and reads its version, its window and the database's clock; parameter: queue. */
+	/** Locks a queue's flow row for a claim and reads its version, its window and the database's clock; parameter: queue. */
 	final String lockFlow;
+
+	/** The same for a change of the queue's limits. */
+	final String lockFlowToChange;
 
 	/** Run first where rows cannot be locked by a read (SQLite: takes its one write lock); parameter: queue. */
 	final @Nullable String writeLock;
@@ -46,6 +52,9 @@ final class FlowSql {
 
 	final String queueWindows;
 
+	/** Windows of some keys of a queue, by statement per count of keys; see {@link #windowsOf}. */
+	private final Map<Integer, String> windowsOf = new ConcurrentHashMap<>();
+
 	/** The queue's own window, unlocked (for counts); parameter: queue. */
 	final String flowWindow;
 
@@ -73,10 +82,11 @@ final class FlowSql {
 		String jobTable = prefix + "queue_job";
 		this.windowTable = prefix + "queue_rate_window";
 		String now = dialect.now();
-		this.lockFlow = dialect.lockFlow(flowTable);
+		this.lockFlow = dialect.lockFlow(flowTable, true);
+		this.lockFlowToChange = dialect.lockFlow(flowTable, false);
 		this.writeLock = dialect.flowWriteLock(flowTable);
 		this.flowVersion = "SELECT version FROM %s WHERE queue = ?".formatted(flowTable);
-		this.insertFlow = "INSERT INTO %s (queue, version) VALUES (?, 0)".formatted(flowTable);
+		this.insertFlow = "INSERT INTO %s (queue, version) VALUES (?, ?)".formatted(flowTable);
 		this.bumpFlow = "UPDATE %s SET version = version + 1 WHERE queue = ?".formatted(flowTable);
 		this.deleteFlow = "DELETE FROM %s WHERE queue = ?".formatted(flowTable);
 		this.limitsOfQueue = """
@@ -119,6 +129,20 @@ final class FlowSql {
 		this.upsertWindows = dialect.upsertRateWindows(this.windowTable);
 		this.deleteExpiredWindows = "DELETE FROM %s WHERE queue = ? AND expires_at < ?".formatted(this.windowTable);
 		this.now = "SELECT %s AS db_now".formatted(now);
+	}
+
+	/**
+	 * The stored windows of {@code count} keys of a queue; parameters: queue, keys…. A read of
+	 * its own, once per page of candidates, rather than a join on them: while the table had no
+	 * statistics, PostgreSQL joined it on the queue alone, reading every window of the queue
+	 * again for each candidate (100 candidates of 100 keys: 10,000 rows and 1,200 buffers per
+	 * claim, half of the claim's database time).
+	 */
+	String windowsOf(int count) {
+		return this.windowsOf.computeIfAbsent(count, (keys) -> """
+				SELECT concurrency_key, window_start, window_starts, previous_starts FROM %s
+				WHERE queue = ? AND concurrency_key IN (%s)""".formatted(this.windowTable,
+					String.join(", ", Collections.nCopies(keys, "?"))));
 	}
 
 }

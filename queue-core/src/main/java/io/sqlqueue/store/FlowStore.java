@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
 
 import javax.sql.DataSource;
 
@@ -96,14 +97,15 @@ public class FlowStore {
 	 */
 	public void put(String queue, String keyPattern, Limit limit, String source) {
 		this.transaction.executeWithoutResult((status) -> {
-			if (lock(queue) == null) {
+			if (lockToChange(queue) == null) {
 				try {
-					this.jdbc.update(this.sql.insertFlow + this.dialect.insertIgnoringDuplicates(), queue);
+					this.jdbc.update(this.sql.insertFlow + this.dialect.insertIgnoringDuplicates(), queue,
+							firstVersion());
 				}
 				catch (DuplicateKeyException ex) {
 					// Another change made the row first: take its turn after it.
 				}
-				lock(queue);
+				lockToChange(queue);
 			}
 			RateLimit rate = limit.rate();
 			Object[] values = { limit.concurrency(), (rate != null) ? rate.starts() : null,
@@ -120,12 +122,22 @@ public class FlowStore {
 	}
 
 	/**
+	 * The version of a new flow row: random, not 0, because the row of a queue that loses its
+	 * last limit is deleted, and an instance may still hold the limits it read under the old
+	 * row's version; counting from 0 again, the new row would soon carry that version, and the
+	 * instance would claim under limits that are gone.
+	 */
+	private static long firstVersion() {
+		return ThreadLocalRandom.current().nextLong(1L << 62);
+	}
+
+	/**
 	 * Removes the limit of a queue ({@link LimitRow#QUEUE}) or of a key pattern; false when
 	 * there was none. A queue left without limits is claimed as any other again.
 	 */
 	public boolean remove(String queue, String keyPattern) {
 		return Boolean.TRUE.equals(this.transaction.execute((status) -> {
-			if (lock(queue) == null) {
+			if (lockToChange(queue) == null) {
 				return false;
 			}
 			boolean removed = this.jdbc.update(this.sql.deleteLimit, queue, keyPattern) == 1;
@@ -150,7 +162,7 @@ public class FlowStore {
 		int deleted = 0;
 		for (QueueLimits limits : allLimits()) {
 			deleted += this.transaction.execute((status) -> {
-				FlowLock lock = lock(limits.queue());
+				FlowLock lock = lockToChange(limits.queue());
 				return (lock != null) ? deleteExpiredWindows(limits.queue(), lock.now()) : 0;
 			});
 		}
@@ -214,14 +226,23 @@ public class FlowStore {
 	}
 
 	/**
-	 * Locks the queue's flow row for the rest of the current transaction and reads its
-	 * version and the database's clock; {@code null} when the queue has no limits.
+	 * Locks the queue's flow row for the rest of the current transaction, a claim's, and reads
+	 * its version and the database's clock; {@code null} when the queue has no limits.
 	 */
 	@Nullable FlowLock lock(String queue) {
+		return lock(queue, this.sql.lockFlow);
+	}
+
+	/** Locks the queue's flow row as {@link #lock} does, for a change of its limits or windows. */
+	private @Nullable FlowLock lockToChange(String queue) {
+		return lock(queue, this.sql.lockFlowToChange);
+	}
+
+	private @Nullable FlowLock lock(String queue, String statement) {
 		if (this.sql.writeLock != null) {
 			this.jdbc.update(this.sql.writeLock, queue);
 		}
-		List<FlowLock> locks = this.jdbc.query(this.sql.lockFlow, (rs, row) -> new FlowLock(rs.getLong("version"),
+		List<FlowLock> locks = this.jdbc.query(statement, (rs, row) -> new FlowLock(rs.getLong("version"),
 				window(rs), timestamp(rs, "db_now"), rs.getBoolean("read_committed")), queue);
 		return locks.isEmpty() ? null : locks.get(0);
 	}
@@ -244,6 +265,26 @@ public class FlowStore {
 			}
 		}, queue);
 		return new Running(total[0], byKey);
+	}
+
+	/**
+	 * The stored rate windows of these keys of a queue (a key without one has no starts
+	 * counted); the keys padded to a power of two (repeating one), so that few statement texts
+	 * serve every count.
+	 */
+	Map<String, RateWindow> windows(String queue, Collection<String> keys) {
+		List<Object> args = new ArrayList<>(keys.size() + 1);
+		args.add(queue);
+		args.addAll(keys);
+		int padded = Math.max(1, Integer.highestOneBit(keys.size() - 1) << 1);
+		while (args.size() < padded + 1) {
+			args.add(args.get(1));
+		}
+		Map<String, RateWindow> windows = new HashMap<>();
+		this.jdbc.query(this.sql.windowsOf(padded), (rs) -> {
+			windows.put(rs.getString("concurrency_key"), window(rs));
+		}, args.toArray());
+		return windows;
 	}
 
 	/** Writes the windows with a claim's starts, under the queue's lock. */

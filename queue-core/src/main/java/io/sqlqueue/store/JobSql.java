@@ -28,8 +28,6 @@ final class JobSql {
 
 	private final String flowTable;
 
-	private final String windowTable;
-
 	final String insert;
 
 	final String complete;
@@ -125,8 +123,6 @@ final class JobSql {
 		String checkedSchema = Names.requireSchema(schema);
 		this.table = (checkedSchema != null) ? dialect.quote(checkedSchema) + ".queue_job" : "queue_job";
 		this.flowTable = (checkedSchema != null) ? dialect.quote(checkedSchema) + ".queue_flow" : "queue_flow";
-		this.windowTable = (checkedSchema != null) ? dialect.quote(checkedSchema) + ".queue_rate_window"
-				: "queue_rate_window";
 		String now = dialect.now();
 		String nowPlus = dialect.nowPlusMillis();
 		String json = dialect.jsonParameter();
@@ -271,9 +267,7 @@ final class JobSql {
 	 * other claim of the queue runs meanwhile): due jobs of the queue and handlers in run
 	 * order, leaving out those of {@code excluded} concurrency keys and, with {@code after},
 	 * those up to a position in that order. With {@code countRunning} every row carries the
-	 * queue's running jobs ({@code queue_running}, counted once), with {@code windows} its
-	 * key's rate window ({@code key_window_start}, {@code key_window_starts},
-	 * {@code key_previous_starts}, null where there is none). Parameters: with
+	 * queue's running jobs ({@code queue_running}, counted once). Parameters: with
 	 * {@code countRunning} the queue, then the queue, handlers…, keys…, with {@code after} the
 	 * position's priority, priority, run_at, run_at and id, then limit.
 	 */
@@ -290,23 +284,16 @@ final class JobSql {
 			String running = !read.countRunning() ? ""
 					: ",\n    (SELECT COUNT(*) FROM %s r WHERE r.queue = ? AND r.status = 'RUNNING') AS queue_running"
 						.formatted(this.table);
-			String windowColumns = !read.windows() ? ""
-					: ",\n    w.window_start AS key_window_start, w.window_starts AS key_window_starts, "
-							+ "w.previous_starts AS key_previous_starts";
-			String windowJoin = !read.windows() ? ""
-					: "\nLEFT JOIN %s w ON w.queue = j.queue AND w.concurrency_key = j.concurrency_key"
-						.formatted(this.windowTable);
 			return """
-					SELECT j.*%s%s FROM %s j%s
+					SELECT j.*%s FROM %s j
 					WHERE %s%s%s
 					ORDER BY j.priority DESC, j.run_at, j.id
-					LIMIT ?""".formatted(running, windowColumns, this.table, windowJoin, readyJobsOf(read.handlers()),
-					notExcluded, afterPosition);
+					LIMIT ?""".formatted(running, this.table, readyJobsOf(read.handlers()), notExcluded, afterPosition);
 		});
 	}
 
 	/** What a read of a limited queue's candidates binds and reads (see {@link #limitedCandidates}). */
-	record CandidateRead(int handlers, int excluded, boolean after, boolean countRunning, boolean windows) {
+	record CandidateRead(int handlers, int excluded, boolean after, boolean countRunning) {
 	}
 
 	/**

@@ -37,8 +37,32 @@ class AdmissionTests {
 		Admission busy = new Admission(limits, NOW, 3, Map.of(), null);
 		assertThat(busy.admit(null)).isTrue();
 		busy.capped(10);
-		assertThat(busy.heldByConcurrency()).isTrue();
+		assertThat(busy.heldByConcurrency()).as("the rate leaves less room than the concurrency").isFalse();
 		assertThat(busy.millisUntilRateRoom()).isNotNull().isPositive();
+	}
+
+	/**
+	 * The queue's running jobs are at their limit and its rate has room left, less than the
+	 * claim wanted: the concurrency holds jobs back, the rate does not (it asked for the next
+	 * claim in 1 ms, and the loop polled every 10 ms until a job ended).
+	 */
+	@Test
+	void onlyTheLimitThatLeavesTheLeastRoomHoldsJobsBack() {
+		RateLimit perMinute = new RateLimit(100, Duration.ofMinutes(1));
+		QueueLimits limits = new QueueLimits("q", new Limit(5, perMinute), List.of(), 1);
+		RateWindow window = new RateWindow(NOW - Math.floorMod(NOW, 60_000), 98, 0);
+		Admission full = new Admission(limits, NOW, 5, Map.of(), window);
+		assertThat(full.room(8)).isZero();
+		full.capped(8);
+		assertThat(full.heldByConcurrency()).isTrue();
+		assertThat(full.millisUntilRateRoom()).as("the rate has room: no early poll").isNull();
+		Admission rateBound = new Admission(limits, NOW, 1, Map.of(), window);
+		assertThat(rateBound.room(8)).isEqualTo(2);
+		assertThat(rateBound.admit(null)).isTrue();
+		assertThat(rateBound.admit(null)).isTrue();
+		rateBound.capped(8);
+		assertThat(rateBound.heldByConcurrency()).isFalse();
+		assertThat(rateBound.millisUntilRateRoom()).isNotNull().isGreaterThan(1);
 	}
 
 	@Test

@@ -37,6 +37,37 @@ class RateWindowTests {
 		}
 	}
 
+	/**
+	 * The bound the README gives for a span of one period that straddles two windows: after an
+	 * idle spell, a backlog that arrives in the last moment of a window starts the limit at once,
+	 * and the sliding window, taking those starts as spread over their window, lets the next
+	 * window start up to the limit again within a period of them; never more.
+	 */
+	@Test
+	void aSpanOfOnePeriodAcrossTwoWindowsHoldsUnderTwiceTheLimit() {
+		for (int limit : new int[] { 1, 2, 10, 100 }) {
+			RateLimit rate = new RateLimit(limit, Duration.ofMillis(PERIOD));
+			int most = 0;
+			for (long arrival = 5 * PERIOD; arrival < 6 * PERIOD; arrival += 7) {
+				RateWindow window = RateWindow.EMPTY;
+				java.util.List<Long> starts = new java.util.ArrayList<>();
+				for (long now = arrival; now < arrival + 3 * PERIOD; now++) {
+					int room = window.room(rate, now);
+					window = window.plus(room, now, PERIOD);
+					for (int i = 0; i < room; i++) {
+						starts.add(now);
+					}
+				}
+				for (int first = 0; first < starts.size(); first++) {
+					long from = starts.get(first);
+					int inSpan = (int) starts.stream().filter((at) -> at >= from && at < from + PERIOD).count();
+					most = Math.max(most, inSpan);
+				}
+			}
+			assertThat(most).as("limit %d: at most twice, and the bound is reached", limit).isEqualTo(2 * limit);
+		}
+	}
+
 	/** The backlog's starts are spread over the window, not bunched at its start. */
 	@Test
 	void aBacklogIsSpreadOverThePeriod() {

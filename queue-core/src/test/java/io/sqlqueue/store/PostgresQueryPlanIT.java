@@ -77,13 +77,17 @@ class PostgresQueryPlanIT {
 	@Test
 	void limitedClaimUsesTheReadyAndTheLeaseIndex() {
 		java.sql.Timestamp runAt = java.sql.Timestamp.from(java.time.Instant.now());
-		assertThat(plan(sql.limitedCandidates(new JobSql.CandidateRead(2, 2, true, true, true)), "q1", "q1", "h1", "h3",
+		assertThat(plan(sql.limitedCandidates(new JobSql.CandidateRead(2, 2, true, true)), "q1", "q1", "h1", "h3",
 				"customer:1", "customer:2", 0, 0, runAt.toInstant().toString(), runAt.toInstant().toString(), 10L, 20))
 			.contains("queue_job_ready_idx")
 			.doesNotContain("Seq Scan on queue_job j");
 		FlowSql flow = new FlowSql(database.dialect(), database.schema());
 		assertThat(plan(flow.runningByKey, "q1")).contains("queue_job_lease_idx").doesNotContain("Seq Scan");
 		assertThat(plan(flow.dueByKey, "q1")).contains("queue_job_ready_idx").doesNotContain("Seq Scan");
+		// The keys' windows by the primary key, in a read of their own: joined on the candidates,
+		// they were read again for every candidate.
+		assertThat(plan(flow.windowsOf(2), "q1", "customer:1", "customer:2")).contains("queue_rate_window_pkey")
+			.doesNotContain("Seq Scan");
 		assertThat(plan(sql.claimQueued(3), "w", 1L, 30000L, runAt.toInstant().toString(), 1L, 2L, 3L))
 			.contains("queue_job_pkey");
 	}

@@ -381,11 +381,16 @@ public final class SqlQueueAutoConfiguration {
 		@ConditionalOnMissingBean
 		@DependsOnDatabaseInitialization
 		LimitDeclarer sqlqueueLimitDeclarer(FlowControl flowControl, SqlQueueProperties properties,
-				ObjectProvider<JobHandlerBeanPostProcessor> handlerPostProcessor) {
+				ObjectProvider<JobHandlerBeanPostProcessor> handlerPostProcessor, HandlerRegistry handlers) {
 			List<LimitDefinition> fromProperties = propertyLimits(properties);
 			return new LimitDeclarer(flowControl, fromProperties, () -> {
 				JobHandlerBeanPostProcessor processor = handlerPostProcessor.getIfUnique();
 				return (processor != null) ? processor.keyLimits() : List.of();
+			}, () -> {
+				// The queues the Manager serves: those of its handlers and those configured.
+				Set<String> served = new TreeSet<>(handlers.queues());
+				served.addAll(properties.getQueues().keySet());
+				return served;
 			});
 		}
 

@@ -24,8 +24,9 @@ import io.sqlqueue.flow.RateLimit;
  * and the schema is migrated, before anything starts: those of the configuration
  * ({@link LimitSource#PROPERTIES}) and those of {@code @JobHandler(concurrencyPerKey, ratePerKey)}
  * ({@link LimitSource#ANNOTATION}), where the configuration wins for the same queue and keys.
- * A limit of a source that is no longer declared is removed; limits set through the API stay
- * unless declared anew.
+ * A limit of a source that is no longer declared is removed, if its queue is one this
+ * instance serves (see {@link FlowControl#declare}); limits set through the API stay unless
+ * declared anew.
  */
 public class LimitDeclarer implements SmartInitializingSingleton {
 
@@ -37,11 +38,17 @@ public class LimitDeclarer implements SmartInitializingSingleton {
 
 	private final Supplier<List<LimitDefinition>> annotations;
 
+	private final Supplier<Set<String>> served;
+
+	/**
+	 * @param served the queues this instance serves, known once every handler is registered
+	 */
 	public LimitDeclarer(FlowControl flowControl, List<LimitDefinition> properties,
-			Supplier<List<LimitDefinition>> annotations) {
+			Supplier<List<LimitDefinition>> annotations, Supplier<Set<String>> served) {
 		this.flowControl = flowControl;
 		this.properties = properties;
 		this.annotations = annotations;
+		this.served = served;
 	}
 
 	@Override
@@ -73,8 +80,9 @@ public class LimitDeclarer implements SmartInitializingSingleton {
 	}
 
 	private void declare(List<LimitDefinition> annotated) {
-		this.flowControl.declare(LimitSource.PROPERTIES, this.properties);
-		this.flowControl.declare(LimitSource.ANNOTATION, annotated);
+		Set<String> served = this.served.get();
+		this.flowControl.declare(LimitSource.PROPERTIES, this.properties, served);
+		this.flowControl.declare(LimitSource.ANNOTATION, annotated, served);
 	}
 
 	/**

@@ -61,13 +61,18 @@ class FlowControlAutoConfigurationTests {
 
 	@Test
 	void aLimitNoLongerConfiguredIsRemovedAtTheNextStartUpAndOneSetThroughTheApiStays() {
-		this.runner.withPropertyValues("sqlqueue.queues.payments.global-concurrency=5").run((context) -> {
+		this.runner.withPropertyValues("sqlqueue.queues.payments.global-concurrency=5",
+				"sqlqueue.queues.reports.global-concurrency=1").run((context) -> {
 			assertThat(context.getBean(FlowControl.class).limits("payments").limit()).isEqualTo(Limit.concurrency(5));
 			context.getBean(FlowControl.class).setLimit("mail", Limit.concurrency(1));
 		});
-		this.runner.run((context) -> {
+		// Served (a handler of "payments"), no longer configured: removed. "reports" is served no
+		// more: another application's instances may still declare it, so its limit stays.
+		this.runner.withBean(OtherCharges.class).run((context) -> {
 			FlowControl limits = context.getBean(FlowControl.class);
-			assertThat(limits.limits("payments").isEmpty()).isTrue();
+			assertThat(limits.limits("payments").limit()).isNull();
+			assertThat(limits.limits("payments").limitOf("x")).isEqualTo(Limit.concurrency(1));
+			assertThat(limits.limits("reports").limit()).isEqualTo(Limit.concurrency(1));
 			assertThat(limits.limits("mail").limit()).isEqualTo(Limit.concurrency(1));
 		});
 	}
