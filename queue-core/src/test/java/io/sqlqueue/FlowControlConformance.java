@@ -75,7 +75,9 @@ interface FlowControlConformance {
 				this.most.computeIfAbsent(name, (n) -> new AtomicInteger()).accumulateAndGet(now, Math::max);
 			}
 			try {
-				Thread.sleep(30);
+				// Long enough that the three instances, started one after another, overlap even on
+				// a busy machine: the lower bounds below need jobs of one key on two of them at once.
+				Thread.sleep(100);
 			}
 			finally {
 				counted.forEach((name) -> this.running.get(name).decrementAndGet());
