@@ -547,6 +547,42 @@ interface WorkflowConformance {
 		assertThat(fixture().queue().batch(batch.batchId())).isEmpty();
 	}
 
+	/**
+	 * A batch that finished long ago while its callback has not run yet (delayed here; waiting
+	 * for other jobs or retrying alike) is kept, so the callback reads it; once the callback
+	 * has finished as long ago, the batch goes.
+	 */
+	@Test
+	default void pruningKeepsABatchUntilItsCallbackHasFinished() {
+		List<String> seen = Collections.synchronizedList(new ArrayList<>());
+		handler("zip", (payload, context) -> seen
+			.add(context.batch().map((batch) -> batch.succeeded() + " succeeded").orElse("no batch")));
+		BatchIds batch = fixture().queue().enqueue(Batch.of(List.of(Job.of("work", 1)))
+			.callback(Job.of("zip", null).delay(Duration.ofHours(1))));
+		List<JobRecord> claimed = claimAll("work");
+		assertThat(fixture().store().complete(List.of(success(claimed.get(0))))).containsExactly(true);
+		assertThat(fixture().status(batch.callbackId())).isEqualTo(JobStatus.QUEUED);
+		Instant dayAgo = Instant.now().minus(Duration.ofDays(1));
+		backdate("queue_batch", batch.batchId(), dayAgo);
+		assertThat(fixture().store().pruneBatches(Duration.ofMinutes(1))).as("its callback has not run").isZero();
+
+		assertThat(fixture().store().makeDue(List.of("zip"))).isEqualTo(1);
+		fixture().startManager((s) -> s);
+		awaitStatus(batch.callbackId(), JobStatus.SUCCEEDED);
+		assertThat(seen).containsExactly("1 succeeded");
+		assertThat(fixture().store().pruneBatches(Duration.ofMinutes(1))).as("its callback has just finished").isZero();
+		backdate("queue_job", batch.callbackId(), dayAgo);
+		assertThat(fixture().store().pruneBatches(Duration.ofMinutes(1))).isEqualTo(1);
+		assertThat(fixture().queue().batch(batch.batchId())).isEmpty();
+	}
+
+	private void backdate(String table, long id, Instant finishedAt) {
+		fixture().jdbc().update("UPDATE " + table(table) + " SET finished_at = ? WHERE id = ?", (ps) -> {
+			fixture().database().dialect().setTimestamp(ps, 1, finishedAt);
+			ps.setLong(2, id);
+		});
+	}
+
 	// --- migration
 
 	/**

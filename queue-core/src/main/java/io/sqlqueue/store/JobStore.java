@@ -835,8 +835,10 @@ public class JobStore {
 	}
 
 	/**
-	 * Deletes the batches that finished longer than {@code age} ago (by then their jobs are
-	 * pruned too, when {@code age} is the longest retention); returns how many.
+	 * Deletes the batches that finished longer than {@code age} ago, and whose callback (if
+	 * any) finished that long ago too or is gone (by then their jobs are pruned too, when
+	 * {@code age} is the longest retention); returns how many. A batch whose callback has not
+	 * run yet is kept, so the callback finds it.
 	 */
 	public int pruneBatches(Duration age) {
 		return this.workflows.pruneBatches(age);

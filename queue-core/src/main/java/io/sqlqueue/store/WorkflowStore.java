@@ -385,9 +385,12 @@ public class WorkflowStore {
 		}
 	}
 
-	/** Deletes batches that finished longer than {@code age} ago; returns how many. */
+	/**
+	 * Deletes batches that finished longer than {@code age} ago, and whose callback (if any)
+	 * did too or is gone; returns how many.
+	 */
 	int pruneBatches(Duration age) {
-		return this.jdbc.update(this.sql.pruneBatches, -age.toMillis());
+		return this.jdbc.update(this.sql.pruneBatches, -age.toMillis(), -age.toMillis());
 	}
 
 	private BatchProgress mapBatch(ResultSet rs, int row) throws SQLException {
