@@ -96,6 +96,8 @@ final class JobSql {
 
 	private final Map<Integer, String> cancelRequested = new ConcurrentHashMap<>();
 
+	private final Map<Integer, String> awaitedAmong = new ConcurrentHashMap<>();
+
 	// The claim's text depends only on how many handlers (or ids) it binds: built once per
 	// count, not on every claim.
 	private final Map<Integer, String> claimReturning = new ConcurrentHashMap<>();
@@ -393,6 +395,12 @@ final class JobSql {
 	String cancelRequested(int ids) {
 		return this.cancelRequested.computeIfAbsent(ids, (count) -> """
 				SELECT id FROM %s WHERE id IN (%s) AND status = 'RUNNING' AND cancel_requested_at IS NOT NULL"""
+			.formatted(this.table, placeholders(count)));
+	}
+
+	/** Of these jobs, those someone awaits ({@link #markAwaited}); parameters: ids…. */
+	String awaitedAmong(int ids) {
+		return this.awaitedAmong.computeIfAbsent(ids, (count) -> "SELECT id FROM %s WHERE id IN (%s) AND awaited <> 0"
 			.formatted(this.table, placeholders(count)));
 	}
 

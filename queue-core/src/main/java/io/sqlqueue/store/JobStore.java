@@ -400,10 +400,25 @@ public class JobStore {
 
 	/**
 	 * Tells every instance, where the database can (PostgreSQL's {@code NOTIFY}, on commit of
-	 * the caller's transaction), that these jobs reached a final state, so that those awaiting
-	 * them read them at once instead of at their next poll.
+	 * the caller's transaction), that those of these jobs that someone awaits (their
+	 * {@code awaited} column, read after their end was written) reached a final state, so
+	 * that their waiters read them at once instead of at their next poll. Only awaited jobs:
+	 * a {@code NOTIFY} serializes the commits of every announcing transaction, too dear for
+	 * every end.
 	 */
 	private void notifyFinished(Collection<Long> ids) {
+		if (this.notifyChannel == null || ids.isEmpty()) {
+			return;
+		}
+		List<Long> awaited = new ArrayList<>();
+		for (Object[] chunk : IdChunks.of(ids)) {
+			awaited.addAll(this.jdbc.queryForList(this.sql.awaitedAmong(chunk.length), Long.class, chunk));
+		}
+		announceFinished(awaited);
+	}
+
+	/** Sends the {@code NOTIFY} of {@link #notifyFinished} for these awaited jobs. */
+	private void announceFinished(Collection<Long> ids) {
 		if (this.notifyChannel != null && !ids.isEmpty()) {
 			for (String payload : PostgresNotifications.finishedPayloads(ids)) {
 				this.jdbc.query(this.dialect.notifyStatement(), (rs) -> {
@@ -464,9 +479,8 @@ public class JobStore {
 				return updated;
 			}
 		}));
-		// Only jobs someone awaits are announced: a NOTIFY serializes the commits of every
-		// announcing transaction, too dear for every flush.
-		notifyFinished(awaited);
+		// The statement read each job's awaited column already.
+		announceFinished(awaited);
 		boolean[] flags = new boolean[ids.length];
 		for (int i = 0; i < ids.length; i++) {
 			flags[i] = held.contains(ids[i]);
