@@ -200,6 +200,16 @@ public abstract class Dialect {
 		return null;
 	}
 
+	/**
+	 * A statement that takes the database's write lock and changes nothing, run first in a
+	 * transaction that reads rows before it writes (an enqueue's check of the jobs it runs
+	 * after), where a read cannot lock rows; {@code null} where it can ({@code FOR UPDATE}).
+	 * @param jobTable the qualified name of the jobs' table
+	 */
+	public @Nullable String writeLockFirst(String jobTable) {
+		return null;
+	}
+
 	/** The claim this database does best. */
 	public abstract ClaimMethod claimMethod();
 

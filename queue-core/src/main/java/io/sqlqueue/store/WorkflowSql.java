@@ -81,6 +81,12 @@ final class WorkflowSql {
 	 */
 	final String pruneBatches;
 
+	/**
+	 * Where a read cannot lock rows (SQLite), the statement that takes the write lock before
+	 * the jobs to run after are read; {@code null} elsewhere.
+	 */
+	final @Nullable String writeLockFirst;
+
 	private final String lock;
 
 	private final Map<Integer, String> lockJobs = new ConcurrentHashMap<>();
@@ -114,6 +120,7 @@ final class WorkflowSql {
 		this.dependencies = prefix + "queue_dependency";
 		this.batches = prefix + "queue_batch";
 		this.lock = dialect.supports(ClaimMethod.LOCK_THEN_UPDATE) ? "\nFOR UPDATE" : "";
+		this.writeLockFirst = dialect.writeLockFirst(this.jobs);
 		String now = dialect.now();
 		this.link = """
 				UPDATE %s SET status = ?, waiting_for = ?, on_dependency_failure = ?, batch_id = ?, settles = ?

@@ -146,6 +146,10 @@ public class WorkflowStore {
 			throw new InvalidJobException("Jobs enqueued together may run after at most " + MAX_EARLIER_DEPENDENCIES
 					+ " jobs enqueued before, got " + ids.size());
 		}
+		if (this.sql.writeLockFirst != null) {
+			// SQLite: a transaction that reads first cannot write once another has written since.
+			this.jdbc.update(this.sql.writeLockFirst);
+		}
 		Map<Long, JobStatus> statuses = new HashMap<>();
 		this.jdbc.query(this.sql.lockJobs(ids.size()),
 				(rs) -> {
