@@ -337,6 +337,75 @@ interface WorkflowConformance {
 	}
 
 	/**
+	 * Fan-out and fan-in across three instances: one job's success releases a thousand jobs
+	 * that wait for it (more ids than one statement of settling binds), each runs once, and a
+	 * callback that waits for all of them runs once after them. Each instance runs two jobs at
+	 * a time, and the first six wait for each other, so all three surely take part.
+	 */
+	@Test
+	default void oneJobReleasesAThousandThatRunOnceEachOnThreeInstancesAndOneRunsAfterAllOfThem() {
+		int total = 1000;
+		fixture().jdbc().execute("CREATE TABLE dependent_run (job_id BIGINT PRIMARY KEY)");
+		fixture().jdbc().execute("CREATE TABLE fan_in_run (succeeded INT, pending INT)");
+		java.util.concurrent.CountDownLatch sixRunning = new java.util.concurrent.CountDownLatch(6);
+		handler("root", (payload, context) -> null);
+		handler("dependent", (payload, context) -> {
+			sixRunning.countDown();
+			assertThat(sixRunning.await(SETTLE_WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+			fixture().jdbc().update("INSERT INTO dependent_run (job_id) VALUES (?)", context.jobId());
+			return null;
+		});
+		handler("fanIn", (payload, context) -> {
+			BatchProgress progress = context.batch().orElseThrow();
+			fixture().jdbc().update("INSERT INTO fan_in_run (succeeded, pending) VALUES (?, ?)", progress.succeeded(),
+					progress.pending());
+			return null;
+		});
+		long root = fixture().queue().enqueue("root", null);
+		List<Job> dependents = new ArrayList<>();
+		for (int i = 0; i < total; i++) {
+			dependents.add(Job.of("dependent", i).after(root));
+		}
+		BatchIds batch = fixture().queue().enqueue(Batch.of(dependents).callback(Job.of("fanIn", null)));
+		assertThat(fixture().count("status = 'WAITING'")).isEqualTo(total + 1);
+		List<HikariDataSource> pools = List.of(fixture().database().newDataSource(6),
+				fixture().database().newDataSource(6));
+		try {
+			fixture().startManager((s) -> s.workerId("one").defaultConcurrency(2));
+			for (HikariDataSource pool : pools) {
+				fixture().startInstance((s) -> s.workerId("other-" + pools.indexOf(pool)).defaultConcurrency(2), pool);
+			}
+			awaitStatus(batch.callbackId(), JobStatus.SUCCEEDED);
+			assertThat(fixture().status(root)).isEqualTo(JobStatus.SUCCEEDED);
+			assertThat(fixture().jdbc().queryForObject("SELECT COUNT(*) FROM dependent_run", Integer.class))
+				.isEqualTo(total);
+			assertThat(fixture().count("handler = 'dependent' AND status = 'SUCCEEDED' AND attempts = 1"))
+				.as("every dependent ran once").isEqualTo(total);
+			for (String owner : List.of("one", "other-0", "other-1")) {
+				assertThat(fixture().count("handler = 'dependent' AND lease_owner = '" + owner + "'")).as(owner)
+					.isPositive();
+			}
+			assertThat(fixture().jdbc().queryForList("SELECT succeeded, pending FROM fan_in_run"))
+				.as("the job after all of them ran once, after all of them")
+				.singleElement()
+				.satisfies((row) -> {
+					assertThat(((Number) row.get("succeeded")).intValue()).isEqualTo(total);
+					assertThat(((Number) row.get("pending")).intValue()).isZero();
+				});
+			assertThat(fixture().count("settles <> 0 OR waiting_for <> 0")).isZero();
+		}
+		finally {
+			try {
+				fixture().close();
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException(ex);
+			}
+			pools.forEach(HikariDataSource::close);
+		}
+	}
+
+	/**
 	 * The last two members of a batch, which are also the two dependencies of one job, end at
 	 * the same moment on two instances, round after round: the callback and the dependent are
 	 * released once each (a second release would take a count below zero, which the table's
