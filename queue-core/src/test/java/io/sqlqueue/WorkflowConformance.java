@@ -245,6 +245,44 @@ interface WorkflowConformance {
 		assertThat(fixture().status(afterExpiry)).isEqualTo(JobStatus.QUEUED);
 	}
 
+	/**
+	 * An expired job whose end cannot be settled (its dependent's count is broken here, so
+	 * the table's check refuses the dependent's cancel) is left as it was for the next pass:
+	 * the reaper ends the other expired jobs in the same pass, and the deadline sweep runs.
+	 */
+	@Test
+	default void anExpiredJobWhoseEndCannotBeSettledHoldsBackNoOtherJobOfTheReaper() {
+		JobStore store = fixture().store();
+		long broken = fixture().queue().enqueue(Job.of("work", 1).maxAttempts(1));
+		long brokenDependent = fixture().queue().enqueue(Job.of("later", null).after(broken));
+		long other = fixture().queue().enqueue(Job.of("work", 2).maxAttempts(1));
+		long otherDependent = fixture().queue().enqueue(Job.of("later", null).after(other));
+		long expiring = fixture().queue().enqueue(Job.of("nobody", null).deadline(Instant.now().plusMillis(300)));
+		long expiringDependent = fixture().queue().enqueue(Job.of("later", null).after(expiring));
+		// One at a time, so that the broken job's lease expires first and is read first.
+		assertThat(store.claim(new ClaimRequest("crashed", "default", List.of("work"), 1, 1)))
+			.extracting(JobRecord::id).containsExactly(broken);
+		assertThat(store.claim(new ClaimRequest("crashed", "default", List.of("work"), 1, 1)))
+			.extracting(JobRecord::id).containsExactly(other);
+		fixture().jdbc().update("UPDATE " + fixture().table() + " SET waiting_for = 0 WHERE id = ?", brokenDependent);
+		Reaper reaper = fixture().reaper(store);
+		await().atMost(SETTLE_WAIT).until(() -> {
+			reaper.runOnce();
+			return fixture().status(other) == JobStatus.FAILED;
+		});
+		assertThat(fixture().status(otherDependent)).isEqualTo(JobStatus.CANCELLED);
+		assertThat(fixture().status(broken)).as("left for the next pass").isEqualTo(JobStatus.RUNNING);
+		assertThat(fixture().status(brokenDependent)).isEqualTo(JobStatus.WAITING);
+		await().atMost(SETTLE_WAIT).until(() -> !reaper.expireOnce().isEmpty());
+		assertThat(fixture().status(expiring)).isEqualTo(JobStatus.CANCELLED);
+		assertThat(fixture().status(expiringDependent)).isEqualTo(JobStatus.CANCELLED);
+
+		fixture().jdbc().update("UPDATE " + fixture().table() + " SET waiting_for = 1 WHERE id = ?", brokenDependent);
+		assertThat(reaper.runOnce()).extracting(io.sqlqueue.store.ReapedJob::id).containsExactly(broken);
+		assertThat(fixture().status(broken)).isEqualTo(JobStatus.FAILED);
+		assertThat(fixture().status(brokenDependent)).isEqualTo(JobStatus.CANCELLED);
+	}
+
 	@Test
 	default void aTransactionalDependencySettlesItsDependentsInItsOwnTransaction() {
 		fixture().jdbc().execute("CREATE TABLE effect (job_id BIGINT PRIMARY KEY)");

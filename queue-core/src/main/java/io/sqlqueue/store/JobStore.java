@@ -352,10 +352,15 @@ public class JobStore {
 	 * caller's, when there is one). Returns whether the statement changed the row.
 	 */
 	private boolean end(String statement, long id, Object... args) {
+		return end(this.workflowTransaction, statement, id, args);
+	}
+
+	/** As {@link #end(String, long, Object...)}, the settling in {@code settling}'s transaction. */
+	private boolean end(TransactionTemplate settling, String statement, long id, Object... args) {
 		if (this.jdbc.update(this.sql.plain(statement), args) == 1) {
 			return true;
 		}
-		return Boolean.TRUE.equals(this.workflowTransaction.execute((status) -> {
+		return Boolean.TRUE.equals(settling.execute((status) -> {
 			if (this.jdbc.update(statement, args) != 1) {
 				return false;
 			}
@@ -364,6 +369,25 @@ public class JobStore {
 				.ifPresent((finished) -> settle(List.of(new WorkflowStore.Ended(id, finished))));
 			return true;
 		}));
+	}
+
+	/**
+	 * Ends one of the jobs a sweep found (the reaper's, the deadline sweep's) as {@link #end}
+	 * does, so that whatever happens to this one the sweep ends the others: in the sweep's
+	 * transaction its end and settling run under a savepoint, and a failure, logged, leaves
+	 * the job as it was for the next pass and the transaction usable. False when it failed.
+	 */
+	private boolean endInSweep(String statement, long id, Object... args) {
+		TransactionTemplate settling = TransactionSynchronizationManager.isActualTransactionActive() ? this.savepoint
+				: this.workflowTransaction;
+		try {
+			return end(settling, statement, id, args);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not end job {} and settle what its end settles; it is left as it was until the next "
+					+ "pass, and the other jobs are ended meanwhile", id, ex);
+			return false;
+		}
 	}
 
 	/**
@@ -575,7 +599,8 @@ public class JobStore {
 	 * Re-queues up to {@code limit} jobs whose lease expired, each such end of an attempt
 	 * counted as a crash; fails those whose attempts are used up or that crashed
 	 * {@code maxCrashes} times, and cancels those whose cancel was asked for. Safe to run
-	 * from any number of instances at once.
+	 * from any number of instances at once. A job whose end cannot be written or settled is
+	 * left for the next pass (and logged); it never holds back the others.
 	 */
 	public List<ReapedJob> reapExpired(int limit, int maxCrashes) {
 		if (this.dialect.supports(ClaimMethod.LOCK_THEN_UPDATE)) {
@@ -616,7 +641,7 @@ public class JobStore {
 		}, limit);
 		List<ReapedJob> done = new ArrayList<>(reaped.size());
 		for (ReapedJob job : reaped) {
-			if (end(this.sql.reap, job.id(), job.status().name(), job.status().name(), job.error(), job.id(),
+			if (endInSweep(this.sql.reap, job.id(), job.status().name(), job.status().name(), job.error(), job.id(),
 					job.token())) {
 				done.add(job);
 			}
@@ -627,7 +652,8 @@ public class JobStore {
 
 	/**
 	 * Cancels up to {@code limit} queued jobs whose deadline passed; returns them. Safe to
-	 * run from any number of instances at once.
+	 * run from any number of instances at once. A job whose end cannot be written or settled
+	 * is left for the next pass (and logged); it never holds back the others.
 	 */
 	public List<ExpiredJob> expirePassedDeadlines(int limit) {
 		List<ExpiredJob> passed = this.jdbc.query(this.sql.passedDeadlines,
@@ -636,7 +662,7 @@ public class JobStore {
 				limit);
 		List<ExpiredJob> expired = new ArrayList<>(passed.size());
 		for (ExpiredJob job : passed) {
-			if (end(this.sql.expire, job.id(), deadlinePassed(job.deadline()), job.id())) {
+			if (endInSweep(this.sql.expire, job.id(), deadlinePassed(job.deadline()), job.id())) {
 				expired.add(job);
 			}
 		}
