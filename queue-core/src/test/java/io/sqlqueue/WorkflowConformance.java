@@ -283,6 +283,52 @@ interface WorkflowConformance {
 		assertThat(fixture().status(brokenDependent)).isEqualTo(JobStatus.CANCELLED);
 	}
 
+	/**
+	 * A caller's transaction that enqueued a job to run after a running one holds that job's
+	 * row until it commits. The instance's heartbeat passes over that row instead of waiting
+	 * for it, so the leases of its other jobs move on (else they expire, and the reaper hands
+	 * them to another worker while they run), and the held one is not taken for lost. SQLite
+	 * is left out: it has one writer at a time, and a transaction that wrote holds every other
+	 * writer, the heartbeat included, until it ends.
+	 */
+	@Test
+	default void theHeartbeatExtendsTheOtherLeasesWhileACallersTransactionHoldsARunningJobsRow() throws Exception {
+		org.junit.jupiter.api.Assumptions.assumeFalse(fixture().database().dialect().name().equals("sqlite"),
+				"SQLite has one writer at a time");
+		java.util.concurrent.CountDownLatch finish = new java.util.concurrent.CountDownLatch(1);
+		handler("long", (payload, context) -> finish.await(SETTLE_WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS));
+		long held = fixture().queue().enqueue("long", 1);
+		long other = fixture().queue().enqueue("long", 2);
+		try {
+			io.sqlqueue.manager.Manager manager = fixture().startManager((s) -> s.leaseDuration(Duration.ofMillis(1500)));
+			awaitStatus(held, JobStatus.RUNNING);
+			awaitStatus(other, JobStatus.RUNNING);
+			try (io.sqlqueue.test.OpenTransaction<Long> open = io.sqlqueue.test.OpenTransaction.begin(
+					fixture().database().dataSource(), () -> fixture().queue().enqueue(Job.of("next", null).after(held)))) {
+				long dependent = open.result();
+				Instant heldUntil = fixture().job(held).leaseExpiresAt();
+				Instant otherUntil = fixture().job(other).leaseExpiresAt();
+				await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
+					.until(() -> fixture().job(other).leaseExpiresAt().isAfter(otherUntil));
+				assertThat(fixture().job(held).leaseExpiresAt()).as("passed over while its row is held")
+					.isEqualTo(heldUntil);
+				assertThat(manager.leaseLosses()).isZero();
+				open.commit();
+				await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
+					.until(() -> fixture().job(held).leaseExpiresAt().isAfter(heldUntil));
+				finish.countDown();
+				awaitStatus(held, JobStatus.SUCCEEDED);
+				awaitStatus(other, JobStatus.SUCCEEDED);
+				assertThat(fixture().status(dependent)).isEqualTo(JobStatus.QUEUED);
+				assertThat(manager.leaseLosses()).isZero();
+				assertThat(fixture().count("attempts <> 1 AND handler = 'long'")).isZero();
+			}
+		}
+		finally {
+			finish.countDown();
+		}
+	}
+
 	@Test
 	default void aTransactionalDependencySettlesItsDependentsInItsOwnTransaction() {
 		fixture().jdbc().execute("CREATE TABLE effect (job_id BIGINT PRIMARY KEY)");

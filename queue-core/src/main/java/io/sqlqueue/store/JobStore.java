@@ -95,6 +95,14 @@ public class JobStore {
 
 	private final WorkflowStore workflows;
 
+	private final JobLeases leases;
+
+	/**
+	 * The heartbeat's: never joining the caller's, and READ COMMITTED where it locks rows
+	 * before it writes them (where its one statement serves, the connection's own).
+	 */
+	private final TransactionTemplate leaseTransaction;
+
 	/**
 	 * The write of a job's end and what it settles, or of jobs with their links, joining the
 	 * caller's transaction when there is one; READ COMMITTED, so that MySQL's locking reads of
@@ -151,6 +159,15 @@ public class JobStore {
 		this.limitedTransaction = dialect.checksIsolationInFlowLock() ? new TransactionTemplate(transactionManager)
 				: this.claimTransaction;
 		this.workflows = new WorkflowStore(this.jdbc, dialect, schema);
+		this.leases = new JobLeases(this.jdbc, this.sql, dialect);
+		if (this.sql.extendLeases == null && dialect.supports(ClaimMethod.LOCK_THEN_UPDATE)) {
+			this.leaseTransaction = new TransactionTemplate(transactionManager);
+			this.leaseTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+			this.leaseTransaction.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+		}
+		else {
+			this.leaseTransaction = this.ownTransaction;
+		}
 		this.workflowTransaction = new TransactionTemplate(transactionManager);
 		this.ownWorkflowTransaction = new TransactionTemplate(transactionManager);
 		this.ownWorkflowTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
@@ -573,26 +590,22 @@ public class JobStore {
 		return end(this.sql.release, lease.jobId(), lease.jobId(), lease.token());
 	}
 
-	/** Moves the leases' expiry to now plus {@code duration}; returns the leases that were lost. */
-	public List<Lease> extendLeases(Collection<Lease> leases, Duration duration) {
+	/**
+	 * Moves the leases' expiry to now plus {@code duration}, in a transaction of its own;
+	 * says which it extended, which it passed over (their row was locked by another
+	 * transaction, see {@link JobLeases}; they still hold) and which were lost.
+	 */
+	public ExtendedLeases extendLeases(Collection<Lease> leases, Duration duration) {
 		if (leases.isEmpty()) {
-			return List.of();
+			return ExtendedLeases.NONE;
 		}
 		// In job id order, as completions are written, so the two never lock rows in opposite orders.
 		List<Lease> ordered = leases.stream().sorted(java.util.Comparator.comparingLong(Lease::jobId)).toList();
-		int[] counts = this.ownTransaction.execute((status) -> batch(this.sql.extendLease, ordered, (ps, lease) -> {
-			ps.setLong(1, duration.toMillis());
-			ps.setLong(2, lease.jobId());
-			ps.setLong(3, lease.token());
-		}));
-		boolean[] held = held(counts);
-		List<Lease> lost = new ArrayList<>();
-		for (int i = 0; i < held.length; i++) {
-			if (!held[i]) {
-				lost.add(ordered.get(i));
-			}
-		}
-		return lost;
+		Set<Lease> extended = this.leaseTransaction.execute((status) -> this.leases.extend(ordered, duration));
+		List<Lease> missed = ordered.stream().filter((lease) -> !extended.contains(lease)).toList();
+		Set<Lease> passedOver = missed.isEmpty() ? Set.of() : this.leases.running(missed);
+		return new ExtendedLeases(extended, passedOver,
+				missed.stream().filter((lease) -> !passedOver.contains(lease)).toList());
 	}
 
 	/**
@@ -888,7 +901,7 @@ public class JobStore {
 	 * Which fenced writes changed their row. A driver that answers "no info" would leave a
 	 * lost lease unnoticed: that is refused loudly rather than guessed.
 	 */
-	private static boolean[] held(int[] counts) {
+	static boolean[] held(int[] counts) {
 		boolean[] held = new boolean[counts.length];
 		for (int i = 0; i < counts.length; i++) {
 			if (counts[i] == Statement.SUCCESS_NO_INFO) {
