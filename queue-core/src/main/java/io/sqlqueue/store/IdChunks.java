@@ -8,8 +8,8 @@ import java.util.TreeSet;
 /**
  * Ids to bind as {@code IN (?, …)} lists, however many: in ascending order (so rows are
  * locked in the order the queue's other writes lock them), at most {@link #MAX} per
- * statement, far below every driver's limit on parameters (SQLite 32,766, PostgreSQL and
- * MariaDB 65,535), and each list padded to a power of two by repeating its last id (which
+ * statement, far below the limits on parameters (65,535 on PostgreSQL, 32,766 by default on
+ * SQLite), and each list padded to a power of two by repeating its last id (which
  * changes no answer of an {@code IN}), so that ten statement texts serve lists of every
  * length.
  */

@@ -1,6 +1,10 @@
 package io.sqlqueue.store;
 
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -60,13 +64,13 @@ final class JobLeases {
 	private Set<Lease> inOneStatement(List<Lease> leases, Duration duration) {
 		Long[] ids = leases.stream().map(Lease::jobId).toArray(Long[]::new);
 		Long[] tokens = leases.stream().map(Lease::token).toArray(Long[]::new);
-		Set<Long> extended = new HashSet<>(this.jdbc.execute((java.sql.Connection connection) -> {
-			try (java.sql.PreparedStatement ps = connection.prepareStatement(this.sql.extendLeases)) {
+		Set<Long> extended = new HashSet<>(this.jdbc.execute((Connection connection) -> {
+			try (PreparedStatement ps = connection.prepareStatement(this.sql.extendLeases)) {
 				ps.setArray(1, connection.createArrayOf("bigint", ids));
 				ps.setArray(2, connection.createArrayOf("bigint", tokens));
 				ps.setLong(3, duration.toMillis());
-				List<Long> updated = new java.util.ArrayList<>();
-				try (java.sql.ResultSet rs = ps.executeQuery()) {
+				List<Long> updated = new ArrayList<>();
+				try (ResultSet rs = ps.executeQuery()) {
 					while (rs.next()) {
 						updated.add(rs.getLong(1));
 					}
