@@ -245,6 +245,90 @@ interface WorkflowConformance {
 		assertThat(fixture().status(afterExpiry)).isEqualTo(JobStatus.QUEUED);
 	}
 
+	/**
+	 * An expired job whose end cannot be settled (its dependent's count is broken here, so
+	 * the table's check refuses the dependent's cancel) is left as it was for the next pass:
+	 * the reaper ends the other expired jobs in the same pass, and the deadline sweep runs.
+	 */
+	@Test
+	default void anExpiredJobWhoseEndCannotBeSettledHoldsBackNoOtherJobOfTheReaper() {
+		JobStore store = fixture().store();
+		long broken = fixture().queue().enqueue(Job.of("work", 1).maxAttempts(1));
+		long brokenDependent = fixture().queue().enqueue(Job.of("later", null).after(broken));
+		long other = fixture().queue().enqueue(Job.of("work", 2).maxAttempts(1));
+		long otherDependent = fixture().queue().enqueue(Job.of("later", null).after(other));
+		long expiring = fixture().queue().enqueue(Job.of("nobody", null).deadline(Instant.now().plusMillis(300)));
+		long expiringDependent = fixture().queue().enqueue(Job.of("later", null).after(expiring));
+		// One at a time, so that the broken job's lease expires first and is read first.
+		assertThat(store.claim(new ClaimRequest("crashed", "default", List.of("work"), 1, 1)))
+			.extracting(JobRecord::id).containsExactly(broken);
+		assertThat(store.claim(new ClaimRequest("crashed", "default", List.of("work"), 1, 1)))
+			.extracting(JobRecord::id).containsExactly(other);
+		fixture().jdbc().update("UPDATE " + fixture().table() + " SET waiting_for = 0 WHERE id = ?", brokenDependent);
+		Reaper reaper = fixture().reaper(store);
+		await().atMost(SETTLE_WAIT).until(() -> {
+			reaper.runOnce();
+			return fixture().status(other) == JobStatus.FAILED;
+		});
+		assertThat(fixture().status(otherDependent)).isEqualTo(JobStatus.CANCELLED);
+		assertThat(fixture().status(broken)).as("left for the next pass").isEqualTo(JobStatus.RUNNING);
+		assertThat(fixture().status(brokenDependent)).isEqualTo(JobStatus.WAITING);
+		await().atMost(SETTLE_WAIT).until(() -> !reaper.expireOnce().isEmpty());
+		assertThat(fixture().status(expiring)).isEqualTo(JobStatus.CANCELLED);
+		assertThat(fixture().status(expiringDependent)).isEqualTo(JobStatus.CANCELLED);
+
+		fixture().jdbc().update("UPDATE " + fixture().table() + " SET waiting_for = 1 WHERE id = ?", brokenDependent);
+		assertThat(reaper.runOnce()).extracting(io.sqlqueue.store.ReapedJob::id).containsExactly(broken);
+		assertThat(fixture().status(broken)).isEqualTo(JobStatus.FAILED);
+		assertThat(fixture().status(brokenDependent)).isEqualTo(JobStatus.CANCELLED);
+	}
+
+	/**
+	 * A caller's transaction that enqueued a job to run after a running one holds that job's
+	 * row until it commits. The instance's heartbeat passes over that row instead of waiting
+	 * for it, so the leases of its other jobs move on (else they expire, and the reaper hands
+	 * them to another worker while they run), and the held one is not taken for lost. SQLite
+	 * is left out: it has one writer at a time, and a transaction that wrote holds every other
+	 * writer, the heartbeat included, until it ends.
+	 */
+	@Test
+	default void theHeartbeatExtendsTheOtherLeasesWhileACallersTransactionHoldsARunningJobsRow() throws Exception {
+		org.junit.jupiter.api.Assumptions.assumeFalse(fixture().database().dialect().name().equals("sqlite"),
+				"SQLite has one writer at a time");
+		java.util.concurrent.CountDownLatch finish = new java.util.concurrent.CountDownLatch(1);
+		handler("long", (payload, context) -> finish.await(SETTLE_WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS));
+		long held = fixture().queue().enqueue("long", 1);
+		long other = fixture().queue().enqueue("long", 2);
+		try {
+			io.sqlqueue.manager.Manager manager = fixture().startManager((s) -> s.leaseDuration(Duration.ofMillis(1500)));
+			awaitStatus(held, JobStatus.RUNNING);
+			awaitStatus(other, JobStatus.RUNNING);
+			try (io.sqlqueue.test.OpenTransaction<Long> open = io.sqlqueue.test.OpenTransaction.begin(
+					fixture().database().dataSource(), () -> fixture().queue().enqueue(Job.of("next", null).after(held)))) {
+				long dependent = open.result();
+				Instant heldUntil = fixture().job(held).leaseExpiresAt();
+				Instant otherUntil = fixture().job(other).leaseExpiresAt();
+				await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
+					.until(() -> fixture().job(other).leaseExpiresAt().isAfter(otherUntil));
+				assertThat(fixture().job(held).leaseExpiresAt()).as("passed over while its row is held")
+					.isEqualTo(heldUntil);
+				assertThat(manager.leaseLosses()).isZero();
+				open.commit();
+				await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
+					.until(() -> fixture().job(held).leaseExpiresAt().isAfter(heldUntil));
+				finish.countDown();
+				awaitStatus(held, JobStatus.SUCCEEDED);
+				awaitStatus(other, JobStatus.SUCCEEDED);
+				assertThat(fixture().status(dependent)).isEqualTo(JobStatus.QUEUED);
+				assertThat(manager.leaseLosses()).isZero();
+				assertThat(fixture().count("attempts <> 1 AND handler = 'long'")).isZero();
+			}
+		}
+		finally {
+			finish.countDown();
+		}
+	}
+
 	@Test
 	default void aTransactionalDependencySettlesItsDependentsInItsOwnTransaction() {
 		fixture().jdbc().execute("CREATE TABLE effect (job_id BIGINT PRIMARY KEY)");
@@ -324,6 +408,75 @@ interface WorkflowConformance {
 			assertThat(callback.batch()).isNull();
 			assertThat(fixture().queue().links(batch.jobIds().get(0)).orElseThrow().batch().id())
 				.isEqualTo(batch.batchId());
+		}
+		finally {
+			try {
+				fixture().close();
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException(ex);
+			}
+			pools.forEach(HikariDataSource::close);
+		}
+	}
+
+	/**
+	 * Fan-out and fan-in across three instances: one job's success releases a thousand jobs
+	 * that wait for it (more ids than one statement of settling binds), each runs once, and a
+	 * callback that waits for all of them runs once after them. Each instance runs two jobs at
+	 * a time, and the first six wait for each other, so all three surely take part.
+	 */
+	@Test
+	default void oneJobReleasesAThousandThatRunOnceEachOnThreeInstancesAndOneRunsAfterAllOfThem() {
+		int total = 1000;
+		fixture().jdbc().execute("CREATE TABLE dependent_run (job_id BIGINT PRIMARY KEY)");
+		fixture().jdbc().execute("CREATE TABLE fan_in_run (succeeded INT, pending INT)");
+		java.util.concurrent.CountDownLatch sixRunning = new java.util.concurrent.CountDownLatch(6);
+		handler("root", (payload, context) -> null);
+		handler("dependent", (payload, context) -> {
+			sixRunning.countDown();
+			assertThat(sixRunning.await(SETTLE_WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+			fixture().jdbc().update("INSERT INTO dependent_run (job_id) VALUES (?)", context.jobId());
+			return null;
+		});
+		handler("fanIn", (payload, context) -> {
+			BatchProgress progress = context.batch().orElseThrow();
+			fixture().jdbc().update("INSERT INTO fan_in_run (succeeded, pending) VALUES (?, ?)", progress.succeeded(),
+					progress.pending());
+			return null;
+		});
+		long root = fixture().queue().enqueue("root", null);
+		List<Job> dependents = new ArrayList<>();
+		for (int i = 0; i < total; i++) {
+			dependents.add(Job.of("dependent", i).after(root));
+		}
+		BatchIds batch = fixture().queue().enqueue(Batch.of(dependents).callback(Job.of("fanIn", null)));
+		assertThat(fixture().count("status = 'WAITING'")).isEqualTo(total + 1);
+		List<HikariDataSource> pools = List.of(fixture().database().newDataSource(6),
+				fixture().database().newDataSource(6));
+		try {
+			fixture().startManager((s) -> s.workerId("one").defaultConcurrency(2));
+			for (HikariDataSource pool : pools) {
+				fixture().startInstance((s) -> s.workerId("other-" + pools.indexOf(pool)).defaultConcurrency(2), pool);
+			}
+			awaitStatus(batch.callbackId(), JobStatus.SUCCEEDED);
+			assertThat(fixture().status(root)).isEqualTo(JobStatus.SUCCEEDED);
+			assertThat(fixture().jdbc().queryForObject("SELECT COUNT(*) FROM dependent_run", Integer.class))
+				.isEqualTo(total);
+			assertThat(fixture().count("handler = 'dependent' AND status = 'SUCCEEDED' AND attempts = 1"))
+				.as("every dependent ran once").isEqualTo(total);
+			for (String owner : List.of("one", "other-0", "other-1")) {
+				assertThat(fixture().count("handler = 'dependent' AND lease_owner = '" + owner + "'")).as(owner)
+					.isPositive();
+			}
+			assertThat(fixture().jdbc().queryForList("SELECT succeeded, pending FROM fan_in_run"))
+				.as("the job after all of them ran once, after all of them")
+				.singleElement()
+				.satisfies((row) -> {
+					assertThat(((Number) row.get("succeeded")).intValue()).isEqualTo(total);
+					assertThat(((Number) row.get("pending")).intValue()).isZero();
+				});
+			assertThat(fixture().count("settles <> 0 OR waiting_for <> 0")).isZero();
 		}
 		finally {
 			try {
@@ -545,6 +698,42 @@ interface WorkflowConformance {
 			.isZero();
 		assertThat(fixture().store().pruneBatches(Duration.ZERO)).isEqualTo(1);
 		assertThat(fixture().queue().batch(batch.batchId())).isEmpty();
+	}
+
+	/**
+	 * A batch that finished long ago while its callback has not run yet (delayed here; waiting
+	 * for other jobs or retrying alike) is kept, so the callback reads it; once the callback
+	 * has finished as long ago, the batch goes.
+	 */
+	@Test
+	default void pruningKeepsABatchUntilItsCallbackHasFinished() {
+		List<String> seen = Collections.synchronizedList(new ArrayList<>());
+		handler("zip", (payload, context) -> seen
+			.add(context.batch().map((batch) -> batch.succeeded() + " succeeded").orElse("no batch")));
+		BatchIds batch = fixture().queue().enqueue(Batch.of(List.of(Job.of("work", 1)))
+			.callback(Job.of("zip", null).delay(Duration.ofHours(1))));
+		List<JobRecord> claimed = claimAll("work");
+		assertThat(fixture().store().complete(List.of(success(claimed.get(0))))).containsExactly(true);
+		assertThat(fixture().status(batch.callbackId())).isEqualTo(JobStatus.QUEUED);
+		Instant dayAgo = Instant.now().minus(Duration.ofDays(1));
+		backdate("queue_batch", batch.batchId(), dayAgo);
+		assertThat(fixture().store().pruneBatches(Duration.ofMinutes(1))).as("its callback has not run").isZero();
+
+		assertThat(fixture().store().makeDue(List.of("zip"))).isEqualTo(1);
+		fixture().startManager((s) -> s);
+		awaitStatus(batch.callbackId(), JobStatus.SUCCEEDED);
+		assertThat(seen).containsExactly("1 succeeded");
+		assertThat(fixture().store().pruneBatches(Duration.ofMinutes(1))).as("its callback has just finished").isZero();
+		backdate("queue_job", batch.callbackId(), dayAgo);
+		assertThat(fixture().store().pruneBatches(Duration.ofMinutes(1))).isEqualTo(1);
+		assertThat(fixture().queue().batch(batch.batchId())).isEmpty();
+	}
+
+	private void backdate(String table, long id, Instant finishedAt) {
+		fixture().jdbc().update("UPDATE " + table(table) + " SET finished_at = ? WHERE id = ?", (ps) -> {
+			fixture().database().dialect().setTimestamp(ps, 1, finishedAt);
+			ps.setLong(2, id);
+		});
 	}
 
 	// --- migration

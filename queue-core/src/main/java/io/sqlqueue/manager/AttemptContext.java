@@ -9,6 +9,7 @@ import org.jspecify.annotations.Nullable;
 
 import io.sqlqueue.JobContext;
 import io.sqlqueue.LeaseLostException;
+import io.sqlqueue.store.ExtendedLeases;
 import io.sqlqueue.store.JobStore;
 import io.sqlqueue.workflow.BatchProgress;
 
@@ -78,11 +79,14 @@ final class AttemptContext implements JobContext {
 	@Override
 	public void extendLease() {
 		long sent = System.nanoTime();
-		if (!this.store.extendLeases(List.of(this.attempt.lease), this.leaseDuration).isEmpty()) {
+		ExtendedLeases leases = this.store.extendLeases(List.of(this.attempt.lease), this.leaseDuration);
+		if (!leases.lost().isEmpty()) {
 			this.recorder.leaseLost(this.attempt, "extendLease");
 			throw new LeaseLostException(this.attempt.job.id());
 		}
-		this.attempt.leaseExtended(sent, this.leaseDuration);
+		if (leases.extended().contains(this.attempt.lease)) {
+			this.attempt.leaseExtended(sent, this.leaseDuration);
+		}
 	}
 
 }

@@ -35,6 +35,7 @@ import io.sqlqueue.observation.JobObservations;
 import io.sqlqueue.store.ClaimRequest;
 import io.sqlqueue.store.ClaimResult;
 import io.sqlqueue.store.Completion;
+import io.sqlqueue.store.ExtendedLeases;
 import io.sqlqueue.store.JobStore;
 import io.sqlqueue.store.Lease;
 import io.sqlqueue.store.SettleListener;
@@ -581,17 +582,26 @@ public class Manager implements SmartLifecycle {
 		}
 		try {
 			long sent = System.nanoTime();
-			Set<Lease> lost = new HashSet<>(this.store.extendLeases(
-					attempts.stream().map((attempt) -> attempt.lease).toList(), this.settings.leaseDuration()));
+			ExtendedLeases leases = this.store.extendLeases(
+					attempts.stream().map((attempt) -> attempt.lease).toList(), this.settings.leaseDuration());
+			Set<Lease> lost = new HashSet<>(leases.lost());
 			List<Long> held = new ArrayList<>();
 			for (Attempt attempt : attempts) {
-				if (!lost.contains(attempt.lease)) {
+				if (leases.extended().contains(attempt.lease)) {
 					attempt.leaseExtended(sent, this.settings.leaseDuration());
+					held.add(attempt.job.id());
+				}
+				else if (!lost.contains(attempt.lease)) {
+					// Its row is locked by another transaction: still ours, extended at a later beat.
 					held.add(attempt.job.id());
 				}
 				else if (!attempt.isSettled()) {
 					this.recorder.leaseLost(attempt, "heartbeat");
 				}
+			}
+			if (!leases.passedOver().isEmpty()) {
+				logger.debug("sqlqueue Manager {} passed over {} leases whose rows another transaction holds",
+						this.settings.workerId(), leases.passedOver().size());
 			}
 			// Where no notification brought a cancel request at once, the heartbeat finds it.
 			Set<Long> cancels = this.store.cancelRequested(held);

@@ -79,6 +79,18 @@ public abstract class Dialect {
 	}
 
 	/**
+	 * Extends many leases in one statement that passes over rows another transaction has
+	 * locked instead of waiting for them, where the database can lock rows in a subquery of an
+	 * {@code UPDATE}; {@code null} to lock them first with a {@code SELECT … FOR UPDATE SKIP
+	 * LOCKED} where the database has that, else to update them one statement each.
+	 * Parameters: the job ids and their lease tokens, each as an array, then the lease's
+	 * millis; returns the ids of the jobs whose lease it extended.
+	 */
+	public @Nullable String extendLeases(String table) {
+		return null;
+	}
+
+	/**
 	 * Inserts many jobs in one statement, or {@code null} to insert them as a JDBC batch of
 	 * single-row inserts. Parameters, each an array with one element per job: queue, handler,
 	 * payload, priority, run_at (ISO-8601 text, or null), delay millis, max attempts, unique
@@ -201,6 +213,16 @@ public abstract class Dialect {
 	 * queue), where a read cannot lock rows; {@code null} where it can.
 	 */
 	public @Nullable String flowWriteLock(String flowTable) {
+		return null;
+	}
+
+	/**
+	 * A statement that takes the database's write lock and changes nothing, run first in a
+	 * transaction that reads rows before it writes (an enqueue's check of the jobs it runs
+	 * after), where a read cannot lock rows; {@code null} where it can ({@code FOR UPDATE}).
+	 * @param jobTable the qualified name of the jobs' table
+	 */
+	public @Nullable String writeLockFirst(String jobTable) {
 		return null;
 	}
 

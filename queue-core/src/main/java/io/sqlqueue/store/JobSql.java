@@ -50,7 +50,11 @@ final class JobSql {
 
 	final String release;
 
+	/** Extends one lease, fenced; parameters: lease millis, id, token. */
 	final String extendLease;
+
+	/** The dialect's one statement that extends many leases, passing over locked rows, or {@code null}. */
+	final @Nullable String extendLeases;
 
 	final String expiredLeases;
 
@@ -93,6 +97,12 @@ final class JobSql {
 	private final Map<Integer, String> findAll = new ConcurrentHashMap<>();
 
 	private final Map<Integer, String> cancelRequested = new ConcurrentHashMap<>();
+
+	private final Map<Integer, String> awaitedAmong = new ConcurrentHashMap<>();
+
+	private final Map<Integer, String> lockRunning = new ConcurrentHashMap<>();
+
+	private final Map<Integer, String> running = new ConcurrentHashMap<>();
 
 	// The claim's text depends only on how many handlers (or ids) it binds: built once per
 	// count, not on every claim.
@@ -166,6 +176,7 @@ final class JobSql {
 		this.extendLease = """
 				UPDATE %s SET lease_expires_at = %s
 				WHERE id = ? AND lease_token = ? AND status = 'RUNNING'""".formatted(this.table, nowPlus);
+		this.extendLeases = dialect.extendLeases(this.table);
 		this.expiredLeases = """
 				SELECT id, queue, handler, lease_owner, lease_token, attempts, max_attempts, crashes,
 				    cancel_requested_at FROM %s
@@ -380,6 +391,28 @@ final class JobSql {
 	String cancelRequested(int ids) {
 		return this.cancelRequested.computeIfAbsent(ids, (count) -> """
 				SELECT id FROM %s WHERE id IN (%s) AND status = 'RUNNING' AND cancel_requested_at IS NOT NULL"""
+			.formatted(this.table, placeholders(count)));
+	}
+
+	/**
+	 * Of these jobs, the running ones with their tokens, locked, passing over those another
+	 * transaction has locked; parameters: ids….
+	 */
+	String lockRunning(int ids) {
+		return this.lockRunning.computeIfAbsent(ids, (count) -> """
+				SELECT id, lease_token FROM %s WHERE id IN (%s) AND status = 'RUNNING'
+				FOR UPDATE SKIP LOCKED""".formatted(this.table, placeholders(count)));
+	}
+
+	/** Of these jobs, the running ones with their tokens, as committed (no lock); parameters: ids…. */
+	String running(int ids) {
+		return this.running.computeIfAbsent(ids, (count) -> "SELECT id, lease_token FROM %s WHERE id IN (%s) AND status = 'RUNNING'"
+			.formatted(this.table, placeholders(count)));
+	}
+
+	/** Of these jobs, those someone awaits ({@link #markAwaited}); parameters: ids…. */
+	String awaitedAmong(int ids) {
+		return this.awaitedAmong.computeIfAbsent(ids, (count) -> "SELECT id FROM %s WHERE id IN (%s) AND awaited <> 0"
 			.formatted(this.table, placeholders(count)));
 	}
 

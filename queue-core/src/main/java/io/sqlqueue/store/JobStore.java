@@ -95,6 +95,14 @@ public class JobStore {
 
 	private final WorkflowStore workflows;
 
+	private final JobLeases leases;
+
+	/**
+	 * The heartbeat's: never joining the caller's, and READ COMMITTED where it locks rows
+	 * before it writes them (where its one statement serves, the connection's own).
+	 */
+	private final TransactionTemplate leaseTransaction;
+
 	/**
 	 * The write of a job's end and what it settles, or of jobs with their links, joining the
 	 * caller's transaction when there is one; READ COMMITTED, so that MySQL's locking reads of
@@ -151,6 +159,15 @@ public class JobStore {
 		this.limitedTransaction = dialect.checksIsolationInFlowLock() ? new TransactionTemplate(transactionManager)
 				: this.claimTransaction;
 		this.workflows = new WorkflowStore(this.jdbc, dialect, schema);
+		this.leases = new JobLeases(this.jdbc, this.sql, dialect);
+		if (this.sql.extendLeases == null && dialect.supports(ClaimMethod.LOCK_THEN_UPDATE)) {
+			this.leaseTransaction = new TransactionTemplate(transactionManager);
+			this.leaseTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+			this.leaseTransaction.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+		}
+		else {
+			this.leaseTransaction = this.ownTransaction;
+		}
 		this.workflowTransaction = new TransactionTemplate(transactionManager);
 		this.ownWorkflowTransaction = new TransactionTemplate(transactionManager);
 		this.ownWorkflowTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
@@ -352,10 +369,15 @@ public class JobStore {
 	 * caller's, when there is one). Returns whether the statement changed the row.
 	 */
 	private boolean end(String statement, long id, Object... args) {
+		return end(this.workflowTransaction, statement, id, args);
+	}
+
+	/** As {@link #end(String, long, Object...)}, the settling in {@code settling}'s transaction. */
+	private boolean end(TransactionTemplate settling, String statement, long id, Object... args) {
 		if (this.jdbc.update(this.sql.plain(statement), args) == 1) {
 			return true;
 		}
-		return Boolean.TRUE.equals(this.workflowTransaction.execute((status) -> {
+		return Boolean.TRUE.equals(settling.execute((status) -> {
 			if (this.jdbc.update(statement, args) != 1) {
 				return false;
 			}
@@ -364,6 +386,25 @@ public class JobStore {
 				.ifPresent((finished) -> settle(List.of(new WorkflowStore.Ended(id, finished))));
 			return true;
 		}));
+	}
+
+	/**
+	 * Ends one of the jobs a sweep found (the reaper's, the deadline sweep's) as {@link #end}
+	 * does, so that whatever happens to this one the sweep ends the others: in the sweep's
+	 * transaction its end and settling run under a savepoint, and a failure, logged, leaves
+	 * the job as it was for the next pass and the transaction usable. False when it failed.
+	 */
+	private boolean endInSweep(String statement, long id, Object... args) {
+		TransactionTemplate settling = TransactionSynchronizationManager.isActualTransactionActive() ? this.savepoint
+				: this.workflowTransaction;
+		try {
+			return end(settling, statement, id, args);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not end job {} and settle what its end settles; it is left as it was until the next "
+					+ "pass, and the other jobs are ended meanwhile", id, ex);
+			return false;
+		}
 	}
 
 	/**
@@ -400,10 +441,25 @@ public class JobStore {
 
 	/**
 	 * Tells every instance, where the database can (PostgreSQL's {@code NOTIFY}, on commit of
-	 * the caller's transaction), that these jobs reached a final state, so that those awaiting
-	 * them read them at once instead of at their next poll.
+	 * the caller's transaction), that those of these jobs that someone awaits (their
+	 * {@code awaited} column, read after their end was written) reached a final state, so
+	 * that their waiters read them at once instead of at their next poll. Only awaited jobs:
+	 * a {@code NOTIFY} serializes the commits of every announcing transaction, too dear for
+	 * every end.
 	 */
 	private void notifyFinished(Collection<Long> ids) {
+		if (this.notifyChannel == null || ids.isEmpty()) {
+			return;
+		}
+		List<Long> awaited = new ArrayList<>();
+		for (Object[] chunk : IdChunks.of(ids)) {
+			awaited.addAll(this.jdbc.queryForList(this.sql.awaitedAmong(chunk.length), Long.class, chunk));
+		}
+		announceFinished(awaited);
+	}
+
+	/** Sends the {@code NOTIFY} of {@link #notifyFinished} for these awaited jobs. */
+	private void announceFinished(Collection<Long> ids) {
 		if (this.notifyChannel != null && !ids.isEmpty()) {
 			for (String payload : PostgresNotifications.finishedPayloads(ids)) {
 				this.jdbc.query(this.dialect.notifyStatement(), (rs) -> {
@@ -464,9 +520,8 @@ public class JobStore {
 				return updated;
 			}
 		}));
-		// Only jobs someone awaits are announced: a NOTIFY serializes the commits of every
-		// announcing transaction, too dear for every flush.
-		notifyFinished(awaited);
+		// The statement read each job's awaited column already.
+		announceFinished(awaited);
 		boolean[] flags = new boolean[ids.length];
 		for (int i = 0; i < ids.length; i++) {
 			flags[i] = held.contains(ids[i]);
@@ -535,33 +590,30 @@ public class JobStore {
 		return end(this.sql.release, lease.jobId(), lease.jobId(), lease.token());
 	}
 
-	/** Moves the leases' expiry to now plus {@code duration}; returns the leases that were lost. */
-	public List<Lease> extendLeases(Collection<Lease> leases, Duration duration) {
+	/**
+	 * Moves the leases' expiry to now plus {@code duration}, in a transaction of its own;
+	 * says which it extended, which it passed over (their row was locked by another
+	 * transaction, see {@link JobLeases}; they still hold) and which were lost.
+	 */
+	public ExtendedLeases extendLeases(Collection<Lease> leases, Duration duration) {
 		if (leases.isEmpty()) {
-			return List.of();
+			return ExtendedLeases.NONE;
 		}
 		// In job id order, as completions are written, so the two never lock rows in opposite orders.
 		List<Lease> ordered = leases.stream().sorted(java.util.Comparator.comparingLong(Lease::jobId)).toList();
-		int[] counts = this.ownTransaction.execute((status) -> batch(this.sql.extendLease, ordered, (ps, lease) -> {
-			ps.setLong(1, duration.toMillis());
-			ps.setLong(2, lease.jobId());
-			ps.setLong(3, lease.token());
-		}));
-		boolean[] held = held(counts);
-		List<Lease> lost = new ArrayList<>();
-		for (int i = 0; i < held.length; i++) {
-			if (!held[i]) {
-				lost.add(ordered.get(i));
-			}
-		}
-		return lost;
+		Set<Lease> extended = this.leaseTransaction.execute((status) -> this.leases.extend(ordered, duration));
+		List<Lease> missed = ordered.stream().filter((lease) -> !extended.contains(lease)).toList();
+		Set<Lease> passedOver = missed.isEmpty() ? Set.of() : this.leases.running(missed);
+		return new ExtendedLeases(extended, passedOver,
+				missed.stream().filter((lease) -> !passedOver.contains(lease)).toList());
 	}
 
 	/**
 	 * Re-queues up to {@code limit} jobs whose lease expired, each such end of an attempt
 	 * counted as a crash; fails those whose attempts are used up or that crashed
 	 * {@code maxCrashes} times, and cancels those whose cancel was asked for. Safe to run
-	 * from any number of instances at once.
+	 * from any number of instances at once. A job whose end cannot be written or settled is
+	 * left for the next pass (and logged); it never holds back the others.
 	 */
 	public List<ReapedJob> reapExpired(int limit, int maxCrashes) {
 		if (this.dialect.supports(ClaimMethod.LOCK_THEN_UPDATE)) {
@@ -602,7 +654,7 @@ public class JobStore {
 		}, limit);
 		List<ReapedJob> done = new ArrayList<>(reaped.size());
 		for (ReapedJob job : reaped) {
-			if (end(this.sql.reap, job.id(), job.status().name(), job.status().name(), job.error(), job.id(),
+			if (endInSweep(this.sql.reap, job.id(), job.status().name(), job.status().name(), job.error(), job.id(),
 					job.token())) {
 				done.add(job);
 			}
@@ -613,7 +665,8 @@ public class JobStore {
 
 	/**
 	 * Cancels up to {@code limit} queued jobs whose deadline passed; returns them. Safe to
-	 * run from any number of instances at once.
+	 * run from any number of instances at once. A job whose end cannot be written or settled
+	 * is left for the next pass (and logged); it never holds back the others.
 	 */
 	public List<ExpiredJob> expirePassedDeadlines(int limit) {
 		List<ExpiredJob> passed = this.jdbc.query(this.sql.passedDeadlines,
@@ -622,7 +675,7 @@ public class JobStore {
 				limit);
 		List<ExpiredJob> expired = new ArrayList<>(passed.size());
 		for (ExpiredJob job : passed) {
-			if (end(this.sql.expire, job.id(), deadlinePassed(job.deadline()), job.id())) {
+			if (endInSweep(this.sql.expire, job.id(), deadlinePassed(job.deadline()), job.id())) {
 				expired.add(job);
 			}
 		}
@@ -835,8 +888,10 @@ public class JobStore {
 	}
 
 	/**
-	 * Deletes the batches that finished longer than {@code age} ago (by then their jobs are
-	 * pruned too, when {@code age} is the longest retention); returns how many.
+	 * Deletes the batches that finished longer than {@code age} ago, and whose callback (if
+	 * any) finished that long ago too or is gone (by then their jobs are pruned too, when
+	 * {@code age} is the longest retention); returns how many. A batch whose callback has not
+	 * run yet is kept, so the callback finds it.
 	 */
 	public int pruneBatches(Duration age) {
 		return this.workflows.pruneBatches(age);
@@ -846,7 +901,7 @@ public class JobStore {
 	 * Which fenced writes changed their row. A driver that answers "no info" would leave a
 	 * lost lease unnoticed: that is refused loudly rather than guessed.
 	 */
-	private static boolean[] held(int[] counts) {
+	static boolean[] held(int[] counts) {
 		boolean[] held = new boolean[counts.length];
 		for (int i = 0; i < counts.length; i++) {
 			if (counts[i] == Statement.SUCCESS_NO_INFO) {

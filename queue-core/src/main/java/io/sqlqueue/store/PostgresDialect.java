@@ -99,6 +99,26 @@ public final class PostgresDialect extends Dialect {
 				RETURNING j.id, j.awaited""".formatted(table);
 	}
 
+	/**
+	 * The rows are locked in a {@code MATERIALIZED} CTE with {@code SKIP LOCKED}, so the
+	 * heartbeat never waits behind a transaction that holds a job's row (a caller's open
+	 * transaction that enqueued a job to run after it, a completion). Each row finds its token
+	 * by its id's position in the arrays, and the status is tested as {@code (…) IS TRUE}, so
+	 * that the primary key serves it, as in {@link #completeAll}.
+	 */
+	@Override
+	public String extendLeases(String table) {
+		return """
+				WITH picked AS MATERIALIZED (
+				    SELECT j.id FROM %1$s j, (SELECT CAST(? AS bigint[]) AS ids, CAST(? AS bigint[]) AS tokens) d
+				    WHERE j.id = ANY(d.ids) AND j.lease_token = d.tokens[array_position(d.ids, j.id)]
+				      AND (j.status = 'RUNNING') IS TRUE
+				    FOR UPDATE OF j SKIP LOCKED)
+				UPDATE %1$s j SET lease_expires_at = now() + CAST(? AS double precision) * interval '1 millisecond'
+				FROM picked WHERE j.id = picked.id
+				RETURNING j.id""".formatted(table);
+	}
+
 	@Override
 	public String upsertRateWindows(String windowTable) {
 		return """

@@ -143,6 +143,17 @@ public final class SqliteDialect extends Dialect {
 		return "UPDATE %s SET version = version WHERE queue = ?".formatted(flowTable);
 	}
 
+	/**
+	 * An update of no row, which takes the write lock all the same: a transaction that began
+	 * with a read fails at its first write with SQLITE_BUSY, at once, when another connection
+	 * wrote since its read (its WAL snapshot is stale; the busy timeout does not help), whereas
+	 * one that begins with a write waits its turn.
+	 */
+	@Override
+	public String writeLockFirst(String jobTable) {
+		return "UPDATE %s SET version = version WHERE id = -1".formatted(jobTable);
+	}
+
 	@Override
 	public void setTimestamp(PreparedStatement statement, int index, @Nullable Instant value) throws SQLException {
 		statement.setString(index, (value != null) ? format(value) : null);

@@ -73,8 +73,19 @@ final class WorkflowSql {
 
 	final String dependentsOf;
 
-	/** Parameters: minus the age in millis. */
+	/**
+	 * Deletes the batches that finished before a moment and whose callback, if they have one,
+	 * is gone or finished before it too: a callback still to run (waiting for other jobs,
+	 * delayed, retrying, or queued again by an operator) reads its batch. Parameters: minus
+	 * the age in millis, twice.
+	 */
 	final String pruneBatches;
+
+	/**
+	 * Where a read cannot lock rows (SQLite), the statement that takes the write lock before
+	 * the jobs to run after are read; {@code null} elsewhere.
+	 */
+	final @Nullable String writeLockFirst;
 
 	private final String lock;
 
@@ -109,6 +120,7 @@ final class WorkflowSql {
 		this.dependencies = prefix + "queue_dependency";
 		this.batches = prefix + "queue_batch";
 		this.lock = dialect.supports(ClaimMethod.LOCK_THEN_UPDATE) ? "\nFOR UPDATE" : "";
+		this.writeLockFirst = dialect.writeLockFirst(this.jobs);
 		String now = dialect.now();
 		this.link = """
 				UPDATE %s SET status = ?, waiting_for = ?, on_dependency_failure = ?, batch_id = ?, settles = ?
@@ -146,7 +158,12 @@ final class WorkflowSql {
 				SELECT j.id, j.handler, j.status FROM %s d JOIN %s j ON j.id = d.job_id
 				WHERE d.depends_on = ?
 				ORDER BY j.id""".formatted(this.dependencies, this.jobs);
-		this.pruneBatches = "DELETE FROM %s WHERE finished_at < %s".formatted(this.batches, dialect.nowPlusMillis());
+		this.pruneBatches = """
+				DELETE FROM %1$s WHERE finished_at < %3$s
+				  AND (callback_id IS NULL OR NOT EXISTS (
+				      SELECT 1 FROM %2$s j
+				      WHERE j.id = callback_id AND (j.status IN ('WAITING', 'QUEUED', 'RUNNING') OR j.finished_at >= %3$s)))"""
+			.formatted(this.batches, this.jobs, dialect.nowPlusMillis());
 	}
 
 	/** Jobs of these ids, locked, in id order; parameters: ids…. */

@@ -115,8 +115,8 @@ public class WorkflowStore {
 			}
 		}
 		this.jdbc.batchUpdate(this.sql.link, columns);
-		if (!unfinishedEarlier.isEmpty()) {
-			this.jdbc.update(this.sql.markDependencies(unfinishedEarlier.size()), unfinishedEarlier.toArray());
+		for (Object[] chunk : IdChunks.of(unfinishedEarlier)) {
+			this.jdbc.update(this.sql.markDependencies(chunk.length), chunk);
 		}
 		// An edge to a job that had ended already is settled from the start: should that job run
 		// again (an operator's retry), its next end leaves the new job alone.
@@ -146,11 +146,17 @@ public class WorkflowStore {
 			throw new InvalidJobException("Jobs enqueued together may run after at most " + MAX_EARLIER_DEPENDENCIES
 					+ " jobs enqueued before, got " + ids.size());
 		}
+		if (this.sql.writeLockFirst != null) {
+			// SQLite: a transaction that reads first cannot write once another has written since.
+			this.jdbc.update(this.sql.writeLockFirst);
+		}
 		Map<Long, JobStatus> statuses = new HashMap<>();
-		this.jdbc.query(this.sql.lockJobs(ids.size()),
-				(rs) -> {
-					statuses.put(rs.getLong("id"), JobStatus.valueOf(rs.getString("status")));
-				}, ids.toArray());
+		for (Object[] chunk : IdChunks.of(ids)) {
+			this.jdbc.query(this.sql.lockJobs(chunk.length),
+					(rs) -> {
+						statuses.put(rs.getLong("id"), JobStatus.valueOf(rs.getString("status")));
+					}, chunk);
+		}
 		for (long id : ids) {
 			if (!statuses.containsKey(id)) {
 				throw new InvalidJobException("No job " + id + " to run after: it was never enqueued, its enqueue "
@@ -178,6 +184,7 @@ public class WorkflowStore {
 	 * written those ends: their dependents are released, or cancelled by their policy (and
 	 * what those settle in turn), and their batches count them (releasing a callback when a
 	 * batch finishes). Each end is settled once: a job's {@code settles} is cleared here.
+	 * However many jobs that touches, each statement binds at most {@link IdChunks#MAX} ids.
 	 */
 	Settled settle(Collection<Ended> ends) {
 		Settled settled = new Settled();
@@ -185,13 +192,18 @@ public class WorkflowStore {
 		while (!pending.isEmpty()) {
 			Map<Long, JobStatus> statuses = new HashMap<>();
 			pending.forEach((end) -> statuses.put(end.id(), end.status()));
-			List<long[]> rows = this.jdbc.query(this.sql.ended(statuses.size()),
-					(rs, row) -> new long[] { rs.getLong("id"), rs.getInt("settles"), rs.getLong("batch_id") },
-					statuses.keySet().toArray());
+			List<long[]> rows = new ArrayList<>();
+			for (Object[] chunk : IdChunks.of(statuses.keySet())) {
+				rows.addAll(this.jdbc.query(this.sql.ended(chunk.length),
+						(rs, row) -> new long[] { rs.getLong("id"), rs.getInt("settles"), rs.getLong("batch_id") },
+						chunk));
+			}
 			if (rows.isEmpty()) {
 				break;
 			}
-			this.jdbc.update(this.sql.clear(rows.size()), rows.stream().map((row) -> row[0]).toArray());
+			for (Object[] chunk : IdChunks.of(rows.stream().map((row) -> row[0]).toList())) {
+				this.jdbc.update(this.sql.clear(chunk.length), chunk);
+			}
 			List<Long> withDependents = new ArrayList<>();
 			Map<Long, int[]> perBatch = new TreeMap<>();
 			for (long[] row : rows) {
@@ -215,19 +227,24 @@ public class WorkflowStore {
 		if (ended.isEmpty()) {
 			return List.of();
 		}
-		List<long[]> edges = this.jdbc.query(this.sql.edgesFrom(ended.size()),
-				(rs, row) -> new long[] { rs.getLong("depends_on"), rs.getLong("job_id") }, ended.toArray());
-		this.jdbc.update(this.sql.settleEdges(ended.size()), ended.toArray());
+		List<long[]> edges = new ArrayList<>();
+		for (Object[] chunk : IdChunks.of(ended)) {
+			edges.addAll(this.jdbc.query(this.sql.edgesFrom(chunk.length),
+					(rs, row) -> new long[] { rs.getLong("depends_on"), rs.getLong("job_id") }, chunk));
+			this.jdbc.update(this.sql.settleEdges(chunk.length), chunk);
+		}
 		Set<Long> dependentIds = new LinkedHashSet<>();
 		edges.forEach((edge) -> dependentIds.add(edge[1]));
-		if (dependentIds.isEmpty()) {
+		Map<Long, Waiting> waiting = new LinkedHashMap<>();
+		for (Object[] chunk : IdChunks.of(dependentIds)) {
+			this.jdbc.query(this.sql.waitingDependents(chunk.length), (rs) -> {
+				waiting.put(rs.getLong("id"), new Waiting(rs.getString("queue"), rs.getString("handler"),
+						rs.getInt("waiting_for"), DependencyFailure.valueOf(rs.getString("on_dependency_failure"))));
+			}, chunk);
+		}
+		if (waiting.isEmpty()) {
 			return List.of();
 		}
-		Map<Long, Waiting> waiting = new LinkedHashMap<>();
-		this.jdbc.query(this.sql.waitingDependents(dependentIds.size()), (rs) -> {
-			waiting.put(rs.getLong("id"), new Waiting(rs.getString("queue"), rs.getString("handler"),
-					rs.getInt("waiting_for"), DependencyFailure.valueOf(rs.getString("on_dependency_failure"))));
-		}, dependentIds.toArray());
 		// Cancels first: a job with a failed dependency and a succeeded one, both ending here,
 		// must not be released by the one before the other cancels it.
 		Map<Long, String> cancels = new LinkedHashMap<>();
@@ -282,10 +299,12 @@ public class WorkflowStore {
 	/** Of these leases, those whose job runs under them and has something to settle when it ends. */
 	Set<Lease> runningToSettle(List<Lease> leases) {
 		Set<Lease> settling = new java.util.HashSet<>();
-		this.jdbc.query(this.sql.runningToSettle(leases.size()),
-				(rs) -> {
-					settling.add(new Lease(rs.getLong("id"), rs.getLong("lease_token")));
-				}, leases.stream().map(Lease::jobId).toArray());
+		for (Object[] chunk : IdChunks.of(leases.stream().map(Lease::jobId).toList())) {
+			this.jdbc.query(this.sql.runningToSettle(chunk.length),
+					(rs) -> {
+						settling.add(new Lease(rs.getLong("id"), rs.getLong("lease_token")));
+					}, chunk);
+		}
 		settling.retainAll(leases);
 		return settling;
 	}
@@ -379,15 +398,18 @@ public class WorkflowStore {
 
 	/** Forgets the edges of these jobs, pruned after their retention. */
 	void forget(List<Long> jobIds) {
-		if (!jobIds.isEmpty()) {
-			this.jdbc.update(this.sql.forgetDependents(jobIds.size()), jobIds.toArray());
-			this.jdbc.update(this.sql.forgetDependencies(jobIds.size()), jobIds.toArray());
+		for (Object[] chunk : IdChunks.of(jobIds)) {
+			this.jdbc.update(this.sql.forgetDependents(chunk.length), chunk);
+			this.jdbc.update(this.sql.forgetDependencies(chunk.length), chunk);
 		}
 	}
 
-	/** Deletes batches that finished longer than {@code age} ago; returns how many. */
+	/**
+	 * Deletes batches that finished longer than {@code age} ago, and whose callback (if any)
+	 * did too or is gone; returns how many.
+	 */
 	int pruneBatches(Duration age) {
-		return this.jdbc.update(this.sql.pruneBatches, -age.toMillis());
+		return this.jdbc.update(this.sql.pruneBatches, -age.toMillis(), -age.toMillis());
 	}
 
 	private BatchProgress mapBatch(ResultSet rs, int row) throws SQLException {

@@ -180,6 +180,50 @@ class PostgresNotificationsIT {
 		}
 	}
 
+	/**
+	 * Only the end of a job someone awaits is announced, whatever wrote it: a completion that
+	 * settles a dependent, a failure, a cancel (a {@code NOTIFY} serializes the commits of
+	 * every announcing transaction). Everything committed before the marker arrives before it.
+	 */
+	@Test
+	void onlyTheEndsOfAwaitedJobsAreAnnounced() throws Exception {
+		String channel = PostgresNotifications.channel(this.database.schema());
+		JobStore store = notifyingStore(channel);
+		long settling = this.producer.enqueue("step", 1);
+		long awaitedSettling = this.producer.enqueue("step", 2);
+		long failing = this.producer.enqueue("step", 3);
+		long cancelled = this.producer.enqueue(Job.of("step", 4).delay(Duration.ofHours(1)));
+		this.producer.enqueue(Job.of("later", null).after(settling));
+		this.producer.enqueue(Job.of("later", null).after(awaitedSettling));
+		store.markAwaited(awaitedSettling);
+		try (java.sql.Connection listening = this.database.dataSource().getConnection();
+				java.sql.Statement statement = listening.createStatement()) {
+			statement.execute("LISTEN \"" + channel + "\"");
+			List<io.sqlqueue.JobRecord> claimed = store.claim(new ClaimRequest("w", "default", List.of("step"), 10, 30_000));
+			assertThat(claimed).extracting(io.sqlqueue.JobRecord::id).containsExactly(settling, awaitedSettling, failing);
+			assertThat(store.complete(claimed.subList(0, 2).stream()
+				.map((job) -> new Completion(new Lease(job.id(), job.leaseToken()), null))
+				.toList())).containsExactly(true, true);
+			assertThat(store.fail(new Lease(failing, claimed.get(2).leaseToken()), "broken")).isTrue();
+			assertThat(store.cancel(cancelled)).isTrue();
+			this.fixture.jdbc().query("SELECT pg_notify(?, 'marker')", (rs) -> {
+			}, channel);
+			List<String> heard = new ArrayList<>();
+			long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+			while (!heard.contains("marker") && System.nanoTime() < deadline) {
+				org.postgresql.PGNotification[] received = listening.unwrap(org.postgresql.PGConnection.class)
+					.getNotifications(1000);
+				for (org.postgresql.PGNotification notification : (received != null) ? received
+						: new org.postgresql.PGNotification[0]) {
+					heard.add(notification.getParameter());
+				}
+			}
+			assertThat(heard).contains("marker");
+			assertThat(heard.stream().filter((payload) -> payload.startsWith("done:")))
+				.containsExactly("done:" + awaitedSettling);
+		}
+	}
+
 	@Test
 	void enqueueElsewhereWakesTheIdleManager() {
 		// Let the Manager's first poll pass, so that only a wake-up can claim the job in time.

@@ -96,6 +96,14 @@ class PostgresQueryPlanIT {
 	void fencedWritesFindTheJobByItsKey() {
 		assertThat(plan(sql.complete, "{}", null, 1L, 1L)).contains("queue_job_pkey");
 		assertThat(plan(sql.extendLease, 1000L, 1L, 1L)).contains("queue_job_pkey");
+		// The heartbeat: one statement that passes over locked rows, by the primary key as the flush.
+		assertThat(plan(sql.extendLeases, new Long[] { 1L, 2L }, new Long[] { 1L, 2L }, 1000L))
+			.contains("queue_job_pkey")
+			.contains("LockRows")
+			.doesNotContain("queue_job_lease_idx")
+			.doesNotContain("Seq Scan on queue_job");
+		assertThat(plan(sql.running(2), 1L, 2L)).containsAnyOf("queue_job_pkey", "queue_job_lease_idx")
+			.doesNotContain("Seq Scan");
 		assertThat(plan(sql.reschedule, 1000L, "error", 1L, 1L)).contains("queue_job_pkey");
 		// The primary key, never the running jobs' index: read whole, with the dead entries of every
 		// job run since the last vacuum, it made each flush cost more than the last.
