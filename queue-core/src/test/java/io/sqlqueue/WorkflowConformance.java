@@ -22,6 +22,7 @@ import io.sqlqueue.store.ClaimRequest;
 import io.sqlqueue.store.Completion;
 import io.sqlqueue.store.JobStore;
 import io.sqlqueue.store.Lease;
+import io.sqlqueue.store.WorkflowStore;
 import io.sqlqueue.store.NewJob;
 import io.sqlqueue.schema.QueueSchemaMigrator;
 import io.sqlqueue.test.QueueFixture;
@@ -32,6 +33,7 @@ import io.sqlqueue.workflow.BatchProgress;
 import io.sqlqueue.workflow.DependencyFailure;
 import io.sqlqueue.workflow.JobLinks;
 import io.sqlqueue.workflow.Workflow;
+import io.sqlqueue.workflow.WorkflowGraph;
 import io.sqlqueue.workflow.WorkflowIds;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -107,7 +109,7 @@ interface WorkflowConformance {
 		assertThat(links.waitingFor()).isZero();
 		assertThat(fixture().queue().links(ids.of("mail")).orElseThrow().dependents()).isEmpty();
 		assertThat(fixture().queue().links(424242)).isEmpty();
-		io.sqlqueue.workflow.WorkflowGraph graph = fixture().queue().graph(ids.of("mail")).orElseThrow();
+		WorkflowGraph graph = fixture().queue().graph(ids.of("mail")).orElseThrow();
 		assertThat(graph.jobs()).extracting(JobLinks.LinkedJob::id)
 			.containsExactly(ids.of("charge"), ids.of("ship"), ids.of("mail"));
 		assertThat(graph.edges()).extracting((edge) -> edge[0] + ">" + edge[1]).containsExactlyInAnyOrder(
@@ -606,6 +608,43 @@ interface WorkflowConformance {
 		assertThat(fixture().count("1 = 1")).as("nothing written").isEqualTo(before);
 		assertThatThrownBy(() -> Workflow.create().step("a", Job.of("work", 6), "a"))
 			.isInstanceOf(InvalidJobException.class);
+	}
+
+	/**
+	 * The README's limits: the graph view stops at {@link WorkflowGraph#MAX_JOBS}
+	 * jobs and says so; the jobs of one call may run after at most
+	 * {@link WorkflowStore#MAX_EARLIER_DEPENDENCIES} jobs enqueued before, and
+	 * a call over it is refused with nothing written.
+	 */
+	@Test
+	default void theGraphViewAndTheEarlierDependenciesOfOneCallHaveTheirLimits() {
+		long root = fixture().queue().enqueue(Job.of("work", 0).delay(Duration.ofHours(1)));
+		List<Job> dependents = new ArrayList<>();
+		for (int i = 0; i < WorkflowGraph.MAX_JOBS + 50; i++) {
+			dependents.add(Job.of("work", i).after(root));
+		}
+		fixture().queue().enqueueAll(dependents);
+		WorkflowGraph graph = fixture().queue().graph(root).orElseThrow();
+		assertThat(graph.jobs()).hasSize(WorkflowGraph.MAX_JOBS);
+		assertThat(graph.truncated()).isTrue();
+
+		List<Job> earlier = new ArrayList<>();
+		for (int i = 0; i <= WorkflowStore.MAX_EARLIER_DEPENDENCIES; i++) {
+			earlier.add(Job.of("work", i).delay(Duration.ofHours(1)));
+		}
+		List<Long> ids = fixture().queue().enqueueAll(earlier);
+		List<Job> tooMany = new ArrayList<>();
+		for (int from = 0; from < ids.size(); from += Job.MAX_DEPENDENCIES) {
+			long[] after = ids.subList(from, Math.min(ids.size(), from + Job.MAX_DEPENDENCIES)).stream()
+				.mapToLong(Long::longValue).toArray();
+			tooMany.add(Job.of("work", from).after(after));
+		}
+		int before = fixture().count("1 = 1");
+		assertThatThrownBy(() -> fixture().queue().enqueueAll(tooMany)).isInstanceOf(InvalidJobException.class)
+			.hasMessageContaining(String.valueOf(WorkflowStore.MAX_EARLIER_DEPENDENCIES));
+		assertThat(fixture().count("1 = 1")).as("nothing written").isEqualTo(before);
+		assertThat(fixture().queue().enqueueAll(tooMany.subList(1, tooMany.size()))).as("one job fewer: 1,000")
+			.hasSize(tooMany.size() - 1);
 	}
 
 	@Test
