@@ -82,7 +82,8 @@ class SqlQueueHealthContributorAutoConfigurationTests {
 	void upWhenNoDueJobWaitsTooLong() {
 		this.runner.run((context) -> {
 			assertThat(context).hasNotFailed().hasBean("sqlqueueHealthIndicator");
-			context.getBean(JobQueue.class).enqueue(Job.of("nobody", null).queue("mail"));
+			long queued = context.getBean(JobQueue.class).enqueue(Job.of("nobody", null).queue("mail"));
+			context.getBean(JobQueue.class).enqueue(Job.of("nobody", null).queue("mail").after(queued));
 			context.getBean(QueueStats.class).refresh();
 			Health health = context.getBean(SqlQueueHealthIndicator.class).health();
 			assertThat(health.getStatus()).isEqualTo(Status.UP);
@@ -95,6 +96,7 @@ class SqlQueueHealthContributorAutoConfigurationTests {
 				.extractingByKey("mail")
 				.asInstanceOf(InstanceOfAssertFactories.MAP)
 				.containsEntry("QUEUED", 1L)
+				.containsEntry("WAITING", 1L)
 				.containsEntry("FAILED", 0L)
 				.containsKey("oldestDueAge");
 		});

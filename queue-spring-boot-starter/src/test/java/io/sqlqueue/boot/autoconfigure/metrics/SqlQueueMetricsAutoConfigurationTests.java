@@ -165,8 +165,10 @@ class SqlQueueMetricsAutoConfigurationTests {
 			JobQueue jobs = context.getBean(JobQueue.class);
 			JobStore store = context.getBean(JobStore.class);
 			Instant minuteAgo = Instant.now().minusSeconds(60);
-			jobs.enqueueAll(List.of(Job.of("nobody", 1).queue("mix").runAt(minuteAgo), Job.of("nobody", 2).queue("mix"),
-					Job.of("nobody", 3).queue("mix").delay(Duration.ofHours(1)), Job.of("nobody", 4).queue("mix")));
+			List<Long> ids = jobs.enqueueAll(List.of(Job.of("nobody", 1).queue("mix").runAt(minuteAgo),
+					Job.of("nobody", 2).queue("mix"), Job.of("nobody", 3).queue("mix").delay(Duration.ofHours(1)),
+					Job.of("nobody", 4).queue("mix")));
+			jobs.enqueue(Job.of("nobody", 6).queue("mix").after(ids.get(2)));
 			JobRecord claimed = store.claim(new ClaimRequest("test", "mix", List.of("nobody"), 2, 60_000)).get(0);
 			store.fail(new Lease(claimed.id(), claimed.leaseToken()), "broken");
 			QueueStats stats = context.getBean(QueueStats.class);
@@ -176,6 +178,7 @@ class SqlQueueMetricsAutoConfigurationTests {
 			assertThat(jobsGauge(registry, "mix", "failed")).isEqualTo(1);
 			assertThat(jobsGauge(registry, "mix", "succeeded")).isZero();
 			assertThat(jobsGauge(registry, "mix", "cancelled")).isZero();
+			assertThat(jobsGauge(registry, "mix", "waiting")).as("after the delayed job").isEqualTo(1);
 			assertThat(registry.get("sqlqueue.jobs.oldest.due.age").tag("queue", "mix").timeGauge().value())
 				.isBetween(0.0, 60.0);
 
