@@ -189,6 +189,10 @@ public class WorkflowStore {
 	Settled settle(Collection<Ended> ends) {
 		Settled settled = new Settled();
 		List<Ended> pending = new ArrayList<>(ends);
+		// Counted in the batches once every round has settled its jobs, in the batches' order:
+		// a batch row locked between two rounds' job rows could deadlock with another
+		// transaction that settles those jobs and that batch the other way round.
+		Map<Long, int[]> perBatch = new TreeMap<>();
 		while (!pending.isEmpty()) {
 			Map<Long, JobStatus> statuses = new HashMap<>();
 			pending.forEach((end) -> statuses.put(end.id(), end.status()));
@@ -205,7 +209,6 @@ public class WorkflowStore {
 				this.jdbc.update(this.sql.clear(chunk.length), chunk);
 			}
 			List<Long> withDependents = new ArrayList<>();
-			Map<Long, int[]> perBatch = new TreeMap<>();
 			for (long[] row : rows) {
 				if ((row[1] & DEPENDENTS) != 0) {
 					withDependents.add(row[0]);
@@ -217,8 +220,8 @@ public class WorkflowStore {
 				}
 			}
 			pending = settleDependents(withDependents, statuses, settled);
-			perBatch.forEach((batchId, counts) -> countInBatch(batchId, counts, settled));
 		}
+		perBatch.forEach((batchId, counts) -> countInBatch(batchId, counts, settled));
 		return settled;
 	}
 
