@@ -381,10 +381,7 @@ interface WorkflowConformance {
 		List<HikariDataSource> pools = List.of(fixture().database().newDataSource(12),
 				fixture().database().newDataSource(12));
 		try {
-			fixture().startManager((s) -> s.workerId("one").defaultConcurrency(8));
-			for (HikariDataSource pool : pools) {
-				fixture().startInstance((s) -> s.workerId("other-" + pools.indexOf(pool)).defaultConcurrency(8), pool);
-			}
+			startThreeInstances(pools, 8);
 			allRunning.countDown();
 			awaitStatus(batch.callbackId(), JobStatus.SUCCEEDED);
 			assertThat(fixture().jdbc().queryForList("SELECT batch_id, succeeded, failed, pending FROM callback_run"))
@@ -412,13 +409,7 @@ interface WorkflowConformance {
 				.isEqualTo(batch.batchId());
 		}
 		finally {
-			try {
-				fixture().close();
-			}
-			catch (Exception ex) {
-				throw new IllegalStateException(ex);
-			}
-			pools.forEach(HikariDataSource::close);
+			stopInstances(pools);
 		}
 	}
 
@@ -457,10 +448,7 @@ interface WorkflowConformance {
 		List<HikariDataSource> pools = List.of(fixture().database().newDataSource(6),
 				fixture().database().newDataSource(6));
 		try {
-			fixture().startManager((s) -> s.workerId("one").defaultConcurrency(2));
-			for (HikariDataSource pool : pools) {
-				fixture().startInstance((s) -> s.workerId("other-" + pools.indexOf(pool)).defaultConcurrency(2), pool);
-			}
+			startThreeInstances(pools, 2);
 			awaitStatus(batch.callbackId(), JobStatus.SUCCEEDED);
 			assertThat(fixture().status(root)).isEqualTo(JobStatus.SUCCEEDED);
 			assertThat(fixture().jdbc().queryForObject("SELECT COUNT(*) FROM dependent_run", Integer.class))
@@ -481,13 +469,7 @@ interface WorkflowConformance {
 			assertThat(fixture().count("settles <> 0 OR waiting_for <> 0")).isZero();
 		}
 		finally {
-			try {
-				fixture().close();
-			}
-			catch (Exception ex) {
-				throw new IllegalStateException(ex);
-			}
-			pools.forEach(HikariDataSource::close);
+			stopInstances(pools);
 		}
 	}
 
@@ -822,6 +804,26 @@ interface WorkflowConformance {
 			assertThat(store.complete(List.of(success(claimed)))).containsExactly(true);
 			assertThat(store.find(waiting).orElseThrow().status()).isEqualTo(JobStatus.QUEUED);
 		}
+	}
+
+	/** Starts this fixture's Manager ("one") and one instance on each of the other pools. */
+	private void startThreeInstances(List<HikariDataSource> pools, int concurrency) {
+		fixture().startManager((s) -> s.workerId("one").defaultConcurrency(concurrency));
+		for (HikariDataSource pool : pools) {
+			fixture().startInstance((s) -> s.workerId("other-" + pools.indexOf(pool)).defaultConcurrency(concurrency),
+					pool);
+		}
+	}
+
+	/** Stops every instance of the fixture, then closes the other instances' pools. */
+	private void stopInstances(List<HikariDataSource> pools) {
+		try {
+			fixture().close();
+		}
+		catch (Exception ex) {
+			throw new IllegalStateException(ex);
+		}
+		pools.forEach(HikariDataSource::close);
 	}
 
 	private String table(String name) {
