@@ -224,6 +224,10 @@ interface FlowControlConformance {
 		}
 		assertThat(claimed).containsExactlyElementsOf(ids.subList(200, 205));
 		assertThat(limits().throttled()).containsEntry("default", Map.of("key-rate", 100L));
+		// A change of the limits forgets the keys left out: raised, their jobs start at once.
+		limits().setKeyLimit("default", "*", Limit.rate(2, Duration.ofMinutes(1)));
+		assertThat(claim(100, "work").jobs()).extracting(JobRecord::id)
+			.containsExactlyElementsOf(ids.subList(100, 200));
 	}
 
 	/**
