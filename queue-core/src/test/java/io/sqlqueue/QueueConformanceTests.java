@@ -1323,9 +1323,12 @@ public abstract class QueueConformanceTests implements FlowControlConformance, W
 			handler("victim", (payload, context) -> victimRuns.incrementAndGet());
 			Manager stuck = this.fixture.startInstance(
 					(s) -> s.defaultConcurrency(1).leaseDuration(Duration.ofSeconds(1)), connection);
-			List<Long> warm = this.fixture.queue().enqueueAll(java.util.stream.IntStream.range(0, 20)
+			// Enough fast jobs that the lane's smoothed attempt time is short (prefetch room), even
+			// when the first attempt, on a cold JVM of a busy machine, took a second or more: each
+			// attempt weighs a tenth, so 60 leave a thousandth of the first one's time.
+			List<Long> warm = this.fixture.queue().enqueueAll(java.util.stream.IntStream.range(0, 60)
 				.mapToObj((i) -> Job.of("warm", i)).toList());
-			await().atMost(WAIT).until(() -> this.fixture.status(warm.get(19)) == JobStatus.SUCCEEDED);
+			await().atMost(WAIT).until(() -> this.fixture.status(warm.get(59)) == JobStatus.SUCCEEDED);
 			// Fast jobs so far: the lane claims both at once, the victim waiting behind the slow job.
 			List<Long> ids = this.fixture.queue().enqueueAll(List.of(Job.of("slow", 1), Job.of("victim", 2)));
 			long victim = ids.get(1);
