@@ -276,7 +276,7 @@ public class FlowStore {
 		List<Object> args = new ArrayList<>(keys.size() + 1);
 		args.add(queue);
 		args.addAll(keys);
-		int padded = Math.max(1, Integer.highestOneBit(keys.size() - 1) << 1);
+		int padded = IdChunks.padded(keys.size());
 		while (args.size() < padded + 1) {
 			args.add(args.get(1));
 		}

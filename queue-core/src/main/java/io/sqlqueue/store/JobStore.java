@@ -540,12 +540,14 @@ public class JobStore {
 			return Set.of();
 		}
 		Set<Lease> finished = new HashSet<>();
-		this.jdbc.query(this.sql.finishedUnder(leases.size()), (rs) -> {
-			long token = rs.getLong("lease_token");
-			if (!rs.wasNull()) {
-				finished.add(new Lease(rs.getLong("id"), token));
-			}
-		}, leases.stream().map(Lease::jobId).toArray());
+		for (Object[] chunk : IdChunks.of(leases.stream().map(Lease::jobId).toList())) {
+			this.jdbc.query(this.sql.finishedUnder(chunk.length), (rs) -> {
+				long token = rs.getLong("lease_token");
+				if (!rs.wasNull()) {
+					finished.add(new Lease(rs.getLong("id"), token));
+				}
+			}, chunk);
+		}
 		finished.retainAll(leases);
 		return finished;
 	}
@@ -718,15 +720,20 @@ public class JobStore {
 		if (ids.isEmpty()) {
 			return Set.of();
 		}
-		return new HashSet<>(this.jdbc.queryForList(this.sql.cancelRequested(ids.size()), Long.class, ids.toArray()));
+		Set<Long> requested = new HashSet<>();
+		for (Object[] chunk : IdChunks.of(ids)) {
+			requested.addAll(this.jdbc.queryForList(this.sql.cancelRequested(chunk.length), Long.class, chunk));
+		}
+		return requested;
 	}
 
 	/** The jobs of these ids, as stored now (fewer when some do not exist). */
 	public List<JobRecord> findAll(Collection<Long> ids) {
-		if (ids.isEmpty()) {
-			return List.of();
+		List<JobRecord> found = new ArrayList<>();
+		for (Object[] chunk : IdChunks.of(ids)) {
+			found.addAll(this.jdbc.query(this.sql.findAll(chunk.length), jobRows(), chunk));
 		}
-		return this.jdbc.query(this.sql.findAll(ids.size()), jobRows(), ids.toArray());
+		return found;
 	}
 
 	public Optional<JobRecord> find(long id) {
