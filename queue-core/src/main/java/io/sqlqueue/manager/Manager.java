@@ -149,6 +149,18 @@ public class Manager implements SmartLifecycle {
 		this.loop = new PollLoop(scheduler, this::pollOnce);
 	}
 
+	/** The queues this Manager serves (or will, once started): those of its handlers and those configured. */
+	public Set<String> servedQueues() {
+		return servedQueues(this.handlers, this.settings);
+	}
+
+	/** The queues a Manager with these handlers and settings serves. */
+	public static Set<String> servedQueues(HandlerRegistry handlers, ManagerSettings settings) {
+		Set<String> queues = new TreeSet<>(handlers.queues());
+		queues.addAll(settings.queues());
+		return queues;
+	}
+
 	@Override
 	public void start() {
 		synchronized (this.lifecycle) {
@@ -159,10 +171,8 @@ public class Manager implements SmartLifecycle {
 				logger.info("sqlqueue Manager {} has no handlers: it claims nothing", this.settings.workerId());
 				return;
 			}
-			Set<String> queues = new TreeSet<>(this.handlers.queues());
-			queues.addAll(this.settings.queues());
 			Map<String, Lane> lanes = new LinkedHashMap<>();
-			queues.forEach((queue) -> lanes.put(queue,
+			servedQueues().forEach((queue) -> lanes.put(queue,
 					new Lane(queue, this.settings.concurrencyOf(queue), this.settings.prefetch())));
 			this.lanes = Collections.unmodifiableMap(lanes);
 			this.handlerNames = List.copyOf(this.handlers.names());

@@ -5,7 +5,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.Executor;
 
 import javax.sql.DataSource;
@@ -330,9 +329,7 @@ public final class SqlQueueAutoConfiguration {
 
 	/** The workers the Manager's lanes need at most: the handlers' queues and the configured ones. */
 	static int totalWorkers(HandlerRegistry handlers, ManagerSettings settings) {
-		Set<String> queues = new TreeSet<>(handlers.queues());
-		queues.addAll(settings.queues());
-		return Math.max(1, queues.stream().mapToInt(settings::concurrencyOf).sum());
+		return Math.max(1, Manager.servedQueues(handlers, settings).stream().mapToInt(settings::concurrencyOf).sum());
 	}
 
 	@Configuration(proxyBeanMethods = false)
@@ -381,16 +378,14 @@ public final class SqlQueueAutoConfiguration {
 		@ConditionalOnMissingBean
 		@DependsOnDatabaseInitialization
 		LimitDeclarer sqlqueueLimitDeclarer(FlowControl flowControl, SqlQueueProperties properties,
-				ObjectProvider<JobHandlerBeanPostProcessor> handlerPostProcessor, HandlerRegistry handlers) {
+				ObjectProvider<JobHandlerBeanPostProcessor> handlerPostProcessor, ObjectProvider<Manager> manager) {
 			List<LimitDefinition> fromProperties = propertyLimits(properties);
 			return new LimitDeclarer(flowControl, fromProperties, () -> {
 				JobHandlerBeanPostProcessor processor = handlerPostProcessor.getIfUnique();
 				return (processor != null) ? processor.keyLimits() : List.of();
 			}, () -> {
-				// The queues the Manager serves: those of its handlers and those configured.
-				Set<String> served = new TreeSet<>(handlers.queues());
-				served.addAll(properties.getQueues().keySet());
-				return served;
+				Manager served = manager.getIfUnique();
+				return (served != null) ? served.servedQueues() : Set.of();
 			});
 		}
 
