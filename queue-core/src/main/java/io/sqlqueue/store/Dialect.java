@@ -209,17 +209,11 @@ public abstract class Dialect {
 	}
 
 	/**
-	 * A statement that takes the lock {@link #lockFlow} needs before it runs (parameter: the
-	 * queue), where a read cannot lock rows; {@code null} where it can.
-	 */
-	public @Nullable String flowWriteLock(String flowTable) {
-		return null;
-	}
-
-	/**
 	 * A statement that takes the database's write lock and changes nothing, run first in a
-	 * transaction that reads rows before it writes (an enqueue's check of the jobs it runs
-	 * after), where a read cannot lock rows; {@code null} where it can ({@code FOR UPDATE}).
+	 * transaction that reads rows before it writes and needs them to stay as read (an
+	 * enqueue's check of the jobs it runs after, {@link #lockFlow} before a limited claim or a
+	 * change of limits), where a read cannot lock rows; {@code null} where it can
+	 * ({@code FOR UPDATE}). No parameters.
 	 * @param jobTable the qualified name of the jobs' table
 	 */
 	public @Nullable String writeLockFirst(String jobTable) {

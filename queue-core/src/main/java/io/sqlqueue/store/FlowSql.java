@@ -21,7 +21,7 @@ final class FlowSql {
 	/** The same for a change of the queue's limits. */
 	final String lockFlowToChange;
 
-	/** Run first where rows cannot be locked by a read (SQLite: takes its one write lock); parameter: queue. */
+	/** Run first where rows cannot be locked by a read (SQLite: takes its one write lock); no parameters. */
 	final @Nullable String writeLock;
 
 	final String flowVersion;
@@ -84,7 +84,7 @@ final class FlowSql {
 		String now = dialect.now();
 		this.lockFlow = dialect.lockFlow(flowTable, true);
 		this.lockFlowToChange = dialect.lockFlow(flowTable, false);
-		this.writeLock = dialect.flowWriteLock(flowTable);
+		this.writeLock = dialect.writeLockFirst(jobTable);
 		this.flowVersion = "SELECT version FROM %s WHERE queue = ?".formatted(flowTable);
 		this.insertFlow = "INSERT INTO %s (queue, version) VALUES (?, ?)".formatted(flowTable);
 		this.bumpFlow = "UPDATE %s SET version = version + 1 WHERE queue = ?".formatted(flowTable);

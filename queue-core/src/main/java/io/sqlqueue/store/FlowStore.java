@@ -240,7 +240,7 @@ public class FlowStore {
 
 	private @Nullable FlowLock lock(String queue, String statement) {
 		if (this.sql.writeLock != null) {
-			this.jdbc.update(this.sql.writeLock, queue);
+			this.jdbc.update(this.sql.writeLock);
 		}
 		List<FlowLock> locks = this.jdbc.query(statement, (rs, row) -> new FlowLock(rs.getLong("version"),
 				window(rs), timestamp(rs, "db_now"), rs.getBoolean("read_committed")), queue);

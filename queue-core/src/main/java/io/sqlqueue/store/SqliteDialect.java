@@ -127,20 +127,10 @@ public final class SqliteDialect extends Dialect {
 				RETURNING *""".formatted(table, readyJobs, claimedColumns);
 	}
 
-	/** No row locks: the transaction's one write lock, taken by {@link #flowWriteLock}, serves. */
+	/** No row locks: the transaction's one write lock, taken by {@link #writeLockFirst}, serves. */
 	@Override
 	protected String lockRows() {
 		return "";
-	}
-
-	/**
-	 * A write first, so the claim's transaction holds SQLite's write lock from its start: a
-	 * transaction that reads first and writes later fails with SQLITE_BUSY when another wrote
-	 * in between, instead of waiting its turn.
-	 */
-	@Override
-	public String flowWriteLock(String flowTable) {
-		return "UPDATE %s SET version = version WHERE queue = ?".formatted(flowTable);
 	}
 
 	/**
