@@ -319,8 +319,8 @@ final class FlowClaim {
 		}
 		keys.sort(null);
 		List<String> excluded = new ArrayList<>(keys.subList(0, Math.min(keys.size(), MAX_EXCLUDED)));
-		int padded = Integer.highestOneBit(excluded.size() - 1) << 1;
-		while (excluded.size() < Math.max(1, padded)) {
+		int padded = IdChunks.padded(excluded.size());
+		while (excluded.size() < padded) {
 			excluded.add(excluded.get(0));
 		}
 		return excluded;
@@ -335,7 +335,8 @@ final class FlowClaim {
 		// Padded to a power of two (repeating the last id) so that a few statements, prepared
 		// once, serve claims of every size.
 		List<Long> ids = new ArrayList<>(admitted.stream().map(JobRecord::id).toList());
-		while (Integer.bitCount(ids.size()) != 1) {
+		int padded = IdChunks.padded(ids.size());
+		while (ids.size() < padded) {
 			ids.add(ids.get(ids.size() - 1));
 		}
 		int updated = this.jdbc.update(this.sql.claimQueued(ids.size()), (ps) -> {

@@ -399,9 +399,7 @@ final class JobSql {
 	 * transaction has locked; parameters: ids….
 	 */
 	String lockRunning(int ids) {
-		return this.lockRunning.computeIfAbsent(ids, (count) -> """
-				SELECT id, lease_token FROM %s WHERE id IN (%s) AND status = 'RUNNING'
-				FOR UPDATE SKIP LOCKED""".formatted(this.table, placeholders(count)));
+		return this.lockRunning.computeIfAbsent(ids, (count) -> running(count) + "\nFOR UPDATE SKIP LOCKED");
 	}
 
 	/** Of these jobs, the running ones with their tokens, as committed (no lock); parameters: ids…. */
