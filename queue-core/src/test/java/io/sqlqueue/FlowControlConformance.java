@@ -223,6 +223,12 @@ interface FlowControlConformance {
 				.isLessThanOrEqualTo(Duration.ofMinutes(2));
 		}
 		assertThat(claimed).containsExactlyElementsOf(ids.subList(200, 205));
+		// Every due job's key is left out now, so the claim reads none: it still says when the
+		// first of them has room again, or the Manager would wait for its next poll.
+		ClaimResult nothingRead = claim(10, "work");
+		assertThat(nothingRead.jobs()).isEmpty();
+		assertThat(nothingRead.throttledFor()).as("the next start of a key left out").isPositive()
+			.isLessThanOrEqualTo(Duration.ofMinutes(2));
 		assertThat(limits().throttled()).containsEntry("default", Map.of("key-rate", 100L));
 		// A change of the limits forgets the keys left out: raised, their jobs start at once.
 		limits().setKeyLimit("default", "*", Limit.rate(2, Duration.ofMinutes(1)));
