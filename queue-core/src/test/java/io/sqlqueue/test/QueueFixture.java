@@ -95,6 +95,10 @@ public final class QueueFixture implements AutoCloseable {
 		return new JobStore(dataSource, this.database.dialect(), this.database.schema(), this.claimMethod);
 	}
 
+	public ClaimMethod claimMethod() {
+		return this.claimMethod;
+	}
+
 	public JobStore store() {
 		return this.store;
 	}
