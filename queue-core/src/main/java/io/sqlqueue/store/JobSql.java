@@ -126,6 +126,9 @@ final class JobSql {
 
 	final String finishedBefore;
 
+	/** {@link #finishedBefore}, passing over rows another transaction holds (where the database can). */
+	final String lockFinishedBefore;
+
 	final String deleteFinished;
 
 	JobSql(Dialect dialect, @Nullable String schema) {
@@ -236,6 +239,7 @@ final class JobSql {
 				WHERE status = ? AND finished_at < %s
 				ORDER BY finished_at
 				LIMIT ?""".formatted(this.table, dialect.nowPlusMillis());
+		this.lockFinishedBefore = this.finishedBefore + "\nFOR UPDATE SKIP LOCKED";
 		this.deleteFinished = """
 				DELETE FROM %s WHERE id = ? AND status = ?""".formatted(this.table);
 		this.claimIfUnchanged = """

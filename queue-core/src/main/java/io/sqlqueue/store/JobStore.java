@@ -871,14 +871,25 @@ public class JobStore {
 	/**
 	 * Deletes up to {@code limit} jobs in this finished state that finished longer than
 	 * {@code age} ago; returns how many. Touches only finished rows, so claims never wait
-	 * for it.
+	 * for it. Where the database has {@code SKIP LOCKED}, it locks them first (READ COMMITTED,
+	 * so MySQL takes no gap locks) and passes over rows another transaction holds: a caller's
+	 * open transaction that enqueued a job after a finished one holds that row, and waiting
+	 * for it would stop every later pass of the pruner until that transaction ends.
 	 */
 	public int pruneFinished(JobStatus status, Duration age, int limit) {
 		if (!status.isFinished()) {
 			throw new IllegalArgumentException("Only finished jobs are pruned, not " + status);
 		}
-		List<Long> ids = this.jdbc.queryForList(this.sql.finishedBefore, Long.class, status.name(),
-				-age.toMillis(), limit);
+		if (this.dialect.supports(ClaimMethod.LOCK_THEN_UPDATE)) {
+			Integer pruned = this.claimTransaction
+				.execute((tx) -> prune(this.sql.lockFinishedBefore, status, age, limit));
+			return (pruned != null) ? pruned : 0;
+		}
+		return prune(this.sql.finishedBefore, status, age, limit);
+	}
+
+	private int prune(String finishedBefore, JobStatus status, Duration age, int limit) {
+		List<Long> ids = this.jdbc.queryForList(finishedBefore, Long.class, status.name(), -age.toMillis(), limit);
 		int[] counts = batch(this.sql.deleteFinished, ids, (ps, id) -> {
 			ps.setLong(1, id);
 			ps.setString(2, status.name());
@@ -894,6 +905,9 @@ public class JobStore {
 		return deleted.size();
 	}
 
+	/** The most batches one pass of the pruner deletes; the next pass goes on. */
+	static final int BATCHES_PRUNED = 1_000;
+
 	/**
 	 * Deletes the batches that finished longer than {@code age} ago, and whose callback (if
 	 * any) finished that long ago too or is gone (by then their jobs are pruned too, when
@@ -901,7 +915,9 @@ public class JobStore {
 	 * run yet is kept, so the callback finds it.
 	 */
 	public int pruneBatches(Duration age) {
-		return this.workflows.pruneBatches(age);
+		// As pruneFinished: locked first, passing over a batch another transaction holds.
+		Integer pruned = this.claimTransaction.execute((tx) -> this.workflows.pruneBatches(age, BATCHES_PRUNED));
+		return (pruned != null) ? pruned : 0;
 	}
 
 	/**

@@ -74,12 +74,15 @@ final class WorkflowSql {
 	final String dependentsOf;
 
 	/**
-	 * Deletes the batches that finished before a moment and whose callback, if they have one,
-	 * is gone or finished before it too: a callback still to run (waiting for other jobs,
-	 * delayed, retrying, or queued again by an operator) reads its batch. Parameters: minus
-	 * the age in millis, twice.
+	 * The batches that finished before a moment and whose callback, if they have one, is gone
+	 * or finished before it too (a callback still to run, waiting for other jobs, delayed,
+	 * retrying, or queued again by an operator, reads its batch), locked, passing over those
+	 * another transaction holds, where the database can. Parameters: minus the age in
+	 * millis, twice; the most to return.
 	 */
-	final String pruneBatches;
+	final String prunableBatches;
+
+	private final Map<Integer, String> deleteBatches = new ConcurrentHashMap<>();
 
 	/**
 	 * Where a read cannot lock rows (SQLite), the statement that takes the write lock before
@@ -158,12 +161,15 @@ final class WorkflowSql {
 				SELECT j.id, j.handler, j.status FROM %s d JOIN %s j ON j.id = d.job_id
 				WHERE d.depends_on = ?
 				ORDER BY j.id""".formatted(this.dependencies, this.jobs);
-		this.pruneBatches = """
-				DELETE FROM %1$s WHERE finished_at < %3$s
+		this.prunableBatches = """
+				SELECT id FROM %1$s WHERE finished_at < %3$s
 				  AND (callback_id IS NULL OR NOT EXISTS (
 				      SELECT 1 FROM %2$s j
-				      WHERE j.id = callback_id AND (j.status IN ('WAITING', 'QUEUED', 'RUNNING') OR j.finished_at >= %3$s)))"""
-			.formatted(this.batches, this.jobs, dialect.nowPlusMillis());
+				      WHERE j.id = callback_id AND (j.status IN ('WAITING', 'QUEUED', 'RUNNING') OR j.finished_at >= %3$s)))
+				ORDER BY id
+				LIMIT ?%4$s"""
+			.formatted(this.batches, this.jobs, dialect.nowPlusMillis(),
+					dialect.supports(ClaimMethod.LOCK_THEN_UPDATE) ? "\nFOR UPDATE SKIP LOCKED" : "");
 	}
 
 	/** Jobs of these ids, locked, in id order; parameters: ids…. */
@@ -234,6 +240,12 @@ final class WorkflowSql {
 	String linkedJobs(int ids) {
 		return cached(this.linkedJobs, ids, (count) -> "SELECT id, handler, status FROM %s WHERE id IN (%s) ORDER BY id"
 			.formatted(this.jobs, placeholders(count)));
+	}
+
+	/** Parameters: batch ids…. */
+	String deleteBatches(int ids) {
+		return cached(this.deleteBatches, ids,
+				(count) -> "DELETE FROM %s WHERE id IN (%s)".formatted(this.batches, placeholders(count)));
 	}
 
 	/** Parameters: ids…. */

@@ -411,8 +411,14 @@ public class WorkflowStore {
 	 * Deletes batches that finished longer than {@code age} ago, and whose callback (if any)
 	 * did too or is gone; returns how many.
 	 */
-	int pruneBatches(Duration age) {
-		return this.jdbc.update(this.sql.pruneBatches, -age.toMillis(), -age.toMillis());
+	int pruneBatches(Duration age, int limit) {
+		List<Long> ids = this.jdbc.queryForList(this.sql.prunableBatches, Long.class, -age.toMillis(),
+				-age.toMillis(), limit);
+		int deleted = 0;
+		for (Object[] chunk : IdChunks.of(ids)) {
+			deleted += this.jdbc.update(this.sql.deleteBatches(chunk.length), chunk);
+		}
+		return deleted;
 	}
 
 	private BatchProgress mapBatch(ResultSet rs, int row) throws SQLException {
