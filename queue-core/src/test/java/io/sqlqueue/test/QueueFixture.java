@@ -99,6 +99,10 @@ public final class QueueFixture implements AutoCloseable {
 		return this.store;
 	}
 
+	public ClaimMethod claimMethod() {
+		return this.claimMethod;
+	}
+
 	public JobQueue queue() {
 		return this.queue;
 	}
