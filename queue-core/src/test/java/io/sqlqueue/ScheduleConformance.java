@@ -9,6 +9,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import javax.sql.DataSource;
 
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
 
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
+import io.sqlqueue.schedule.ConcurrentScheduleChangeException;
 import io.sqlqueue.schedule.FiredTick;
 import io.sqlqueue.schedule.Recurrence;
 import io.sqlqueue.schedule.ScheduleDefinition;
@@ -29,6 +31,7 @@ import io.sqlqueue.test.QueueFixture;
 import io.sqlqueue.test.TestDatabase;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -123,6 +126,38 @@ interface ScheduleConformance {
 		List<JobRecord> jobs = jobsOf("report");
 		assertThat(jobs).hasSize(2).extracting(JobRecord::id).contains(triggered);
 		assertThat(jobs).extracting(JobRecord::scheduledFor).doesNotHaveDuplicates();
+	}
+
+	/**
+	 * An operation that loses its compare-and-set every time (the schedule changes after each
+	 * of its reads) gives up after a bounded number of tries, having changed nothing.
+	 */
+	@Test
+	default void anOperationThatKeepsLosingItsRaceFailsAndChangesNothing() {
+		assumeOwnClaimMethod();
+		fixture().register(HandlerDefinition.of("report", "default", (payload, context) -> null));
+		DataSource dataSource = isolatedDatabase().dataSource();
+		AtomicInteger reads = new AtomicInteger();
+		ScheduleStore changedAfterEachRead = new ScheduleStore(dataSource, isolatedDatabase().dialect(),
+				isolatedDatabase().schema()) {
+			@Override
+			public Optional<ScheduleRow> find(String name) {
+				Optional<ScheduleRow> row = super.find(name);
+				row.ifPresent((read) -> {
+					reads.incrementAndGet();
+					assertThat(setPaused(name, read.version(), read.paused(), null)).isTrue();
+				});
+				return row;
+			}
+		};
+		Schedules schedules = instance(changedAfterEachRead, dataSource, fixture().handlers());
+		schedules.create(ScheduleDefinition.of("hourly", "report", Recurrence.every(Duration.ofHours(1))));
+		assertThatThrownBy(() -> schedules.trigger("hourly")).isInstanceOf(ConcurrentScheduleChangeException.class)
+			.hasMessageContaining("hourly");
+		assertThat(reads).hasValue(Schedules.MAX_RACES + 1);
+		assertThatThrownBy(() -> schedules.pause("hourly")).isInstanceOf(ConcurrentScheduleChangeException.class);
+		assertThat(jobsOf("report")).isEmpty();
+		assertThat(scheduleStore(dataSource).find("hourly").orElseThrow().paused()).isFalse();
 	}
 
 	/**

@@ -68,7 +68,7 @@ public class Schedules {
 	private static final int BATCH_SIZE = 100;
 
 	/** Most times an operation reads a schedule again after losing its compare-and-set. */
-	static final int MAX_RACES = 5;
+	public static final int MAX_RACES = 5;
 
 	private static final Logger logger = LoggerFactory.getLogger(Schedules.class);
 
