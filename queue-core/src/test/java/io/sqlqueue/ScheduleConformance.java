@@ -10,6 +10,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
 
 import javax.sql.DataSource;
 
@@ -63,6 +64,18 @@ interface ScheduleConformance {
 				QueueFixture.FAST_RETRIES), handlers, JobListener.NONE);
 	}
 
+	/** A store that runs {@code hook} after each read of one schedule, before the caller sees the row. */
+	private ScheduleStore afterEachRead(DataSource dataSource, BiConsumer<ScheduleStore, ScheduleRow> hook) {
+		return new ScheduleStore(dataSource, isolatedDatabase().dialect(), isolatedDatabase().schema()) {
+			@Override
+			public Optional<ScheduleRow> find(String name) {
+				Optional<ScheduleRow> row = super.find(name);
+				row.ifPresent((read) -> hook.accept(this, read));
+				return row;
+			}
+		};
+	}
+
 	private void moveNextRunBack(String schedule, Duration by) {
 		ScheduleStore store = scheduleStore(isolatedDatabase().dataSource());
 		ScheduleRow row = store.find(schedule).orElseThrow();
@@ -89,24 +102,18 @@ interface ScheduleConformance {
 		CountDownLatch read = new CountDownLatch(1);
 		CountDownLatch resume = new CountDownLatch(1);
 		AtomicBoolean armed = new AtomicBoolean();
-		ScheduleStore heldAfterRead = new ScheduleStore(dataSource, isolatedDatabase().dialect(),
-				isolatedDatabase().schema()) {
-			@Override
-			public Optional<ScheduleRow> find(String name) {
-				Optional<ScheduleRow> row = super.find(name);
-				if (armed.getAndSet(false)) {
-					read.countDown();
-					try {
-						assertThat(resume.await(30, TimeUnit.SECONDS)).isTrue();
-					}
-					catch (InterruptedException ex) {
-						Thread.currentThread().interrupt();
-						throw new IllegalStateException(ex);
-					}
+		ScheduleStore heldAfterRead = afterEachRead(dataSource, (store, row) -> {
+			if (armed.getAndSet(false)) {
+				read.countDown();
+				try {
+					assertThat(resume.await(30, TimeUnit.SECONDS)).isTrue();
 				}
-				return row;
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					throw new IllegalStateException(ex);
+				}
 			}
-		};
+		});
 		Schedules firer = instance(scheduleStore(dataSource), dataSource, fixture().handlers());
 		Schedules operator = instance(heldAfterRead, dataSource, fixture().handlers());
 		firer.create(ScheduleDefinition.of("hourly", "report", Recurrence.every(Duration.ofHours(1))));
@@ -138,18 +145,10 @@ interface ScheduleConformance {
 		fixture().register(HandlerDefinition.of("report", "default", (payload, context) -> null));
 		DataSource dataSource = isolatedDatabase().dataSource();
 		AtomicInteger reads = new AtomicInteger();
-		ScheduleStore changedAfterEachRead = new ScheduleStore(dataSource, isolatedDatabase().dialect(),
-				isolatedDatabase().schema()) {
-			@Override
-			public Optional<ScheduleRow> find(String name) {
-				Optional<ScheduleRow> row = super.find(name);
-				row.ifPresent((read) -> {
-					reads.incrementAndGet();
-					assertThat(setPaused(name, read.version(), read.paused(), null)).isTrue();
-				});
-				return row;
-			}
-		};
+		ScheduleStore changedAfterEachRead = afterEachRead(dataSource, (store, row) -> {
+			reads.incrementAndGet();
+			assertThat(store.setPaused(row.name(), row.version(), row.paused(), null)).isTrue();
+		});
 		Schedules schedules = instance(changedAfterEachRead, dataSource, fixture().handlers());
 		schedules.create(ScheduleDefinition.of("hourly", "report", Recurrence.every(Duration.ofHours(1))));
 		assertThatThrownBy(() -> schedules.trigger("hourly")).isInstanceOf(ConcurrentScheduleChangeException.class)
