@@ -111,6 +111,11 @@ public class JobQueue {
 		this.awaiter = awaiter;
 	}
 
+	/** The attempts of a job whose handler and enqueue name none: the configured default. */
+	public int defaultMaxAttempts() {
+		return this.retryPolicy.maxAttempts();
+	}
+
 	/** Enqueues a job for {@code handler} with this payload, due now; returns its id. */
 	public long enqueue(String handler, @Nullable Object payload) {
 		return enqueue(Job.of(handler, payload));

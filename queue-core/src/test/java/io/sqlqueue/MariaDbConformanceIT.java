@@ -93,7 +93,8 @@ class MariaDbConformanceIT extends QueueConformanceTests {
 				.create(ScheduleDefinition.of("hourly", "tick", Recurrence.every(Duration.ofHours(1))));
 			assertThat(created.nextRunAt()).isEqualTo(Instant.ofEpochSecond(skewed).plus(Duration.ofHours(1)));
 			// Due by the database's clock, ten minutes ahead by this JVM's: it fires.
-			store.setPaused("hourly", false, Instant.ofEpochSecond(skewed).minusSeconds(1));
+			store.setPaused("hourly", store.find("hourly").orElseThrow().version(), false,
+					Instant.ofEpochSecond(skewed).minusSeconds(1));
 			List<FiredTick> fired = schedules.fireDue();
 			assertThat(fired).singleElement().satisfies((tick) -> {
 				assertThat(tick.skipped()).isFalse();

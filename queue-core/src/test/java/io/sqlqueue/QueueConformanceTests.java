@@ -81,8 +81,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * The behaviour every database and claim method must show, with real connections and real
  * threads. A subclass names the database; it adds tests only for what is its own.
  */
-public abstract class QueueConformanceTests implements FlowControlConformance, WorkflowConformance,
-		CallerLockConformance {
+public abstract class QueueConformanceTests
+		implements FlowControlConformance, WorkflowConformance, ScheduleConformance, CallerLockConformance {
 
 	protected static final Duration WAIT = Duration.ofSeconds(30);
 
@@ -1691,7 +1691,7 @@ public abstract class QueueConformanceTests implements FlowControlConformance, W
 		ScheduleStore store = new ScheduleStore(this.database.dataSource(), this.database.dialect(),
 				this.database.schema());
 		ScheduleRow row = store.find(schedule).orElseThrow();
-		store.setPaused(schedule, row.paused(), row.databaseNow().minus(by));
+		store.setPaused(schedule, row.version(), row.paused(), row.databaseNow().minus(by));
 	}
 
 	private List<JobRecord> jobsOf(String handler) {

@@ -10,6 +10,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -20,6 +21,7 @@ import io.sqlqueue.Job;
 import io.sqlqueue.JobListener;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
 import io.sqlqueue.store.ScheduleRow;
 import io.sqlqueue.store.ScheduleStore;
@@ -33,7 +35,26 @@ import io.sqlqueue.store.ScheduleStore;
  * on the row's version, enqueues the tick's job (its {@code JobContext.scheduledFor()} is
  * the tick) and moves the next due time on. Any number of instances may fire, each tick
  * gives one job, and a JVM's clock plays no part: ticks are computed from the database's
- * readings.
+ * readings. A firing passes over a schedule whose row another transaction holds (where
+ * the database can tell, see {@link ScheduleStore}) and fires it at a later pass.
+ * <p>
+ * <b>Operations race the firer safely.</b> {@link #trigger}, {@link #pause},
+ * {@link #resume}, {@link #update} (and {@link #declare}) write by compare-and-set on the
+ * version they read, as the firer does: one that finds the schedule changed since its read
+ * (the firer moved it on) reads it again and redoes its change, up to
+ * {@value #MAX_RACES} times, then fails with {@link ConcurrentScheduleChangeException}
+ * (nothing changed). So a trigger never puts back a tick the firer has just fired. Inside a
+ * caller's REPEATABLE READ transaction the read cannot see the firer's change, and a lost
+ * race fails that way at once.
+ * <p>
+ * <b>Schedules carry their jobs' settings</b> ({@link ScheduleDefinition}): the queue,
+ * priority, attempts, expiry and concurrency key, filled in from the handler where the
+ * schedule is registered, so an instance without the handler (a rolling deploy, another
+ * application on the same schema) fires the same job into the handler's queue. A schedule
+ * stored without its queue or attempts (before they were stored, or registered where the
+ * handler was unknown) is fired only by an instance that has the handler, with that
+ * handler's settings; an instance without it leaves the tick for one that has it, never
+ * firing into a queue by guess. Declaring it again at start-up stores the settings.
  */
 public class Schedules {
 
@@ -45,6 +66,9 @@ public class Schedules {
 
 	/** Most schedules one firing pass handles. */
 	private static final int BATCH_SIZE = 100;
+
+	/** Most times an operation reads a schedule again after losing its compare-and-set. */
+	public static final int MAX_RACES = 5;
 
 	private static final Logger logger = LoggerFactory.getLogger(Schedules.class);
 
@@ -84,15 +108,14 @@ public class Schedules {
 		Map<String, ScheduleRow> stored = new LinkedHashMap<>();
 		this.store.all().forEach((row) -> stored.put(row.name(), row));
 		Instant now = this.store.now();
-		for (ScheduleDefinition schedule : schedules) {
+		for (ScheduleDefinition declared : schedules) {
+			ScheduleDefinition schedule = settled(declared);
 			ScheduleRow row = stored.get(schedule.name());
 			if (row == null) {
 				this.store.insert(toRow(schedule, source, schedule.recurrence().first(now)));
 			}
 			else if (!definitionOf(row).equals(schedule) || !row.source().equals(source.name()) || row.orphaned()) {
-				boolean newTimes = !definitionOf(row).recurrence().equals(schedule.recurrence());
-				this.store.updateDefinition(toRow(schedule, source, row.nextRunAt()),
-						newTimes ? schedule.recurrence().first(now) : null);
+				redefine(schedule, source);
 			}
 		}
 		stored.values()
@@ -106,53 +129,96 @@ public class Schedules {
 	}
 
 	/**
-	 * Adds a schedule at runtime; it fires first at its next tick.
+	 * Adds a schedule at runtime; it fires first at its next tick. Its jobs' settings that
+	 * it leaves open are filled in from the handler, when this instance has it.
 	 * @throws IllegalStateException when a schedule of that name exists
 	 */
 	public ScheduleRecord create(ScheduleDefinition schedule) {
-		if (!this.store.insert(toRow(schedule, ScheduleSource.API, schedule.recurrence().first(this.store.now())))) {
+		if (!this.store.insert(toRow(settled(schedule), ScheduleSource.API,
+				schedule.recurrence().first(this.store.now())))) {
 			throw new IllegalStateException("A schedule named '" + schedule.name() + "' exists already");
 		}
 		return require(schedule.name());
 	}
 
 	/**
-	 * Changes a schedule at runtime; a new recurrence starts at its next tick.
+	 * Changes a schedule at runtime; a new recurrence starts at its next tick. Its jobs'
+	 * settings that it leaves open are filled in from the handler, when this instance has it.
 	 * @throws IllegalStateException when there is no schedule of that name
+	 * @throws ConcurrentScheduleChangeException when it kept changing under this change
 	 */
 	public ScheduleRecord update(ScheduleDefinition schedule) {
 		ScheduleRow row = requireRow(schedule.name());
-		boolean newTimes = !definitionOf(row).recurrence().equals(schedule.recurrence());
-		this.store.updateDefinition(toRow(schedule, ScheduleSource.valueOf(row.source()), row.nextRunAt()),
-				newTimes ? schedule.recurrence().first(this.store.now()) : null);
+		redefine(settled(schedule), ScheduleSource.valueOf(row.source()));
 		return require(schedule.name());
 	}
 
-	/** Stops a schedule firing until resumed; false when there is none of that name. */
-	public boolean pause(String name) {
-		return this.store.setPaused(name, true, null);
+	/** Replaces the stored definition (a new recurrence from its next tick), by compare-and-set. */
+	private void redefine(ScheduleDefinition schedule, ScheduleSource source) {
+		changed(schedule.name(), (row) -> {
+			boolean newTimes = !definitionOf(row).recurrence().equals(schedule.recurrence());
+			return this.store.updateDefinition(toRow(schedule, source, row.nextRunAt()),
+					newTimes ? schedule.recurrence().first(row.databaseNow()) : null, row.version());
+		}).orElseThrow(() -> noSchedule(schedule.name()));
 	}
 
-	/** Fires a paused schedule again, from its next tick (ticks missed while paused are not fired). */
+	/**
+	 * Stops a schedule firing until resumed; false when there is none of that name.
+	 * @throws ConcurrentScheduleChangeException when it kept changing under this change
+	 */
+	public boolean pause(String name) {
+		return changed(name, (row) -> this.store.setPaused(name, row.version(), true, null)).isPresent();
+	}
+
+	/**
+	 * Fires a paused schedule again, from its next tick (ticks missed while paused are not
+	 * fired); false when there is none of that name.
+	 * @throws ConcurrentScheduleChangeException when it kept changing under this change
+	 */
 	public boolean resume(String name) {
-		Optional<ScheduleRow> row = this.store.find(name);
-		return row.isPresent()
-				&& this.store.setPaused(name, false, definitionOf(row.get()).recurrence().first(row.get().databaseNow()));
+		return changed(name, (row) -> this.store.setPaused(name, row.version(), false,
+				definitionOf(row).recurrence().first(row.databaseNow()))).isPresent();
 	}
 
 	/**
 	 * Enqueues the schedule's job now, besides its ticks (its next due time stays); the
 	 * job's {@code scheduledFor()} is now.
 	 * @return the job's id
-	 * @throws IllegalStateException when there is no schedule of that name
+	 * @throws IllegalStateException when there is no schedule of that name, or its jobs'
+	 * settings are not stored and this instance lacks its handler
+	 * @throws ConcurrentScheduleChangeException when it kept changing under this trigger
 	 */
 	public long trigger(String name) {
-		return this.store.inTransaction(() -> {
-			ScheduleRow row = requireRow(name);
-			long id = this.jobs.enqueueForTick(jobOf(definitionOf(row)), row.databaseNow());
-			this.store.advance(name, row.nextRunAt(), null, id);
-			return id;
-		});
+		long[] id = new long[1];
+		changed(name, (row) -> {
+			Job job = jobOf(row).orElseThrow(() -> new IllegalStateException("Schedule '" + name
+					+ "' has no queue or attempts stored, and this instance lacks its handler '" + row.handler()
+					+ "': trigger it where the handler is, or declare it again there to store them"));
+			return this.store.inTransaction(() -> {
+				if (!this.store.take(name, row.version())) {
+					return false;
+				}
+				id[0] = this.jobs.enqueueForTick(job, row.databaseNow());
+				this.store.advance(name, row.nextRunAt(), null, id[0]);
+				return true;
+			});
+		}).orElseThrow(() -> noSchedule(name));
+		return id[0];
+	}
+
+	/**
+	 * Reads the schedule and writes {@code change}, which returns false when the schedule's
+	 * version moved since the read; reads again and retries then, at most {@value #MAX_RACES}
+	 * times. Empty when there is no such schedule (any more).
+	 */
+	private Optional<ScheduleRow> changed(String name, Predicate<ScheduleRow> change) {
+		for (int attempt = 0; attempt < MAX_RACES; attempt++) {
+			Optional<ScheduleRow> row = this.store.find(name);
+			if (row.isEmpty() || change.test(row.get())) {
+				return row;
+			}
+		}
+		throw new ConcurrentScheduleChangeException(name, MAX_RACES);
 	}
 
 	public boolean delete(String name) {
@@ -183,6 +249,12 @@ public class Schedules {
 	}
 
 	private List<FiredTick> fire(ScheduleRow row) {
+		Optional<Job> job = jobOf(row);
+		if (job.isEmpty()) {
+			logger.debug("Schedule '{}' has no queue or attempts stored and this instance lacks its handler '{}': "
+					+ "its tick is left to an instance that has it", row.name(), row.handler());
+			return List.of();
+		}
 		ScheduleDefinition schedule = definitionOf(row);
 		Recurrence recurrence = schedule.recurrence();
 		Instant now = row.databaseNow();
@@ -201,14 +273,13 @@ public class Schedules {
 		boolean overlapping = schedule.overlap() == OverlapPolicy.SKIP && row.lastJobStatus() != null
 				&& isUnfinished(JobStatus.valueOf(row.lastJobStatus()));
 		return this.store.inTransaction(() -> {
-			if (!this.store.take(row.name(), row.version())) {
+			if (!this.store.takeUnlessHeld(row.name(), row.version())) {
 				return List.of();
 			}
 			List<FiredTick> handled = new ArrayList<>();
 			Long lastJob = null;
 			for (Instant each : due) {
-				Long id = (toFire.contains(each) && !overlapping) ? this.jobs.enqueueForTick(jobOf(schedule), each)
-						: null;
+				Long id = (toFire.contains(each) && !overlapping) ? this.jobs.enqueueForTick(job.get(), each) : null;
 				lastJob = (id != null) ? id : lastJob;
 				handled.add(new FiredTick(row.name(), each, id, Duration.between(each, now)));
 			}
@@ -225,35 +296,74 @@ public class Schedules {
 		return status == JobStatus.QUEUED || status == JobStatus.RUNNING;
 	}
 
-	private static Job jobOf(ScheduleDefinition schedule) {
+	/**
+	 * The definition with the settings its jobs need from a handler filled in from this
+	 * instance's, where it has the handler: the queue, and the attempts (the handler's, else
+	 * the configured default). Without the handler, what the definition names stays.
+	 */
+	private ScheduleDefinition settled(ScheduleDefinition schedule) {
+		Optional<HandlerDefinition> handler = this.handlers.find(schedule.handler());
+		if (schedule.settled() || handler.isEmpty()) {
+			return schedule;
+		}
+		Integer handlerAttempts = handler.get().maxAttempts();
+		return schedule.withQueue((schedule.queue() != null) ? schedule.queue() : handler.get().queue())
+			.withMaxAttempts((schedule.maxAttempts() != null) ? schedule.maxAttempts()
+					: (handlerAttempts != null) ? handlerAttempts : this.jobs.defaultMaxAttempts());
+	}
+
+	/**
+	 * The job every tick of the schedule enqueues, with its stored settings; empty when they
+	 * are not all stored and this instance lacks the handler to fill them in.
+	 */
+	private Optional<Job> jobOf(ScheduleRow row) {
+		ScheduleDefinition schedule = settled(definitionOf(row));
+		if (!schedule.settled()) {
+			return Optional.empty();
+		}
 		// The stored JSON as it is, not encoded again as a string.
-		Job job = Job.of(schedule.handler(), new RawValue(schedule.payload()));
-		return (schedule.queue() != null) ? job.queue(Objects.requireNonNull(schedule.queue())) : job;
+		Job job = Job.of(schedule.handler(), new RawValue(schedule.payload()))
+			.queue(Objects.requireNonNull(schedule.queue()))
+			.maxAttempts(Objects.requireNonNull(schedule.maxAttempts()))
+			.priority(schedule.priority());
+		Duration expireAfter = schedule.expireAfter();
+		job = (expireAfter != null) ? job.expireAfter(expireAfter) : job;
+		String concurrencyKey = schedule.concurrencyKey();
+		return Optional.of((concurrencyKey != null) ? job.concurrencyKey(concurrencyKey) : job);
+	}
+
+	private static IllegalStateException noSchedule(String name) {
+		return new IllegalStateException("No schedule named '" + name + "'");
 	}
 
 	private ScheduleRecord require(String name) {
-		return find(name).orElseThrow(() -> new IllegalStateException("No schedule named '" + name + "'"));
+		return find(name).orElseThrow(() -> noSchedule(name));
 	}
 
 	private ScheduleRow requireRow(String name) {
-		return this.store.find(name).orElseThrow(() -> new IllegalStateException("No schedule named '" + name + "'"));
+		return this.store.find(name).orElseThrow(() -> noSchedule(name));
 	}
 
 	private static ScheduleRow toRow(ScheduleDefinition schedule, ScheduleSource source, Instant nextRunAt) {
 		Recurrence recurrence = schedule.recurrence();
 		Duration every = recurrence.every();
-		return new ScheduleRow(schedule.name(), schedule.handler(), schedule.queue(), schedule.payload(),
-				recurrence.cron(), recurrence.zone(), (every != null) ? every.toMillis() : null,
-				schedule.misfire().name(), schedule.overlap().name(), source.name(), false, false, nextRunAt, null,
-				null, null, null, 0, nextRunAt);
+		Duration expireAfter = schedule.expireAfter();
+		return new ScheduleRow(schedule.name(), schedule.handler(), schedule.queue(), schedule.priority(),
+				schedule.maxAttempts(), (expireAfter != null) ? expireAfter.toMillis() : null,
+				schedule.concurrencyKey(), schedule.payload(), recurrence.cron(), recurrence.zone(),
+				(every != null) ? every.toMillis() : null, schedule.misfire().name(), schedule.overlap().name(),
+				source.name(), false, false, nextRunAt, null, null, null, null, 0, nextRunAt);
 	}
 
 	private static ScheduleDefinition definitionOf(ScheduleRow row) {
 		Long every = row.everyMillis();
 		Recurrence recurrence = Recurrence.of(row.cron(), row.zone(),
 				(every != null) ? Duration.ofMillis(every) : null);
+		Long expireAfter = row.expireAfterMillis();
 		return new ScheduleDefinition(row.name(), row.handler(), row.queue(), row.payload(), recurrence,
-				MisfirePolicy.valueOf(row.misfire()), OverlapPolicy.valueOf(row.overlap()));
+				MisfirePolicy.valueOf(row.misfire()), OverlapPolicy.valueOf(row.overlap()), row.priority(),
+				row.maxAttempts(), (expireAfter != null) ? Duration.ofMillis(expireAfter) : null,
+				row.concurrencyKey());
 	}
 
 	private static ScheduleRecord toRecord(ScheduleRow row) {

@@ -98,7 +98,15 @@ public class Operations {
 		}
 		return switch (action) {
 			case "trigger" -> {
-				long jobId = this.schedules.trigger(name);
+				long jobId;
+				try {
+					jobId = this.schedules.trigger(name);
+				}
+				catch (IllegalStateException ex) {
+					// Its jobs' settings are not stored and this instance lacks the handler, or it
+					// kept changing under the trigger: nothing was enqueued.
+					yield ActionResult.notDone(String.valueOf(ex.getMessage()), null);
+				}
 				if (this.manager != null) {
 					this.manager.wakeUp(this.manager.totalWorkers().keySet());
 				}

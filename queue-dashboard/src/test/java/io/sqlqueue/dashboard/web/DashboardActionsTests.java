@@ -118,7 +118,9 @@ class DashboardActionsTests {
 		DashboardContexts.runner().withPropertyValues("sqlqueue.dashboard.actions-enabled=true").run((context) -> {
 			MockMvc mvc = DashboardContexts.mvc(context);
 			context.getBean(Schedules.class)
-				.create(ScheduleDefinition.of("nightly", "report.nightly", Recurrence.cron("0 0 2 * * *", "UTC")));
+				.create(ScheduleDefinition.of("nightly", "report.nightly", Recurrence.cron("0 0 2 * * *", "UTC"))
+					.withQueue("reports")
+					.withMaxAttempts(3));
 			mvc.perform(fromThePage("/sqlqueue/api/schedules/nightly/trigger"))
 				.andExpect(jsonPath("$.done").value(true))
 				.andExpect(jsonPath("$.message").value(containsString("fired job")));

@@ -47,7 +47,8 @@ class QueueSchemaMigrationTests {
 					String.class))
 				.containsExactly("V1__create_queue_job.sql", "V2__one_running_job_per_group.sql",
 						"V3__create_queue_schedule.sql", "V4__deadlines_cancel_requests_crashes.sql",
-						"V5__job_headers.sql", "V6__flow_control.sql", "V7__workflows.sql");
+						"V5__job_headers.sql", "V6__flow_control.sql", "V7__workflows.sql",
+						"V8__schedule_job_settings.sql");
 		});
 	}
 

@@ -52,6 +52,9 @@ class RecurringJobsTests {
 			assertThat(report.definition().payload()).isEqualTo("{\"kind\":\"daily\"}");
 			assertThat(report.definition().recurrence()).isEqualTo(Recurrence.cron("0 0 2 * * *", "Europe/Berlin"));
 			assertThat(report.definition().misfire()).isEqualTo(MisfirePolicy.SKIP);
+			// Stored with the schedule, so an instance without the handler fires the same job.
+			assertThat(report.definition().queue()).isEqualTo("reports");
+			assertThat(report.definition().maxAttempts()).isEqualTo(4);
 			new JdbcTemplate(context.getBean(DataSource.class)).update(
 					"UPDATE queue_schedule SET next_run_at = DATEADD('MINUTE', -1, CURRENT_TIMESTAMP) WHERE name = ?",
 					"nightly-report");
@@ -59,6 +62,8 @@ class RecurringJobsTests {
 			assertThat(fired).singleElement().satisfies((tick) -> assertThat(tick.skipped()).isFalse());
 			JobQueue jobs = context.getBean(JobQueue.class);
 			long id = fired.get(0).jobId();
+			assertThat(jobs.find(id).orElseThrow().queue()).isEqualTo("reports");
+			assertThat(jobs.find(id).orElseThrow().maxAttempts()).isEqualTo(4);
 			await().atMost(Duration.ofSeconds(10))
 				.until(() -> jobs.find(id).orElseThrow().status() == JobStatus.SUCCEEDED);
 			assertThat(schedules.find("nightly-report").orElseThrow().lastJobId()).isEqualTo(id);
@@ -95,8 +100,10 @@ class RecurringJobsTests {
 				assertThat(cleanup.definition().payload()).isEqualTo("{\"kind\":\"cleanup\"}");
 				assertThat(cleanup.definition().misfire()).isEqualTo(MisfirePolicy.EACH);
 				assertThat(cleanup.definition().overlap()).isEqualTo(OverlapPolicy.ALLOW);
+				assertThat(cleanup.definition().maxAttempts()).isEqualTo(4);
 				assertThat(schedules.find("hourly").orElseThrow().definition().recurrence().every())
 					.isEqualTo(Duration.ofHours(1));
+				assertThat(schedules.find("hourly").orElseThrow().definition().queue()).isEqualTo("reports");
 				assertThat(schedules.find("off")).isEmpty();
 			});
 	}
@@ -180,7 +187,7 @@ class RecurringJobsTests {
 
 	static class Nightly {
 
-		@JobHandler("report")
+		@JobHandler(value = "report", queue = "reports", maxAttempts = 4)
 		@Recurring(name = "nightly-report", cron = "0 0 2 * * *", zone = "Europe/Berlin",
 				payload = "{\"kind\":\"daily\"}", misfire = MisfirePolicy.SKIP)
 		void report(ReportRequest request, JobContext context) {

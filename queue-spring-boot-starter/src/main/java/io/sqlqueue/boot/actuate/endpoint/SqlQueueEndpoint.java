@@ -202,11 +202,19 @@ public class SqlQueueEndpoint {
 						: "Schedule '" + name + "' was not paused";
 			}
 			default -> {
-				jobId = this.schedules.trigger(name);
-				done = true;
-				message = "Schedule '" + name + "' fired job " + jobId;
-				if (this.manager != null) {
-					this.manager.wakeUp(this.manager.totalWorkers().keySet());
+				try {
+					jobId = this.schedules.trigger(name);
+					done = true;
+					message = "Schedule '" + name + "' fired job " + jobId;
+					if (this.manager != null) {
+						this.manager.wakeUp(this.manager.totalWorkers().keySet());
+					}
+				}
+				catch (IllegalStateException ex) {
+					// Its jobs' settings are not stored and this instance lacks the handler, or it
+					// kept changing under the trigger: nothing was enqueued.
+					done = false;
+					message = String.valueOf(ex.getMessage());
 				}
 			}
 		}
@@ -333,6 +341,9 @@ public class SqlQueueEndpoint {
 
 	/**
 	 * One schedule as stored.
+	 * @param queue the queue of its jobs, or {@code null} when not stored (an instance with the handler fills it in)
+	 * @param priority the priority of its jobs
+	 * @param maxAttempts the attempts of its jobs, or {@code null} when not stored (as {@code queue})
 	 * @param cron its cron expression, or {@code null} for a fixed interval
 	 * @param zone the time zone of its cron expression
 	 * @param every its fixed interval (ISO-8601), or {@code null} for cron
@@ -340,7 +351,8 @@ public class SqlQueueEndpoint {
 	 * @param orphaned whether the code no longer declares it (it does not fire)
 	 * @param source where it was declared
 	 */
-	public record ScheduleDescriptor(String handler, @Nullable String queue, @Nullable String cron,
+	public record ScheduleDescriptor(String handler, @Nullable String queue, int priority,
+			@Nullable Integer maxAttempts, @Nullable String cron,
 			@Nullable String zone, @Nullable String every, String misfire, String overlap, Instant nextRunAt,
 			@Nullable Instant lastFiredAt, @Nullable Long lastJobId, @Nullable JobStatus lastJobStatus,
 			boolean paused, boolean orphaned, ScheduleSource source) {
@@ -349,7 +361,7 @@ public class SqlQueueEndpoint {
 			Recurrence recurrence = schedule.definition().recurrence();
 			Duration every = recurrence.every();
 			return new ScheduleDescriptor(schedule.definition().handler(), schedule.definition().queue(),
-					recurrence.cron(), recurrence.zone(), (every != null) ? every.toString() : null,
+					schedule.definition().priority(), schedule.definition().maxAttempts(), recurrence.cron(), recurrence.zone(), (every != null) ? every.toString() : null,
 					schedule.definition().misfire().name(), schedule.definition().overlap().name(),
 					schedule.nextRunAt(), schedule.lastFiredAt(), schedule.lastJobId(), schedule.lastJobStatus(),
 					schedule.paused(), schedule.orphaned(), schedule.source());

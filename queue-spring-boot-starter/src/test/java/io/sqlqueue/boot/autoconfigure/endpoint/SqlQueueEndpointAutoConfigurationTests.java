@@ -101,7 +101,7 @@ class SqlQueueEndpointAutoConfigurationTests {
 		this.runner.run((context) -> {
 			Schedules schedules = context.getBean(Schedules.class);
 			schedules.create(ScheduleDefinition.of("nightly", "report.build",
-					Recurrence.cron("0 0 2 * * *", "Europe/Berlin")));
+					Recurrence.cron("0 0 2 * * *", "Europe/Berlin")).withQueue("reports").withMaxAttempts(3).withPriority(2));
 			schedules.create(ScheduleDefinition.of("often", "report.build", Recurrence.every(Duration.ofMinutes(15))));
 			SqlQueueEndpoint endpoint = context.getBean(SqlQueueEndpoint.class);
 			Map<String, ScheduleDescriptor> listed = endpoint.queues().schedules();
@@ -114,7 +114,11 @@ class SqlQueueEndpointAutoConfigurationTests {
 			assertThat(nightly.paused()).isFalse();
 			assertThat(nightly.orphaned()).isFalse();
 			assertThat(nightly.nextRunAt()).isNotNull();
+			assertThat(nightly.queue()).isEqualTo("reports");
+			assertThat(nightly.priority()).isEqualTo(2);
+			assertThat(nightly.maxAttempts()).isEqualTo(3);
 			assertThat(listed.get("often").every()).isEqualTo("PT15M");
+			assertThat(listed.get("often").maxAttempts()).isNull();
 
 			ScheduleActionDescriptor paused = (ScheduleActionDescriptor) endpoint.action("schedules", "nightly", "pause", null,
 					null, null);
@@ -131,9 +135,16 @@ class SqlQueueEndpointAutoConfigurationTests {
 			assertThat(triggered.done()).isTrue();
 			JobRecord job = context.getBean(JobQueue.class).find(triggered.jobId()).orElseThrow();
 			assertThat(job.handler()).isEqualTo("report.build");
+			assertThat(job.queue()).isEqualTo("reports");
+			assertThat(job.priority()).isEqualTo(2);
 			assertThat(triggered.schedule().lastJobId()).isEqualTo(triggered.jobId());
 			assertThat(triggered.schedule().lastJobStatus()).isEqualTo(JobStatus.QUEUED);
 
+			ScheduleActionDescriptor unsettled = (ScheduleActionDescriptor) endpoint.action("schedules", "often",
+					"trigger", null, null, null);
+			assertThat(unsettled.done()).isFalse();
+			assertThat(unsettled.jobId()).isNull();
+			assertThat(unsettled.message()).contains("lacks its handler 'report.build'");
 			assertThat(((ScheduleActionDescriptor) endpoint.action("schedules", "missing", "pause", null, null, null)).done()).isFalse();
 			assertThatExceptionOfType(InvalidEndpointRequestException.class)
 				.isThrownBy(() -> endpoint.action("schedules", "nightly", "explode", null, null, null));

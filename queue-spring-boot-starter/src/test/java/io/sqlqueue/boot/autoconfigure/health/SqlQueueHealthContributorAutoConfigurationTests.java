@@ -57,7 +57,10 @@ class SqlQueueHealthContributorAutoConfigurationTests {
 	void reportsAScheduleThatIsBehind() {
 		this.runner.withPropertyValues("sqlqueue.schedule-interval=1h").run((context) -> {
 			Schedules schedules = context.getBean(Schedules.class);
-			schedules.create(ScheduleDefinition.of("minutely", "nobody", Recurrence.every(Duration.ofMinutes(1))));
+			// No instance has the handler: the schedule names its jobs' settings, so this one fires it.
+			schedules.create(ScheduleDefinition.of("minutely", "nobody", Recurrence.every(Duration.ofMinutes(1)))
+				.withQueue("default")
+				.withMaxAttempts(1));
 			schedules.create(ScheduleDefinition.of("onTime", "nobody", Recurrence.every(Duration.ofMinutes(1))));
 			schedules.create(ScheduleDefinition.of("held", "nobody", Recurrence.every(Duration.ofMinutes(1))));
 			schedules.pause("held");

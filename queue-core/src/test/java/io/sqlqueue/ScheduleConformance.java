@@ -1,0 +1,246 @@
+package io.sqlqueue;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
+
+import javax.sql.DataSource;
+
+import com.zaxxer.hikari.HikariDataSource;
+import org.junit.jupiter.api.Test;
+
+import io.sqlqueue.handler.HandlerDefinition;
+import io.sqlqueue.handler.HandlerRegistry;
+import io.sqlqueue.schedule.ConcurrentScheduleChangeException;
+import io.sqlqueue.schedule.FiredTick;
+import io.sqlqueue.schedule.Recurrence;
+import io.sqlqueue.schedule.ScheduleDefinition;
+import io.sqlqueue.schedule.Schedules;
+import io.sqlqueue.store.ClaimMethod;
+import io.sqlqueue.store.ScheduleRow;
+import io.sqlqueue.store.ScheduleStore;
+import io.sqlqueue.test.OpenTransaction;
+import io.sqlqueue.test.QueueFixture;
+import io.sqlqueue.test.TestDatabase;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Recurring jobs where instances and callers meet, on every database:
+ * {@link QueueConformanceTests} implements this. Each "instance" is a {@link Schedules}
+ * with its own pool of connections and, where it matters, its own handlers.
+ */
+interface ScheduleConformance {
+
+	Duration SCHEDULE_WAIT = Duration.ofSeconds(30);
+
+	QueueFixture fixture();
+
+	TestDatabase.Isolated isolatedDatabase();
+
+	/** Schedules do not depend on the claim method: the compare-and-set variants would only run these again. */
+	private void assumeOwnClaimMethod() {
+		assumeTrue(fixture().claimMethod() == isolatedDatabase().dialect().claimMethod(),
+				"Schedules do not depend on the claim method; run with the database's own");
+	}
+
+	private ScheduleStore scheduleStore(DataSource dataSource) {
+		return new ScheduleStore(dataSource, isolatedDatabase().dialect(), isolatedDatabase().schema());
+	}
+
+	private Schedules instance(ScheduleStore store, DataSource dataSource, HandlerRegistry handlers) {
+		return new Schedules(store, new JobQueue(fixture().newStore(dataSource), fixture().codec(), handlers,
+				QueueFixture.FAST_RETRIES), handlers, JobListener.NONE);
+	}
+
+	/** A store that runs {@code hook} after each read of one schedule, before the caller sees the row. */
+	private ScheduleStore afterEachRead(DataSource dataSource, BiConsumer<ScheduleStore, ScheduleRow> hook) {
+		return new ScheduleStore(dataSource, isolatedDatabase().dialect(), isolatedDatabase().schema()) {
+			@Override
+			public Optional<ScheduleRow> find(String name) {
+				Optional<ScheduleRow> row = super.find(name);
+				row.ifPresent((read) -> hook.accept(this, read));
+				return row;
+			}
+		};
+	}
+
+	private void moveNextRunBack(String schedule, Duration by) {
+		ScheduleStore store = scheduleStore(isolatedDatabase().dataSource());
+		ScheduleRow row = store.find(schedule).orElseThrow();
+		assertThat(store.setPaused(schedule, row.version(), row.paused(), row.databaseNow().minus(by))).isTrue();
+	}
+
+	private List<JobRecord> jobsOf(String handler) {
+		return fixture().jdbc()
+			.queryForList("SELECT id FROM " + fixture().table() + " WHERE handler = ? ORDER BY id", Long.class, handler)
+			.stream()
+			.map(fixture()::job)
+			.toList();
+	}
+
+	/**
+	 * A trigger that read the schedule before the firer moved it on, and writes after: the
+	 * trigger must not put the fired tick back, so each tick still gives one job.
+	 */
+	@Test
+	default void aTriggerRacingTheFirerLeavesOneJobPerTick() throws Exception {
+		assumeOwnClaimMethod();
+		fixture().register(HandlerDefinition.of("report", "default", (payload, context) -> null));
+		DataSource dataSource = isolatedDatabase().dataSource();
+		CountDownLatch read = new CountDownLatch(1);
+		CountDownLatch resume = new CountDownLatch(1);
+		AtomicBoolean armed = new AtomicBoolean();
+		ScheduleStore heldAfterRead = afterEachRead(dataSource, (store, row) -> {
+			if (armed.getAndSet(false)) {
+				read.countDown();
+				try {
+					assertThat(resume.await(30, TimeUnit.SECONDS)).isTrue();
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					throw new IllegalStateException(ex);
+				}
+			}
+		});
+		Schedules firer = instance(scheduleStore(dataSource), dataSource, fixture().handlers());
+		Schedules operator = instance(heldAfterRead, dataSource, fixture().handlers());
+		firer.create(ScheduleDefinition.of("hourly", "report", Recurrence.every(Duration.ofHours(1))));
+		moveNextRunBack("hourly", Duration.ofSeconds(1));
+		armed.set(true);
+		CompletableFuture<Long> trigger = CompletableFuture.supplyAsync(() -> operator.trigger("hourly"));
+		try {
+			assertThat(read.await(30, TimeUnit.SECONDS)).isTrue();
+			assertThat(firer.fireDue()).singleElement().satisfies((tick) -> assertThat(tick.skipped()).isFalse());
+		}
+		finally {
+			resume.countDown();
+		}
+		long triggered = trigger.get(30, TimeUnit.SECONDS);
+		List<FiredTick> again = firer.fireDue();
+		assertThat(again).as("ticks fired again after the trigger").isEmpty();
+		List<JobRecord> jobs = jobsOf("report");
+		assertThat(jobs).hasSize(2).extracting(JobRecord::id).contains(triggered);
+		assertThat(jobs).extracting(JobRecord::scheduledFor).doesNotHaveDuplicates();
+	}
+
+	/**
+	 * An operation that loses its compare-and-set every time (the schedule changes after each
+	 * of its reads) gives up after a bounded number of tries, having changed nothing.
+	 */
+	@Test
+	default void anOperationThatKeepsLosingItsRaceFailsAndChangesNothing() {
+		assumeOwnClaimMethod();
+		fixture().register(HandlerDefinition.of("report", "default", (payload, context) -> null));
+		DataSource dataSource = isolatedDatabase().dataSource();
+		AtomicInteger reads = new AtomicInteger();
+		ScheduleStore changedAfterEachRead = afterEachRead(dataSource, (store, row) -> {
+			reads.incrementAndGet();
+			assertThat(store.setPaused(row.name(), row.version(), row.paused(), null)).isTrue();
+		});
+		Schedules schedules = instance(changedAfterEachRead, dataSource, fixture().handlers());
+		schedules.create(ScheduleDefinition.of("hourly", "report", Recurrence.every(Duration.ofHours(1))));
+		assertThatThrownBy(() -> schedules.trigger("hourly")).isInstanceOf(ConcurrentScheduleChangeException.class)
+			.hasMessageContaining("hourly");
+		assertThat(reads).hasValue(Schedules.MAX_RACES + 1);
+		assertThatThrownBy(() -> schedules.pause("hourly")).isInstanceOf(ConcurrentScheduleChangeException.class);
+		assertThat(jobsOf("report")).isEmpty();
+		assertThat(scheduleStore(dataSource).find("hourly").orElseThrow().paused()).isFalse();
+	}
+
+	/**
+	 * A schedule registered where its handler lives (queue {@code mail}, 7 attempts), fired by
+	 * an instance that lacks the handler: the job lands in {@code mail} with the handler's
+	 * settings and the schedule's priority, and runs on the instance that has the handler. A
+	 * schedule stored without its settings (before they were stored) is left by that instance
+	 * to the one with the handler, never fired into a queue by guess.
+	 */
+	@Test
+	default void anInstanceWithoutTheHandlerFiresTheJobTheScheduleWasRegisteredWith() throws Exception {
+		assumeOwnClaimMethod();
+		CountDownLatch ran = new CountDownLatch(2);
+		fixture().register(new HandlerDefinition("mail.digest", "mail", 7, null, Set.of(), (payload, context) -> {
+			ran.countDown();
+			return null;
+		}, "mail.digest"));
+		DataSource home = isolatedDatabase().dataSource();
+		Schedules registering = instance(scheduleStore(home), home, fixture().handlers());
+		Recurrence hourly = Recurrence.every(Duration.ofHours(1));
+		registering.create(ScheduleDefinition.of("digest", "mail.digest", hourly).withPriority(5));
+		registering.create(ScheduleDefinition.of("legacy", "mail.digest", hourly));
+		fixture().jdbc()
+			.update("UPDATE " + fixture().table().replace("queue_job", "queue_schedule")
+					+ " SET queue = NULL, max_attempts = NULL WHERE name = 'legacy'");
+		moveNextRunBack("digest", Duration.ofSeconds(1));
+		moveNextRunBack("legacy", Duration.ofSeconds(2));
+		Instant legacyDue = registering.find("legacy").orElseThrow().nextRunAt();
+		try (HikariDataSource pool = isolatedDatabase().newDataSource(4)) {
+			Schedules foreign = instance(scheduleStore(pool), pool, new HandlerRegistry());
+			List<FiredTick> fired = foreign.fireDue();
+			assertThat(fired).singleElement().satisfies((tick) -> {
+				assertThat(tick.schedule()).isEqualTo("digest");
+				assertThat(tick.skipped()).isFalse();
+			});
+			JobRecord job = fixture().job(fired.get(0).jobId());
+			assertThat(job.queue()).isEqualTo("mail");
+			assertThat(job.maxAttempts()).isEqualTo(7);
+			assertThat(job.priority()).isEqualTo(5);
+			assertThat(registering.find("legacy").orElseThrow().nextRunAt()).isEqualTo(legacyDue);
+		}
+		assertThat(registering.fireDue()).singleElement().satisfies((tick) -> {
+			assertThat(tick.schedule()).isEqualTo("legacy");
+			JobRecord job = fixture().job(tick.jobId());
+			assertThat(job.queue()).isEqualTo("mail");
+			assertThat(job.maxAttempts()).isEqualTo(7);
+		});
+		fixture().startManager((settings) -> settings);
+		assertThat(ran.await(SCHEDULE_WAIT.toSeconds(), TimeUnit.SECONDS)).isTrue();
+		await().atMost(SCHEDULE_WAIT)
+			.pollInterval(Duration.ofMillis(20))
+			.until(() -> jobsOf("mail.digest").stream().allMatch((job) -> job.status() == JobStatus.SUCCEEDED));
+	}
+
+	/**
+	 * The firer passes over a schedule whose row a caller's transaction holds (it paused it
+	 * and has not committed): the other due schedules fire at once, and the held one fires
+	 * at the next pass once the caller rolls back.
+	 */
+	@Test
+	default void theFirerPassesOverAScheduleThatACallersTransactionHolds() throws Exception {
+		assumeOwnClaimMethod();
+		assumeTrue(isolatedDatabase().dialect().supports(ClaimMethod.LOCK_THEN_UPDATE),
+				"without row locks (SQLite) a caller's write holds every writer until it ends");
+		fixture().register(HandlerDefinition.of("held", "default", (payload, context) -> null));
+		fixture().register(HandlerDefinition.of("free", "default", (payload, context) -> null));
+		DataSource dataSource = isolatedDatabase().dataSource();
+		Schedules schedules = instance(scheduleStore(dataSource), dataSource, fixture().handlers());
+		Recurrence hourly = Recurrence.every(Duration.ofHours(1));
+		schedules.create(ScheduleDefinition.of("held", "held", hourly));
+		schedules.create(ScheduleDefinition.of("free", "free", hourly));
+		// The held one is the most overdue, so the firer comes to it first.
+		moveNextRunBack("held", Duration.ofSeconds(10));
+		moveNextRunBack("free", Duration.ofSeconds(5));
+		try (OpenTransaction<Boolean> caller = OpenTransaction.begin(dataSource, () -> schedules.pause("held"))) {
+			assertThat(caller.result()).isTrue();
+			Instant started = Instant.now();
+			List<FiredTick> fired = CompletableFuture.supplyAsync(schedules::fireDue).get(5, TimeUnit.SECONDS);
+			assertThat(Duration.between(started, Instant.now())).isLessThan(Duration.ofSeconds(2));
+			assertThat(fired).extracting(FiredTick::schedule).containsExactly("free");
+		}
+		assertThat(schedules.fireDue()).extracting(FiredTick::schedule).containsExactly("held");
+		assertThat(jobsOf("held")).hasSize(1);
+		assertThat(jobsOf("free")).hasSize(1);
+	}
+
+}
