@@ -46,6 +46,22 @@ class MariaDbConformanceIT extends QueueConformanceTests {
 		assertThat(claim("Mail", "Work")).extracting(JobRecord::id).containsExactly(upper);
 	}
 
+	/**
+	 * The sweeps bound their lock waits with InnoDB's session setting: the connection goes back
+	 * to the pool with the bound it had.
+	 */
+	@Test
+	void sweepsGiveTheConnectionBackWithItsOwnLockWaitBound() {
+		try (HikariDataSource pool = this.database.newDataSource(1, "SET SESSION innodb_lock_wait_timeout = 7")) {
+			JobStore store = this.fixture.newStore(pool);
+			this.fixture.queue().enqueue(Job.of("nobody.handles.this", null).deadline(Instant.parse("2000-01-01T00:00:00Z")));
+			assertThat(store.expirePassedDeadlines(10)).hasSize(1);
+			assertThat(store.reapExpired(10, 3)).isEmpty();
+			assertThat(new org.springframework.jdbc.core.JdbcTemplate(pool)
+				.queryForObject("SELECT @@SESSION.innodb_lock_wait_timeout", Long.class)).isEqualTo(7L);
+		}
+	}
+
 	/** DATETIME(6) holds UTC: a session in another time zone reads and writes the same instants. */
 	@Test
 	void timesAreUtcWhateverTheSessionTimeZone() {

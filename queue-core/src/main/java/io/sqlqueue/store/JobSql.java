@@ -64,6 +64,9 @@ final class JobSql {
 
 	final String passedDeadlines;
 
+	/** {@link #passedDeadlines}, locked, passing over rows another transaction holds. */
+	final String lockPassedDeadlines;
+
 	final String expire;
 
 	final String requestCancel;
@@ -196,6 +199,7 @@ final class JobSql {
 				SELECT id, queue, handler, deadline FROM %s
 				WHERE %s
 				LIMIT ?""".formatted(this.table, dialect.deadlinePassed());
+		this.lockPassedDeadlines = this.passedDeadlines + "\nFOR UPDATE SKIP LOCKED";
 		this.expire = """
 				UPDATE %s SET status = 'CANCELLED', last_error = ?, finished_at = %s, updated_at = %s,
 				    version = version + 1
