@@ -75,6 +75,9 @@ final class JobSql {
 
 	final String find;
 
+	/** One row when the job exists; parameters: id. */
+	final String exists;
+
 	final String cancel;
 
 	final String retryFailed;
@@ -211,6 +214,7 @@ final class JobSql {
 				UPDATE %s SET cancel_requested_at = COALESCE(cancel_requested_at, %s), updated_at = %s
 				WHERE id = ? AND status = 'RUNNING'""".formatted(this.table, now, now);
 		this.find = "SELECT * FROM %s WHERE id = ?".formatted(this.table);
+		this.exists = "SELECT 1 FROM %s WHERE id = ?".formatted(this.table);
 		this.cancel = """
 				UPDATE %s SET status = 'CANCELLED', finished_at = %s, updated_at = %s, version = version + 1
 				WHERE id = ? AND status IN ('QUEUED', 'WAITING')""".formatted(this.table, now, now);

@@ -750,7 +750,7 @@ public class JobStore {
 	 * job is not running.
 	 */
 	public boolean requestCancel(long id) {
-		boolean requested = this.jdbc.update(this.sql.requestCancel, id) == 1;
+		boolean requested = isThere(id) && this.jdbc.update(this.sql.requestCancel, id) == 1;
 		if (requested && this.notifyChannel != null) {
 			this.jdbc.query(this.dialect.notifyStatement(), (rs) -> {
 			}, this.notifyChannel, PostgresNotifications.cancelPayload(id));
@@ -799,17 +799,32 @@ public class JobStore {
 	 * dependents, its batch); false when there is no such job or it is in another state.
 	 */
 	public boolean cancel(long id) {
-		boolean cancelled = end(this.sql.cancel, id, id);
+		boolean cancelled = isThere(id) && end(this.sql.cancel, id, id);
 		if (cancelled) {
 			notifyFinished(List.of(id));
 		}
 		return cancelled;
 	}
 
+	/**
+	 * Whether an operator's write by id ({@link #cancel}, {@link #requestCancel},
+	 * {@link #retryFailed}) may find its job: inside a caller's transaction, only when the
+	 * transaction sees the job, read without a lock. Under MySQL's REPEATABLE READ (InnoDB's
+	 * default, which the queue cannot change inside a caller's transaction) a write that finds
+	 * no row locks the gap where it looked; above the highest id that gap is where every
+	 * enqueue inserts, so it would hold up the enqueues of every instance until the caller's
+	 * transaction ends. A write that finds its row by the primary key locks that row only.
+	 * Outside a transaction each statement commits at once and holds nothing for long.
+	 */
+	private boolean isThere(long id) {
+		return !TransactionSynchronizationManager.hasResource(this.dataSource)
+				|| !this.jdbc.queryForList(this.sql.exists, Integer.class, id).isEmpty();
+	}
+
 	/** Queues a {@code FAILED} job again with a fresh set of attempts; false when it is not failed. */
 	public boolean retryFailed(long id) {
 		try {
-			return this.jdbc.update(this.sql.retryFailed, id) == 1;
+			return isThere(id) && this.jdbc.update(this.sql.retryFailed, id) == 1;
 		}
 		catch (DuplicateKeyException ex) {
 			String key = find(id).map(JobRecord::uniqueKey).orElse("?");
