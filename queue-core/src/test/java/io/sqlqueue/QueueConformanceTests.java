@@ -464,6 +464,45 @@ public abstract class QueueConformanceTests implements FlowControlConformance, W
 			.containsExactly(2);
 	}
 
+	/**
+	 * The transaction of a transactional handler that returned may still fail (a deadlock
+	 * while its end settles dependents, a connection lost at commit): that attempt is recorded
+	 * as failed with the real error and retried by the retry policy, at once rather than after
+	 * its lease, and counts as no crash and no lost lease.
+	 */
+	@Test
+	void transactionalHandlerWhoseCompletionFailsIsRetriedNotCountedAsACrash() {
+		this.fixture.jdbc().execute("CREATE TABLE effect (job_id BIGINT NOT NULL, attempt INT NOT NULL)");
+		AtomicBoolean failed = new AtomicBoolean();
+		JobStore store = new JobStore(this.database.dataSource(), this.database.dialect(), this.database.schema(),
+				claimMethod()) {
+			@Override
+			public boolean completeWhileLeased(Completion completion) {
+				boolean held = super.completeWhileLeased(completion);
+				if (failed.compareAndSet(false, true)) {
+					throw new org.springframework.dao.CannotAcquireLockException("Deadlock while settling (test)");
+				}
+				return held;
+			}
+		};
+		transactionalHandler("pay", (payload, context) -> {
+			this.fixture.jdbc().update("INSERT INTO effect (job_id, attempt) VALUES (?, ?)", context.jobId(),
+					context.attempt());
+			return "paid";
+		});
+		Manager manager = this.fixture.startManager(store, QueueFixture.fastSettings().build(), 4);
+		long id = this.fixture.queue().enqueue("pay", null);
+		// Well within the 30 s lease: no reaper is needed to run it again.
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.fixture.status(id) == JobStatus.SUCCEEDED);
+		JobRecord job = this.fixture.job(id);
+		assertThat(job.attempts()).isEqualTo(2);
+		assertThat(job.crashes()).isZero();
+		assertThat(job.lastError()).contains("Deadlock while settling (test)");
+		assertThat(manager.leaseLosses()).isZero();
+		assertThat(this.fixture.jdbc().queryForList("SELECT attempt FROM effect WHERE job_id = ?", Integer.class, id))
+			.containsExactly(2);
+	}
+
 	@Test
 	void transactionalHandlerWhoseLeaseWasLostRollsItsWritesBack() {
 		this.fixture.jdbc().execute("CREATE TABLE effect (job_id BIGINT NOT NULL, attempt INT NOT NULL)");
