@@ -4,12 +4,15 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import com.zaxxer.hikari.HikariDataSource;
 
 import org.junit.jupiter.api.Test;
 
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
+import org.springframework.transaction.TransactionDefinition;
 
 import io.sqlqueue.store.ClaimRequest;
 import io.sqlqueue.store.Completion;
@@ -22,6 +25,7 @@ import io.sqlqueue.schedule.Recurrence;
 import io.sqlqueue.schedule.ScheduleDefinition;
 import io.sqlqueue.schedule.ScheduleRecord;
 import io.sqlqueue.schedule.Schedules;
+import io.sqlqueue.test.OpenTransaction;
 import io.sqlqueue.test.QueueFixture;
 import io.sqlqueue.test.TestDatabase;
 
@@ -44,6 +48,41 @@ class MariaDbConformanceIT extends QueueConformanceTests {
 		assertThat(claim("mail", "Work")).isEmpty();
 		assertThat(claim("mail", "work")).extracting(JobRecord::id).containsExactly(lower);
 		assertThat(claim("Mail", "Work")).extracting(JobRecord::id).containsExactly(upper);
+	}
+
+	/**
+	 * The sweeps bound their lock waits with InnoDB's session setting: the connection goes back
+	 * to the pool with the bound it had.
+	 */
+	@Test
+	void sweepsGiveTheConnectionBackWithItsOwnLockWaitBound() {
+		try (HikariDataSource pool = this.database.newDataSource(1, "SET SESSION innodb_lock_wait_timeout = 7")) {
+			JobStore store = this.fixture.newStore(pool);
+			this.fixture.queue().enqueue(Job.of("nobody.handles.this", null).deadline(Instant.parse("2000-01-01T00:00:00Z")));
+			assertThat(store.expirePassedDeadlines(10)).hasSize(1);
+			assertThat(store.reapExpired(10, 3)).isEmpty();
+			assertThat(new org.springframework.jdbc.core.JdbcTemplate(pool)
+				.queryForObject("SELECT @@SESSION.innodb_lock_wait_timeout", Long.class)).isEqualTo(7L);
+		}
+	}
+
+	/**
+	 * InnoDB's default REPEATABLE READ locks the gap where a statement looks for a row that is
+	 * not there; above the highest id, that gap is where every enqueue inserts. A cancel or a
+	 * retry of such an id inside a caller's REPEATABLE READ transaction must not hold up the
+	 * enqueues of every instance until that transaction ends.
+	 */
+	@Test
+	void cancelAndRetryOfAMissingJobInACallersRepeatableReadTransactionBlockNoEnqueue() throws Exception {
+		long highest = this.fixture.queue().enqueue("work", 1);
+		try (OpenTransaction<Boolean> caller = OpenTransaction.begin(this.database.dataSource(),
+				TransactionDefinition.ISOLATION_REPEATABLE_READ,
+				() -> this.fixture.queue().cancel(highest + 1000) || this.fixture.queue().retry(highest + 1000))) {
+			assertThat(caller.result()).isFalse();
+			long next = CompletableFuture.supplyAsync(() -> this.fixture.queue().enqueue("work", 2))
+				.get(5, TimeUnit.SECONDS);
+			assertThat(next).isGreaterThan(highest);
+		}
 	}
 
 	/** DATETIME(6) holds UTC: a session in another time zone reads and writes the same instants. */

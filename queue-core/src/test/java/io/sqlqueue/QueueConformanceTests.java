@@ -465,6 +465,45 @@ public abstract class QueueConformanceTests
 			.containsExactly(2);
 	}
 
+	/**
+	 * The transaction of a transactional handler that returned may still fail (a deadlock
+	 * while its end settles dependents, a connection lost at commit): that attempt is recorded
+	 * as failed with the real error and retried by the retry policy, at once rather than after
+	 * its lease, and counts as no crash and no lost lease.
+	 */
+	@Test
+	void transactionalHandlerWhoseCompletionFailsIsRetriedNotCountedAsACrash() {
+		this.fixture.jdbc().execute("CREATE TABLE effect (job_id BIGINT NOT NULL, attempt INT NOT NULL)");
+		AtomicBoolean failed = new AtomicBoolean();
+		JobStore store = new JobStore(this.database.dataSource(), this.database.dialect(), this.database.schema(),
+				claimMethod()) {
+			@Override
+			public boolean completeWhileLeased(Completion completion) {
+				boolean held = super.completeWhileLeased(completion);
+				if (failed.compareAndSet(false, true)) {
+					throw new org.springframework.dao.CannotAcquireLockException("Deadlock while settling (test)");
+				}
+				return held;
+			}
+		};
+		transactionalHandler("pay", (payload, context) -> {
+			this.fixture.jdbc().update("INSERT INTO effect (job_id, attempt) VALUES (?, ?)", context.jobId(),
+					context.attempt());
+			return "paid";
+		});
+		Manager manager = this.fixture.startManager(store, QueueFixture.fastSettings().build(), 4);
+		long id = this.fixture.queue().enqueue("pay", null);
+		// Well within the 30 s lease: no reaper is needed to run it again.
+		await().atMost(Duration.ofSeconds(10)).until(() -> this.fixture.status(id) == JobStatus.SUCCEEDED);
+		JobRecord job = this.fixture.job(id);
+		assertThat(job.attempts()).isEqualTo(2);
+		assertThat(job.crashes()).isZero();
+		assertThat(job.lastError()).contains("Deadlock while settling (test)");
+		assertThat(manager.leaseLosses()).isZero();
+		assertThat(this.fixture.jdbc().queryForList("SELECT attempt FROM effect WHERE job_id = ?", Integer.class, id))
+			.containsExactly(2);
+	}
+
 	@Test
 	void transactionalHandlerWhoseLeaseWasLostRollsItsWritesBack() {
 		this.fixture.jdbc().execute("CREATE TABLE effect (job_id BIGINT NOT NULL, attempt INT NOT NULL)");
@@ -1373,6 +1412,84 @@ public abstract class QueueConformanceTests
 			assertThat(this.fixture.status(locked)).isEqualTo(JobStatus.RUNNING);
 		}
 		assertThat(this.fixture.reaper(this.fixture.store()).runOnce()).extracting(ReapedJob::id).containsExactly(locked);
+	}
+
+	/**
+	 * A caller's transaction that enqueues a job after others (the documented way) locks their
+	 * rows until it ends: here a queued job past its deadline and a running job of a dead
+	 * worker. The reaper's pass, deadline sweep included, passes over both instead of waiting,
+	 * and reaps another job whose lease expired meanwhile at once; once the caller commits,
+	 * the next pass ends the two held ones too.
+	 */
+	@Test
+	void reaperReapsOtherJobsWhileACallersTransactionHoldsAnExpiredAndAPassedDeadlineJob() throws Exception {
+		assumeTrue(database() != TestDatabase.SQLITE,
+				"SQLite has no row locks: an open write transaction holds the whole database");
+		long pastDeadline = this.fixture.queue()
+			.enqueue(Job.of("nobody.handles.this", null).deadline(Instant.parse("2000-01-01T00:00:00Z")));
+		long heldRunning = this.fixture.queue().enqueue("work", 1);
+		assertThat(this.fixture.store().claim(new ClaimRequest("dead", "default", List.of("work"), 1, 1)))
+			.extracting(JobRecord::id).containsExactly(heldRunning);
+		Reaper reaper = this.fixture.reaper(this.fixture.store());
+		try (OpenTransaction<Long> caller = OpenTransaction.begin(this.database.dataSource(),
+				() -> this.fixture.queue().enqueue(Job.of("next", null).after(pastDeadline, heldRunning)))) {
+			long dependent = caller.result();
+			long other = this.fixture.queue().enqueue("work", 2);
+			assertThat(this.fixture.store().claim(new ClaimRequest("dead", "default", List.of("work"), 1, 1)))
+				.extracting(JobRecord::id).containsExactly(other);
+			List<Long> reaped = new ArrayList<>();
+			await().atMost(WAIT).until(() -> {
+				// One pass as the reaper's loop makes it, bounded so that a wait on the caller's rows fails.
+				CompletableFuture<List<Long>> pass = CompletableFuture.supplyAsync(() -> {
+					List<Long> ids = new ArrayList<>(reaper.runOnce().stream().map(ReapedJob::id).toList());
+					assertThat(reaper.expireOnce()).as("the job past its deadline is held").isEmpty();
+					return ids;
+				});
+				reaped.addAll(pass.get(5, TimeUnit.SECONDS));
+				return reaped.contains(other);
+			});
+			assertThat(reaped).doesNotContain(heldRunning);
+			assertThat(this.fixture.status(other)).isEqualTo(JobStatus.QUEUED);
+			assertThat(this.fixture.status(heldRunning)).isEqualTo(JobStatus.RUNNING);
+			assertThat(this.fixture.status(pastDeadline)).isEqualTo(JobStatus.QUEUED);
+			caller.commit();
+			assertThat(reaper.expireOnce()).extracting(io.sqlqueue.store.ExpiredJob::id).containsExactly(pastDeadline);
+			assertThat(reaper.runOnce()).extracting(ReapedJob::id).containsExactly(heldRunning);
+			assertThat(this.fixture.status(pastDeadline)).isEqualTo(JobStatus.CANCELLED);
+			assertThat(this.fixture.status(heldRunning)).isEqualTo(JobStatus.QUEUED);
+			assertThat(this.fixture.status(dependent)).isEqualTo(JobStatus.CANCELLED);
+		}
+	}
+
+	/**
+	 * Settling the end that the deadline sweep gives a job may need a row that a caller's
+	 * transaction holds: here its waiting dependent, after which the caller enqueues a job.
+	 * The sweep waits for that row at most {@link JobStore#SWEEP_LOCK_WAIT}, leaves the job as
+	 * it was for the next pass, and ends the other jobs meanwhile.
+	 */
+	@Test
+	void deadlineSweepLeavesAJobWhoseDependentACallersTransactionHoldsForTheNextPass() throws Exception {
+		assumeTrue(database() != TestDatabase.SQLITE,
+				"SQLite has no row locks: an open write transaction holds the whole database");
+		Instant passed = Instant.parse("2000-01-01T00:00:00Z");
+		long held = this.fixture.queue().enqueue(Job.of("nobody.handles.this", null).deadline(passed));
+		long dependent = this.fixture.queue().enqueue(Job.of("nobody.handles.this", null).after(held));
+		long other = this.fixture.queue().enqueue(Job.of("nobody.handles.this", null).deadline(passed));
+		Reaper reaper = this.fixture.reaper(this.fixture.store());
+		long next;
+		try (OpenTransaction<Long> caller = OpenTransaction.begin(this.database.dataSource(),
+				() -> this.fixture.queue().enqueue(Job.of("next", null).after(dependent)))) {
+			next = caller.result();
+			assertThat(CompletableFuture.supplyAsync(reaper::expireOnce).get(5, TimeUnit.SECONDS))
+				.extracting(io.sqlqueue.store.ExpiredJob::id).containsExactly(other);
+			assertThat(this.fixture.status(held)).isEqualTo(JobStatus.QUEUED);
+			assertThat(this.fixture.status(dependent)).isEqualTo(JobStatus.WAITING);
+			caller.commit();
+		}
+		assertThat(reaper.expireOnce()).extracting(io.sqlqueue.store.ExpiredJob::id).containsExactly(held);
+		assertThat(this.fixture.status(held)).isEqualTo(JobStatus.CANCELLED);
+		assertThat(this.fixture.status(dependent)).isEqualTo(JobStatus.CANCELLED);
+		assertThat(this.fixture.status(next)).isEqualTo(JobStatus.CANCELLED);
 	}
 
 	/** A completion write that failed just before stop is tried again before stop returns. */

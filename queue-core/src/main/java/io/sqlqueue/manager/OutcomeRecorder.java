@@ -77,6 +77,24 @@ final class OutcomeRecorder {
 		}
 	}
 
+	/**
+	 * A transactional handler returned, but the transaction that was to record its success
+	 * failed (a deadlock while its end settled dependents, a constraint checked at commit, a
+	 * connection lost at commit) and rolled back the handler's writes. Unless the success had
+	 * landed after all (a commit whose answer was lost), the attempt failed: it is retried by
+	 * the retry policy, with that error as the job's last error, and is no crash. Its write is
+	 * fenced as any other: if the lease was lost meanwhile, nothing changes, and the loss is
+	 * counted.
+	 */
+	void completionFailed(Attempt attempt, RuntimeException failure) {
+		if (landed(attempt)) {
+			completed(attempt, true);
+			return;
+		}
+		logger.warn("{} returned, but its transaction failed; recording the attempt as failed", attempt, failure);
+		failed(attempt, failure, false);
+	}
+
 	/** The attempt's cancel was asked for: the job ends {@code CANCELLED}, never retried. */
 	void cancelled(Attempt attempt) {
 		logger.info("{} cancelled as asked", attempt);

@@ -1,5 +1,6 @@
 package io.sqlqueue.manager;
 
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
@@ -13,7 +14,9 @@ import io.sqlqueue.store.JobStore;
  * Runs a transactional handler in the transaction that completes its job, fenced by the
  * lease at this moment: its writes and the completion commit together, or roll back
  * together when it throws, when it ran past its timeout, or when its lease was lost
- * meanwhile. Shared by the Manager's workers and the {@link JobRunner}.
+ * meanwhile. When the handler returned but its transaction still failed, the attempt is
+ * recorded as failed ({@link OutcomeRecorder#completionFailed}). Shared by the Manager's
+ * workers and the {@link JobRunner}.
  */
 final class TransactionalAttempt {
 
@@ -26,6 +29,7 @@ final class TransactionalAttempt {
 	 */
 	static void run(Attempt attempt, JobContext context, JobStore store, OutcomeRecorder recorder,
 			Function<@Nullable Object, Completion> completion) throws Throwable {
+		AtomicBoolean settledHere = new AtomicBoolean();
 		try {
 			store.inTransaction(() -> {
 				Object result;
@@ -39,6 +43,7 @@ final class TransactionalAttempt {
 				if (!attempt.settle()) {
 					throw new SettledElsewhere();
 				}
+				settledHere.set(true);
 				if (!store.completeWhileLeased(completion.apply(result))) {
 					throw new LeaseLostException(attempt.job.id());
 				}
@@ -54,6 +59,15 @@ final class TransactionalAttempt {
 		}
 		catch (LeaseLostException ex) {
 			recorder.leaseLost(attempt, "transactional completion, rolled back");
+		}
+		catch (RuntimeException ex) {
+			if (!settledHere.get()) {
+				throw ex;
+			}
+			// The handler returned, but writing its success failed (a deadlock while settling, a
+			// constraint checked at commit, a connection lost at commit): this attempt's end is
+			// still ours to record, or else the job would wait for its lease and count as a crash.
+			recorder.completionFailed(attempt, ex);
 		}
 	}
 

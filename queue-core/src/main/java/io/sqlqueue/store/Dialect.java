@@ -5,6 +5,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -12,6 +13,7 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.jdbc.core.JdbcOperations;
 import org.springframework.jdbc.support.SQLExceptionTranslator;
 
 /**
@@ -87,6 +89,17 @@ public abstract class Dialect {
 	 * millis; returns the ids of the jobs whose lease it extended.
 	 */
 	public @Nullable String extendLeases(String table) {
+		return null;
+	}
+
+	/**
+	 * Bounds how long each later statement of the current transaction waits for a row lock
+	 * that another transaction holds, where the database lets a transaction say so; returns
+	 * what sets the connection back before the transaction ends where the bound is the
+	 * session's rather than the transaction's, else {@code null}. Where it does nothing the
+	 * database's own bound holds (SQLite's busy timeout).
+	 */
+	public @Nullable Runnable boundLockWaits(JdbcOperations jdbc, Duration bound) {
 		return null;
 	}
 

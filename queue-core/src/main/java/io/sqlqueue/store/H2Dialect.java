@@ -1,5 +1,11 @@
 package io.sqlqueue.store;
 
+import java.time.Duration;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.jdbc.core.JdbcOperations;
+
 /**
  * H2 2.x, the embedded default: claims with {@code SELECT … FOR UPDATE SKIP LOCKED} and an
  * {@code UPDATE} in one short transaction. Payloads are stored as text.
@@ -30,6 +36,14 @@ public final class H2Dialect extends Dialect {
 	@Override
 	public String deadlinePassed() {
 		return "queued_deadline <= " + now();
+	}
+
+	/** H2's bound is the session's: set back to what it was. */
+	@Override
+	public @Nullable Runnable boundLockWaits(JdbcOperations jdbc, Duration bound) {
+		Long previous = jdbc.queryForObject("SELECT LOCK_TIMEOUT()", Long.class);
+		jdbc.execute("SET LOCK_TIMEOUT " + bound.toMillis());
+		return () -> jdbc.execute("SET LOCK_TIMEOUT " + previous);
 	}
 
 	@Override

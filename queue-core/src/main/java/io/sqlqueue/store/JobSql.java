@@ -64,6 +64,9 @@ final class JobSql {
 
 	final String passedDeadlines;
 
+	/** {@link #passedDeadlines}, locked, passing over rows another transaction holds. */
+	final String lockPassedDeadlines;
+
 	final String expire;
 
 	final String requestCancel;
@@ -71,6 +74,9 @@ final class JobSql {
 	final String markAwaited;
 
 	final String find;
+
+	/** One row when the job exists; parameters: id. */
+	final String exists;
 
 	final String cancel;
 
@@ -199,6 +205,7 @@ final class JobSql {
 				SELECT id, queue, handler, deadline FROM %s
 				WHERE %s
 				LIMIT ?""".formatted(this.table, dialect.deadlinePassed());
+		this.lockPassedDeadlines = this.passedDeadlines + "\nFOR UPDATE SKIP LOCKED";
 		this.expire = """
 				UPDATE %s SET status = 'CANCELLED', last_error = ?, finished_at = %s, updated_at = %s,
 				    version = version + 1
@@ -210,6 +217,7 @@ final class JobSql {
 				UPDATE %s SET cancel_requested_at = COALESCE(cancel_requested_at, %s), updated_at = %s
 				WHERE id = ? AND status = 'RUNNING'""".formatted(this.table, now, now);
 		this.find = "SELECT * FROM %s WHERE id = ?".formatted(this.table);
+		this.exists = "SELECT 1 FROM %s WHERE id = ?".formatted(this.table);
 		this.cancel = """
 				UPDATE %s SET status = 'CANCELLED', finished_at = %s, updated_at = %s, version = version + 1
 				WHERE id = ? AND status IN ('QUEUED', 'WAITING')""".formatted(this.table, now, now);

@@ -16,6 +16,7 @@ import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Function;
 import java.util.function.Supplier;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -26,6 +27,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.dao.DuplicateKeyException;
+import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.ParameterizedPreparedStatementSetter;
 import org.springframework.jdbc.core.RowMapper;
@@ -55,6 +57,14 @@ public class JobStore {
 
 	static final String LEASE_EXPIRED = "Lease expired before the attempt finished "
 			+ "(the worker crashed, hung, or lost its database connection)";
+
+	/**
+	 * How long a sweep (the reaper's, the deadline sweep's) waits for a row that another
+	 * transaction holds while it settles what a job's end settles (its dependents, its batch,
+	 * a batch's callback), where the database can bound it ({@link Dialect#boundLockWaits}):
+	 * then that job is left for the next pass, and the sweep goes on with the others.
+	 */
+	public static final Duration SWEEP_LOCK_WAIT = Duration.ofSeconds(1);
 
 	/** The reason a job cancelled while it ran gives in its last error. */
 	public static final String CANCELLED_WHILE_RUNNING = "Cancelled while running, on request";
@@ -102,6 +112,12 @@ public class JobStore {
 	 * before it writes them (where its one statement serves, the connection's own).
 	 */
 	private final TransactionTemplate leaseTransaction;
+
+	/**
+	 * A sweep's: never joining the caller's, and READ COMMITTED, where the sweep locks the
+	 * rows it ends first ({@link #sweep}).
+	 */
+	private final TransactionTemplate sweepTransaction;
 
 	/**
 	 * The write of a job's end and what it settles, or of jobs with their links, joining the
@@ -168,6 +184,9 @@ public class JobStore {
 		else {
 			this.leaseTransaction = this.ownTransaction;
 		}
+		this.sweepTransaction = new TransactionTemplate(transactionManager);
+		this.sweepTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+		this.sweepTransaction.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
 		this.workflowTransaction = new TransactionTemplate(transactionManager);
 		this.ownWorkflowTransaction = new TransactionTemplate(transactionManager);
 		this.ownWorkflowTransaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
@@ -389,6 +408,34 @@ public class JobStore {
 	}
 
 	/**
+	 * Runs a sweep: where the database has {@code SKIP LOCKED}, in a short READ COMMITTED
+	 * transaction of its own whose first statement locks the rows the sweep will end, passing
+	 * over those another transaction holds (a caller's open transaction that enqueued a job to
+	 * run after one of them, or cancels it; a worker frozen in its completion), so that the
+	 * sweep never waits for them and ends them at a later pass. What it locks besides while
+	 * it settles the jobs' ends it waits for at most {@link #SWEEP_LOCK_WAIT}; a job whose
+	 * settling waits longer is left for the next pass ({@link #endInSweep}). SQLite has one
+	 * writer at a time: its sweep writes when no other transaction does, within its busy
+	 * timeout. The function is told whether its rows are to be locked.
+	 */
+	private <T> List<T> sweep(Function<Boolean, List<T>> pass) {
+		if (!this.dialect.supports(ClaimMethod.LOCK_THEN_UPDATE)) {
+			return pass.apply(false);
+		}
+		return this.sweepTransaction.execute((status) -> {
+			Runnable restore = this.dialect.boundLockWaits(this.jdbc, SWEEP_LOCK_WAIT);
+			try {
+				return pass.apply(true);
+			}
+			finally {
+				if (restore != null) {
+					restore.run();
+				}
+			}
+		});
+	}
+
+	/**
 	 * Ends one of the jobs a sweep found (the reaper's, the deadline sweep's) as {@link #end}
 	 * does, so that whatever happens to this one the sweep ends the others: in the sweep's
 	 * transaction its end and settling run under a savepoint, and a failure, logged, leaves
@@ -399,6 +446,11 @@ public class JobStore {
 				: this.workflowTransaction;
 		try {
 			return end(settling, statement, id, args);
+		}
+		catch (PessimisticLockingFailureException ex) {
+			logger.info("Job {} is left as it was until the next pass: settling its end needs a row that another "
+					+ "transaction has held for longer than {} ({})", id, SWEEP_LOCK_WAIT, ex.getMessage());
+			return false;
 		}
 		catch (RuntimeException ex) {
 			logger.warn("Could not end job {} and settle what its end settles; it is left as it was until the next "
@@ -618,10 +670,8 @@ public class JobStore {
 	 * left for the next pass (and logged); it never holds back the others.
 	 */
 	public List<ReapedJob> reapExpired(int limit, int maxCrashes) {
-		if (this.dialect.supports(ClaimMethod.LOCK_THEN_UPDATE)) {
-			return this.claimTransaction.execute((status) -> reap(this.sql.lockExpiredLeases, limit, maxCrashes));
-		}
-		return reap(this.sql.expiredLeases, limit, maxCrashes);
+		return sweep((locked) -> reap(locked ? this.sql.lockExpiredLeases : this.sql.expiredLeases, limit,
+				maxCrashes));
 	}
 
 	/**
@@ -671,7 +721,11 @@ public class JobStore {
 	 * is left for the next pass (and logged); it never holds back the others.
 	 */
 	public List<ExpiredJob> expirePassedDeadlines(int limit) {
-		List<ExpiredJob> passed = this.jdbc.query(this.sql.passedDeadlines,
+		return sweep((locked) -> expire(locked ? this.sql.lockPassedDeadlines : this.sql.passedDeadlines, limit));
+	}
+
+	private List<ExpiredJob> expire(String passedDeadlines, int limit) {
+		List<ExpiredJob> passed = this.jdbc.query(passedDeadlines,
 				(rs, row) -> new ExpiredJob(rs.getLong("id"), rs.getString("queue"), rs.getString("handler"),
 						timestamp(rs, "deadline")),
 				limit);
@@ -696,7 +750,7 @@ public class JobStore {
 	 * job is not running.
 	 */
 	public boolean requestCancel(long id) {
-		boolean requested = this.jdbc.update(this.sql.requestCancel, id) == 1;
+		boolean requested = isThere(id) && this.jdbc.update(this.sql.requestCancel, id) == 1;
 		if (requested && this.notifyChannel != null) {
 			this.jdbc.query(this.dialect.notifyStatement(), (rs) -> {
 			}, this.notifyChannel, PostgresNotifications.cancelPayload(id));
@@ -745,17 +799,32 @@ public class JobStore {
 	 * dependents, its batch); false when there is no such job or it is in another state.
 	 */
 	public boolean cancel(long id) {
-		boolean cancelled = end(this.sql.cancel, id, id);
+		boolean cancelled = isThere(id) && end(this.sql.cancel, id, id);
 		if (cancelled) {
 			notifyFinished(List.of(id));
 		}
 		return cancelled;
 	}
 
+	/**
+	 * Whether an operator's write by id ({@link #cancel}, {@link #requestCancel},
+	 * {@link #retryFailed}) may find its job: inside a caller's transaction, only when the
+	 * transaction sees the job, read without a lock. Under MySQL's REPEATABLE READ (InnoDB's
+	 * default, which the queue cannot change inside a caller's transaction) a write that finds
+	 * no row locks the gap where it looked; above the highest id that gap is where every
+	 * enqueue inserts, so it would hold up the enqueues of every instance until the caller's
+	 * transaction ends. A write that finds its row by the primary key locks that row only.
+	 * Outside a transaction each statement commits at once and holds nothing for long.
+	 */
+	private boolean isThere(long id) {
+		return !TransactionSynchronizationManager.hasResource(this.dataSource)
+				|| !this.jdbc.queryForList(this.sql.exists, Integer.class, id).isEmpty();
+	}
+
 	/** Queues a {@code FAILED} job again with a fresh set of attempts; false when it is not failed. */
 	public boolean retryFailed(long id) {
 		try {
-			return this.jdbc.update(this.sql.retryFailed, id) == 1;
+			return isThere(id) && this.jdbc.update(this.sql.retryFailed, id) == 1;
 		}
 		catch (DuplicateKeyException ex) {
 			String key = find(id).map(JobRecord::uniqueKey).orElse("?");

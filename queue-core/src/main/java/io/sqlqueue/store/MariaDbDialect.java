@@ -5,12 +5,15 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
 import java.util.Locale;
 
 import org.jspecify.annotations.Nullable;
+
+import org.springframework.jdbc.core.JdbcOperations;
 
 /**
  * MariaDB 10.6+ and MySQL 8.0.1+ (InnoDB), one dialect for both: the SQL below is what
@@ -78,6 +81,18 @@ public final class MariaDbDialect extends Dialect {
 	@Override
 	public int maxJsonDepth() {
 		return 31;
+	}
+
+	/**
+	 * InnoDB's bound is the session's, in whole seconds (at least one): the session's own is
+	 * kept in a user variable, set back before the transaction ends.
+	 */
+	@Override
+	public @Nullable Runnable boundLockWaits(JdbcOperations jdbc, Duration bound) {
+		long seconds = Math.max(1, (bound.toMillis() + 999) / 1000);
+		jdbc.execute("SET @sqlqueue_lock_wait = @@SESSION.innodb_lock_wait_timeout, "
+				+ "SESSION innodb_lock_wait_timeout = " + seconds);
+		return () -> jdbc.execute("SET SESSION innodb_lock_wait_timeout = @sqlqueue_lock_wait");
 	}
 
 	/** Without partial indexes, the index is on a generated column: the deadline while queued, else null. */

@@ -1,6 +1,11 @@
 package io.sqlqueue.store;
 
+import java.time.Duration;
 import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.jdbc.core.JdbcOperations;
 
 /**
  * PostgreSQL 12+: {@code jsonb} payloads, a one-statement claim whose candidates sit in a
@@ -97,6 +102,13 @@ public final class PostgresDialect extends Dialect {
 				WHERE j.id = ANY(d.ids) AND j.lease_token = d.tokens[array_position(d.ids, j.id)]
 				  AND (j.status = 'RUNNING') IS TRUE AND j.settles = 0
 				RETURNING j.id, j.awaited""".formatted(table);
+	}
+
+	/** {@code lock_timeout} for the rest of the transaction: it ends with the transaction. */
+	@Override
+	public @Nullable Runnable boundLockWaits(JdbcOperations jdbc, Duration bound) {
+		jdbc.execute("SET LOCAL lock_timeout = '" + bound.toMillis() + "ms'");
+		return null;
 	}
 
 	/**

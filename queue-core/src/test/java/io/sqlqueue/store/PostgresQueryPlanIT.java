@@ -132,11 +132,15 @@ class PostgresQueryPlanIT {
 	@Test
 	void reaperUsesTheLeaseIndex() {
 		assertThat(plan(sql.expiredLeases, 100)).contains("queue_job_lease_idx");
+		assertThat(plan(sql.lockExpiredLeases, 100)).contains("queue_job_lease_idx").contains("LockRows");
 	}
 
 	@Test
 	void deadlineSweepUsesTheDeadlineIndexAndCancelChecksTheKey() {
 		assertThat(plan(sql.passedDeadlines, 500)).contains("queue_job_deadline_idx");
+		// The sweep locks what it ends first, passing over rows other transactions hold.
+		assertThat(plan(sql.lockPassedDeadlines, 500)).contains("queue_job_deadline_idx").contains("LockRows")
+			.doesNotContain("Seq Scan");
 		assertThat(plan(sql.expire, "passed", 1L)).containsAnyOf("queue_job_pkey", "queue_job_deadline_idx")
 			.doesNotContain("Seq Scan");
 		assertThat(plan(sql.requestCancel, 1L)).contains("queue_job_pkey");

@@ -12,7 +12,7 @@ import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * Work done in a READ COMMITTED transaction on a thread and connection of its own, held
+ * Work done in a READ COMMITTED transaction (or at another level) on a thread and connection of its own, held
  * open until the test commits it: for replaying interleavings of transactions step by step.
  */
 public final class OpenTransaction<T> implements AutoCloseable {
@@ -30,9 +30,14 @@ public final class OpenTransaction<T> implements AutoCloseable {
 
 	/** Begins the transaction and runs {@code work} in it; returns without waiting for the work. */
 	public static <T> OpenTransaction<T> begin(DataSource dataSource, Supplier<T> work) {
+		return begin(dataSource, TransactionDefinition.ISOLATION_READ_COMMITTED, work);
+	}
+
+	/** As {@link #begin(DataSource, Supplier)}, at another isolation level (a {@link TransactionDefinition} constant). */
+	public static <T> OpenTransaction<T> begin(DataSource dataSource, int isolationLevel, Supplier<T> work) {
 		OpenTransaction<T> open = new OpenTransaction<>();
 		TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
-		transaction.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+		transaction.setIsolationLevel(isolationLevel);
 		Thread thread = new Thread(() -> {
 			try {
 				transaction.executeWithoutResult((status) -> {
