@@ -81,7 +81,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * The behaviour every database and claim method must show, with real connections and real
  * threads. A subclass names the database; it adds tests only for what is its own.
  */
-public abstract class QueueConformanceTests implements FlowControlConformance, WorkflowConformance {
+public abstract class QueueConformanceTests
+		implements FlowControlConformance, WorkflowConformance, ManagerLoopsConformance {
 
 	protected static final Duration WAIT = Duration.ofSeconds(30);
 

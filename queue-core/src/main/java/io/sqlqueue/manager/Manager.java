@@ -51,9 +51,10 @@ import io.sqlqueue.store.SettleListener;
  * instances do not poll in lock-step) unless an enqueue or a freed lane wakes it. Database
  * errors never end the loop: it logs, backs off and tries again.
  * <p>
- * Stopping stops claiming, gives back claimed jobs that have not started, waits up to the
+ * Stopping stops claiming and waits for every claim under way (the poll loop's and those
+ * of workers that ran dry), gives back claimed jobs that have not started, waits up to the
  * shutdown timeout for running handlers and records their outcomes; what still runs then is
- * left to the reaper.
+ * left to the reaper. No job starts once stopping began.
  */
 public class Manager implements SmartLifecycle {
 
@@ -98,7 +99,14 @@ public class Manager implements SmartLifecycle {
 
 	private final Object lifecycle = new Object();
 
+	/** Changed under {@link #claims}, so that no claim begins once stopping began. */
 	private volatile boolean running;
+
+	/** Guards {@link #claimsUnderWay} and the change of {@link #running}. */
+	private final Object claims = new Object();
+
+	/** Claims under way, by the poll loop or by workers: stopping waits for them. */
+	private int claimsUnderWay;
 
 	private int consecutiveErrors;
 
@@ -176,7 +184,9 @@ public class Manager implements SmartLifecycle {
 					new Lane(queue, this.settings.concurrencyOf(queue), this.settings.prefetch())));
 			this.lanes = Collections.unmodifiableMap(lanes);
 			this.handlerNames = List.copyOf(this.handlers.names());
-			this.running = true;
+			synchronized (this.claims) {
+				this.running = true;
+			}
 			Duration heartbeat = this.settings.heartbeatInterval();
 			this.periodic.add(this.scheduler.scheduleWithFixedDelay(this::beat, Instant.now().plus(heartbeat),
 					heartbeat));
@@ -196,8 +206,13 @@ public class Manager implements SmartLifecycle {
 			if (!this.running) {
 				return;
 			}
-			this.running = false;
+			synchronized (this.claims) {
+				this.running = false;
+			}
 			this.loop.stop();
+			// A claim under way queues its jobs in the lanes, where they are given back now: none may
+			// start after the last flush, which would not record it.
+			awaitClaims();
 			int released = releaseUnstarted();
 			boolean finished = awaitRunning(this.settings.shutdownTimeout());
 			this.completer.flushAndWait();
@@ -364,6 +379,24 @@ public class Manager implements SmartLifecycle {
 	 * it) counts as a full claim: the lane claims again.
 	 */
 	private boolean claimFor(Lane lane, int least) {
+		synchronized (this.claims) {
+			if (!this.running) {
+				return false;
+			}
+			this.claimsUnderWay++;
+		}
+		try {
+			return claimUnderWay(lane, least);
+		}
+		finally {
+			synchronized (this.claims) {
+				this.claimsUnderWay--;
+				this.claims.notifyAll();
+			}
+		}
+	}
+
+	private boolean claimUnderWay(Lane lane, int least) {
 		long wakeUps = lane.wakeUps();
 		int wanted = lane.reserve(this.settings.batchSize());
 		if (wanted < least) {
@@ -434,7 +467,11 @@ public class Manager implements SmartLifecycle {
 					}
 					break;
 				}
-				if (attempt.pastDeadline()) {
+				if (!this.running) {
+					// Stopping: what has not started is given back (stop() waits for it, as it is in flight).
+					giveBack(attempt);
+				}
+				else if (attempt.pastDeadline()) {
 					expire(attempt);
 				}
 				else if (attempt.leaseHoldsFor(this.settings.heartbeatInterval())) {
@@ -622,6 +659,23 @@ public class Manager implements SmartLifecycle {
 		catch (RuntimeException ex) {
 			logger.warn("sqlqueue Manager {} could not extend {} leases", this.settings.workerId(), attempts.size(),
 					ex);
+		}
+	}
+
+	/** Waits for the claims under way to end; none begins once {@link #running} is false. */
+	private void awaitClaims() {
+		synchronized (this.claims) {
+			while (this.claimsUnderWay > 0) {
+				try {
+					this.claims.wait();
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					logger.warn("Stopped waiting for {} claims under way; their jobs are given back as they come",
+							this.claimsUnderWay);
+					return;
+				}
+			}
 		}
 	}
 
