@@ -46,6 +46,70 @@ interface ManagerLoopsConformance {
 	}
 
 	/**
+	 * The heartbeat never queues behind the other loops: with the poll loop, a completion
+	 * flush, the reaper and the pruner each held inside a statement — as many loops as the
+	 * starter's scheduler has threads — a running job's lease is still extended.
+	 */
+	@Test
+	default void heartbeatExtendsLeasesWhileEveryOtherLoopWaits() throws Exception {
+		CountDownLatch started = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		handler("long", (payload, context) -> {
+			started.countDown();
+			return release.await(60, TimeUnit.SECONDS);
+		});
+		handler("short", (payload, context) -> null);
+		GatedJobStore store = new GatedJobStore(fixture());
+		ThreadPoolTaskScheduler scheduler = new ThreadPoolTaskScheduler();
+		scheduler.setPoolSize(4);
+		scheduler.setThreadNamePrefix("test-shared-");
+		scheduler.initialize();
+		Manager manager = new Manager(store, fixture().handlers(), fixture().codec(),
+				QueueFixture.fastSettings()
+					.leaseDuration(Duration.ofMillis(1500))
+					.completionLinger(Duration.ofMillis(10))
+					.defaultConcurrency(2)
+					.build(),
+				scheduler, fixture().workerExecutor(2));
+		Reaper reaper = new Reaper(store, scheduler, Duration.ofMillis(20));
+		Pruner pruner = new Pruner(store, scheduler, Duration.ofMillis(20), Duration.ofHours(1), Duration.ZERO,
+				Duration.ZERO);
+		try {
+			manager.start();
+			long running = fixture().queue().enqueue("long", null);
+			assertThat(started.await(30, TimeUnit.SECONDS)).isTrue();
+			store.completions.arm();
+			fixture().queue().enqueue("short", null);
+			await().atMost(LOOPS_WAIT).until(() -> store.completions.held() == 1);
+			store.claims.arm();
+			store.reaps.arm();
+			store.prunes.arm();
+			reaper.start();
+			pruner.start();
+			fixture().queue().enqueue("short", null);
+			await().atMost(LOOPS_WAIT)
+				.until(() -> store.claims.held() > 0 && store.reaps.held() > 0 && store.prunes.held() > 0);
+			Instant lease = fixture().job(running).leaseExpiresAt();
+			await().atMost(Duration.ofSeconds(5))
+				.pollInterval(Duration.ofMillis(50))
+				.until(() -> fixture().job(running).leaseExpiresAt().isAfter(lease));
+			assertThat(fixture().status(running)).isEqualTo(JobStatus.RUNNING);
+			assertThat(manager.leaseLosses()).isZero();
+		}
+		finally {
+			store.claims.open();
+			store.completions.open();
+			store.reaps.open();
+			store.prunes.open();
+			release.countDown();
+			reaper.stop();
+			pruner.stop();
+			manager.stop();
+			scheduler.shutdown();
+		}
+	}
+
+	/**
 	 * Stopping waits for every claim under way — a worker's own, made when its lane ran dry,
 	 * as well as the poll loop's — and gives back what it claimed: no job starts once
 	 * {@code stop()} returned, none is left {@code RUNNING} (the scheduler is shut down after

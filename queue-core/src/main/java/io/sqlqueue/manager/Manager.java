@@ -13,7 +13,6 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 
 import org.jspecify.annotations.Nullable;
@@ -55,6 +54,13 @@ import io.sqlqueue.store.SettleListener;
  * of workers that ran dry), gives back claimed jobs that have not started, waits up to the
  * shutdown timeout for running handlers and records their outcomes; what still runs then is
  * left to the reaper. No job starts once stopping began.
+ * <p>
+ * Threads: the poll loop and the heartbeat each have a thread of their own
+ * ({@code sqlqueue-poll}, {@code sqlqueue-heartbeat}), so that neither waits for the other
+ * nor for a task of the shared scheduler, whose statements may wait on a caller's lock; the
+ * heartbeat's statements never wait on a row lock (they pass over locked rows). The timeout
+ * sweep, the completion flushes and the writes of cancels the heartbeat found run on the
+ * scheduler given.
  */
 public class Manager implements SmartLifecycle {
 
@@ -97,6 +103,10 @@ public class Manager implements SmartLifecycle {
 
 	private final PollLoop loop;
 
+	private final PollLoop heartbeat;
+
+	private final PollLoop timeouts;
+
 	private final Object lifecycle = new Object();
 
 	/** Changed under {@link #claims}, so that no claim begins once stopping began. */
@@ -109,8 +119,6 @@ public class Manager implements SmartLifecycle {
 	private int claimsUnderWay;
 
 	private int consecutiveErrors;
-
-	private final List<ScheduledFuture<?>> periodic = new ArrayList<>();
 
 	/** Wakes the lanes of jobs whose dependencies ended here, and counts jobs cancelled by a failed one. */
 	private final SettleListener settled = new SettleListener() {
@@ -154,7 +162,15 @@ public class Manager implements SmartLifecycle {
 		this.recorder = new OutcomeRecorder(store, settings.retryPolicy(), this.listener);
 		this.completer = new Completer(store, scheduler, settings.completionLinger(),
 				settings.completionBatchSize(), this.recorder, this::endsRecorded);
-		this.loop = new PollLoop(scheduler, this::pollOnce);
+		this.loop = PollLoop.onOwnThread("sqlqueue-poll", this::pollOnce);
+		this.heartbeat = PollLoop.onOwnThread("sqlqueue-heartbeat", () -> {
+			beat();
+			return this.settings.heartbeatInterval();
+		});
+		this.timeouts = new PollLoop(scheduler, () -> {
+			sweepTimeouts();
+			return timeoutSweepInterval();
+		});
 	}
 
 	/** The queues this Manager serves (or will, once started): those of its handlers and those configured. */
@@ -187,12 +203,8 @@ public class Manager implements SmartLifecycle {
 			synchronized (this.claims) {
 				this.running = true;
 			}
-			Duration heartbeat = this.settings.heartbeatInterval();
-			this.periodic.add(this.scheduler.scheduleWithFixedDelay(this::beat, Instant.now().plus(heartbeat),
-					heartbeat));
-			Duration sweep = timeoutSweepInterval();
-			this.periodic.add(this.scheduler.scheduleWithFixedDelay(this::sweepTimeouts, Instant.now().plus(sweep),
-					sweep));
+			this.heartbeat.start();
+			this.timeouts.start();
 			this.store.addSettleListener(this.settled);
 			this.loop.start();
 			logger.info("sqlqueue Manager {} started: queues {}, handlers {}", this.settings.workerId(),
@@ -216,8 +228,8 @@ public class Manager implements SmartLifecycle {
 			int released = releaseUnstarted();
 			boolean finished = awaitRunning(this.settings.shutdownTimeout());
 			this.completer.flushAndWait();
-			this.periodic.forEach((task) -> task.cancel(false));
-			this.periodic.clear();
+			this.timeouts.stop();
+			this.heartbeat.stop();
 			this.store.removeSettleListener(this.settled);
 			if (finished) {
 				logger.info("sqlqueue Manager {} stopped ({} claimed jobs given back unstarted)",
@@ -653,7 +665,14 @@ public class Manager implements SmartLifecycle {
 			// Where no notification brought a cancel request at once, the heartbeat finds it.
 			Set<Long> cancels = this.store.cancelRequested(held);
 			if (!cancels.isEmpty()) {
-				cancelRequested(cancels);
+				// Their writes may wait on a caller's lock: not on the heartbeat's thread. (Refused while the
+				// application closes: the reaper cancels them once their leases expire.)
+				try {
+					this.scheduler.schedule(() -> cancelRequested(cancels), Instant.now());
+				}
+				catch (RuntimeException ex) {
+					logger.debug("Could not hand on the cancels of jobs {}", cancels, ex);
+				}
 			}
 		}
 		catch (RuntimeException ex) {
