@@ -166,4 +166,42 @@ interface ManagerLoopsConformance {
 		assertThat(runs.values()).allSatisfy((count) -> assertThat(count).hasValue(1));
 	}
 
+	/**
+	 * However slow the completion writes, at most {@code completion-batch-size} finished jobs
+	 * wait to be recorded, besides one per worker that waits for room: what a freeze past the
+	 * lease can run again is bounded so (README, Guarantees 1). The gate holds every write.
+	 */
+	@Test
+	default void atMostABatchOfFinishedJobsWaitsToBeRecorded() throws Exception {
+		int workers = 4;
+		int batch = 2;
+		AtomicInteger returned = new AtomicInteger();
+		handler("quick", (payload, context) -> {
+			returned.incrementAndGet();
+			return null;
+		});
+		GatedJobStore store = new GatedJobStore(fixture());
+		store.completions.arm();
+		fixture().startManager(store, QueueFixture.fastSettings()
+			.defaultConcurrency(workers)
+			.completionBatchSize(batch)
+			.completionLinger(Duration.ofMillis(1))
+			.build(), workers);
+		int total = 20;
+		fixture().queue().enqueueAll(IntStream.range(0, total).mapToObj((i) -> Job.of("quick", i)).toList());
+		try {
+			// Every worker has ended a job and waits for room, or writes a batch (then one less waits).
+			await().atMost(LOOPS_WAIT).until(() -> returned.get() >= workers + batch - 1);
+			await("at most workers + batch finished jobs unrecorded").during(Duration.ofMillis(500))
+				.atMost(Duration.ofSeconds(5))
+				.until(() -> returned.get() <= workers + batch);
+			assertThat(fixture().count("status = 'SUCCEEDED'")).isZero();
+		}
+		finally {
+			store.completions.open();
+		}
+		await().atMost(LOOPS_WAIT).until(() -> fixture().count("status = 'SUCCEEDED'") == total);
+		assertThat(returned).hasValue(total);
+	}
+
 }
