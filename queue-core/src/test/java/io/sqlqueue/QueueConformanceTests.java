@@ -82,7 +82,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * threads. A subclass names the database; it adds tests only for what is its own.
  */
 public abstract class QueueConformanceTests
-		implements FlowControlConformance, WorkflowConformance, ScheduleConformance, CallerLockConformance {
+		implements FlowControlConformance, WorkflowConformance, ScheduleConformance, ManagerLoopsConformance,
+		CallerLockConformance {
 
 	protected static final Duration WAIT = Duration.ofSeconds(30);
 

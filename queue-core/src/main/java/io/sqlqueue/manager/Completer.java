@@ -7,6 +7,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.locks.ReadWriteLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
@@ -35,6 +36,11 @@ import io.sqlqueue.store.Lease;
  * {@code last_error}. A crash before the write lands loses only the record: the job is
  * still {@code RUNNING}, and runs again once its lease expires (at-least-once, as for any
  * crash).
+ * <p>
+ * At most {@code batchSize} successes wait to be recorded at once, in the buffer or in writes
+ * under way (and their further tries): a worker that ends one more waits until there is room.
+ * That bounds what a freeze past the lease can run again besides the jobs that were running
+ * (README, Guarantees 1): a finished job whose success is not yet recorded has no heartbeat.
  */
 final class Completer {
 
@@ -53,6 +59,9 @@ final class Completer {
 	private final Runnable recorded;
 
 	private final Object lock = new Object();
+
+	/** Room for successes waiting to be recorded: taken by {@link #add}, given back when a write ends. */
+	private final Semaphore room;
 
 	/**
 	 * Held (shared) from taking a batch until it is written, so that {@link #flushAndWait()}
@@ -79,9 +88,11 @@ final class Completer {
 		this.batchSize = batchSize;
 		this.recorder = recorder;
 		this.recorded = recorded;
+		this.room = new Semaphore(batchSize);
 	}
 
 	void add(Attempt attempt, Completion completion) {
+		this.room.acquireUninterruptibly();
 		// A write counts as under way from the moment its batch is taken (see flushAndWait).
 		this.writes.readLock().lock();
 		try {
@@ -181,9 +192,14 @@ final class Completer {
 			}
 		}
 		Set<Lease> landed = (failures > 0 && !missed.isEmpty()) ? landedEarlier(missed) : Set.of();
-		for (int i = 0; i < held.length; i++) {
-			Pending one = pending.get(i);
-			this.recorder.completed(one.attempt(), held[i] || landed.contains(one.completion().lease()));
+		try {
+			for (int i = 0; i < held.length; i++) {
+				Pending one = pending.get(i);
+				this.recorder.completed(one.attempt(), held[i] || landed.contains(one.completion().lease()));
+			}
+		}
+		finally {
+			this.room.release(pending.size());
 		}
 		this.recorded.run();
 	}
@@ -221,6 +237,7 @@ final class Completer {
 		if (failures >= DatabaseErrors.RETRY_WAITS.length) {
 			logger.error("Could not record {} finished jobs; they run again after their leases expire",
 					pending.size(), ex);
+			this.room.release(pending.size());
 			return;
 		}
 		Duration wait = DatabaseErrors.RETRY_WAITS[failures];
@@ -240,6 +257,7 @@ final class Completer {
 		}
 		catch (RuntimeException rejected) {
 			retryEnded();
+			this.room.release(pending.size());
 			logger.error("Could not schedule another try to record {} finished jobs; they run again after their "
 					+ "leases expire", pending.size(), rejected);
 		}

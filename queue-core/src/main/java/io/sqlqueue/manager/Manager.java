@@ -13,7 +13,6 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 
 import org.jspecify.annotations.Nullable;
@@ -51,9 +50,17 @@ import io.sqlqueue.store.SettleListener;
  * instances do not poll in lock-step) unless an enqueue or a freed lane wakes it. Database
  * errors never end the loop: it logs, backs off and tries again.
  * <p>
- * Stopping stops claiming, gives back claimed jobs that have not started, waits up to the
+ * Stopping stops claiming and waits for every claim under way (the poll loop's and those
+ * of workers that ran dry), gives back claimed jobs that have not started, waits up to the
  * shutdown timeout for running handlers and records their outcomes; what still runs then is
- * left to the reaper.
+ * left to the reaper. No job starts once stopping began.
+ * <p>
+ * Threads: the poll loop and the heartbeat each have a thread of their own
+ * ({@code sqlqueue-poll}, {@code sqlqueue-heartbeat}), so that neither waits for the other
+ * nor for a task of the shared scheduler, whose statements may wait on a caller's lock; the
+ * heartbeat's statements never wait on a row lock (they pass over locked rows). The timeout
+ * sweep, the completion flushes and the writes of cancels the heartbeat found run on the
+ * scheduler given.
  */
 public class Manager implements SmartLifecycle {
 
@@ -96,13 +103,22 @@ public class Manager implements SmartLifecycle {
 
 	private final PollLoop loop;
 
+	private final PollLoop heartbeat;
+
+	private final PollLoop timeouts;
+
 	private final Object lifecycle = new Object();
 
+	/** Changed under {@link #claims}, so that no claim begins once stopping began. */
 	private volatile boolean running;
 
-	private int consecutiveErrors;
+	/** Guards {@link #claimsUnderWay} and the change of {@link #running}. */
+	private final Object claims = new Object();
 
-	private final List<ScheduledFuture<?>> periodic = new ArrayList<>();
+	/** Claims under way, by the poll loop or by workers: stopping waits for them. */
+	private int claimsUnderWay;
+
+	private int consecutiveErrors;
 
 	/** Wakes the lanes of jobs whose dependencies ended here, and counts jobs cancelled by a failed one. */
 	private final SettleListener settled = new SettleListener() {
@@ -146,7 +162,15 @@ public class Manager implements SmartLifecycle {
 		this.recorder = new OutcomeRecorder(store, settings.retryPolicy(), this.listener);
 		this.completer = new Completer(store, scheduler, settings.completionLinger(),
 				settings.completionBatchSize(), this.recorder, this::endsRecorded);
-		this.loop = new PollLoop(scheduler, this::pollOnce);
+		this.loop = PollLoop.onOwnThread("sqlqueue-poll", this::pollOnce);
+		this.heartbeat = PollLoop.onOwnThread("sqlqueue-heartbeat", () -> {
+			beat();
+			return this.settings.heartbeatInterval();
+		});
+		this.timeouts = new PollLoop(scheduler, () -> {
+			sweepTimeouts();
+			return timeoutSweepInterval();
+		});
 	}
 
 	/** The queues this Manager serves (or will, once started): those of its handlers and those configured. */
@@ -176,13 +200,11 @@ public class Manager implements SmartLifecycle {
 					new Lane(queue, this.settings.concurrencyOf(queue), this.settings.prefetch())));
 			this.lanes = Collections.unmodifiableMap(lanes);
 			this.handlerNames = List.copyOf(this.handlers.names());
-			this.running = true;
-			Duration heartbeat = this.settings.heartbeatInterval();
-			this.periodic.add(this.scheduler.scheduleWithFixedDelay(this::beat, Instant.now().plus(heartbeat),
-					heartbeat));
-			Duration sweep = timeoutSweepInterval();
-			this.periodic.add(this.scheduler.scheduleWithFixedDelay(this::sweepTimeouts, Instant.now().plus(sweep),
-					sweep));
+			synchronized (this.claims) {
+				this.running = true;
+			}
+			this.heartbeat.start();
+			this.timeouts.start();
 			this.store.addSettleListener(this.settled);
 			this.loop.start();
 			logger.info("sqlqueue Manager {} started: queues {}, handlers {}", this.settings.workerId(),
@@ -196,13 +218,18 @@ public class Manager implements SmartLifecycle {
 			if (!this.running) {
 				return;
 			}
-			this.running = false;
+			synchronized (this.claims) {
+				this.running = false;
+			}
 			this.loop.stop();
+			// A claim under way queues its jobs in the lanes, where they are given back now: none may
+			// start after the last flush, which would not record it.
+			awaitClaims();
 			int released = releaseUnstarted();
 			boolean finished = awaitRunning(this.settings.shutdownTimeout());
 			this.completer.flushAndWait();
-			this.periodic.forEach((task) -> task.cancel(false));
-			this.periodic.clear();
+			this.timeouts.stop();
+			this.heartbeat.stop();
 			this.store.removeSettleListener(this.settled);
 			if (finished) {
 				logger.info("sqlqueue Manager {} stopped ({} claimed jobs given back unstarted)",
@@ -364,6 +391,24 @@ public class Manager implements SmartLifecycle {
 	 * it) counts as a full claim: the lane claims again.
 	 */
 	private boolean claimFor(Lane lane, int least) {
+		synchronized (this.claims) {
+			if (!this.running) {
+				return false;
+			}
+			this.claimsUnderWay++;
+		}
+		try {
+			return claimUnderWay(lane, least);
+		}
+		finally {
+			synchronized (this.claims) {
+				this.claimsUnderWay--;
+				this.claims.notifyAll();
+			}
+		}
+	}
+
+	private boolean claimUnderWay(Lane lane, int least) {
 		long wakeUps = lane.wakeUps();
 		int wanted = lane.reserve(this.settings.batchSize());
 		if (wanted < least) {
@@ -434,7 +479,11 @@ public class Manager implements SmartLifecycle {
 					}
 					break;
 				}
-				if (attempt.pastDeadline()) {
+				if (!this.running) {
+					// Stopping: what has not started is given back (stop() waits for it, as it is in flight).
+					giveBack(attempt);
+				}
+				else if (attempt.pastDeadline()) {
 					expire(attempt);
 				}
 				else if (attempt.leaseHoldsFor(this.settings.heartbeatInterval())) {
@@ -616,12 +665,36 @@ public class Manager implements SmartLifecycle {
 			// Where no notification brought a cancel request at once, the heartbeat finds it.
 			Set<Long> cancels = this.store.cancelRequested(held);
 			if (!cancels.isEmpty()) {
-				cancelRequested(cancels);
+				// Their writes may wait on a caller's lock: not on the heartbeat's thread. (Refused while the
+				// application closes: the reaper cancels them once their leases expire.)
+				try {
+					this.scheduler.schedule(() -> cancelRequested(cancels), Instant.now());
+				}
+				catch (RuntimeException ex) {
+					logger.debug("Could not hand on the cancels of jobs {}", cancels, ex);
+				}
 			}
 		}
 		catch (RuntimeException ex) {
 			logger.warn("sqlqueue Manager {} could not extend {} leases", this.settings.workerId(), attempts.size(),
 					ex);
+		}
+	}
+
+	/** Waits for the claims under way to end; none begins once {@link #running} is false. */
+	private void awaitClaims() {
+		synchronized (this.claims) {
+			while (this.claimsUnderWay > 0) {
+				try {
+					this.claims.wait();
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					logger.warn("Stopped waiting for {} claims under way; their jobs are given back as they come",
+							this.claimsUnderWay);
+					return;
+				}
+			}
 		}
 	}
 

@@ -37,7 +37,7 @@ final class FaultChecker {
 		LEASE_LOST,
 		/** A frozen worker, once resumed, starts no job it claimed before the freeze. */
 		STARTED_AFTER_FREEZE,
-		/** A frozen worker's jobs run again at most once each of what it could have had in hand. */
+		/** A frozen worker's jobs run again at most once each of what it could have had in hand: a job per worker and a batch of successes. */
 		FROZEN_EXTRAS
 
 	}
@@ -175,9 +175,10 @@ final class FaultChecker {
 					SELECT DISTINCT 'job ' || e.job_id FROM fault_effect e
 					WHERE e.worker_id = ? AND COALESCE(e.started, e.at) > ? AND EXISTS (%s)""".formatted(RUN_BY_ANOTHER),
 					worker, resumed);
-			// In hand at the freeze: a running handler per worker, and at most one finished job per
-			// worker whose completion waited to be recorded (its linger is far shorter than a job).
-			int limit = 2 * FaultWorker.WORKERS;
+			// In hand at the freeze (README, Guarantees 1): a job per worker (running, or ended and
+			// waiting for room to be recorded), and at most completion-batch-size successes waiting to
+			// be recorded, which have no heartbeat. That was the ninth of nine in a run of the review.
+			int limit = FaultWorker.WORKERS + FaultWorker.COMPLETION_BATCH_SIZE;
 			int again = count("""
 					SELECT count(DISTINCT e.job_id) FROM fault_effect e
 					WHERE e.worker_id = ? AND e.at < ? AND EXISTS (%s)""".formatted(RUN_BY_ANOTHER),

@@ -61,6 +61,9 @@ public final class FaultWorker {
 
 	static final int WORKERS = 8;
 
+	/** Successes that may wait to be recorded at once ({@code completion-batch-size}). */
+	static final int COMPLETION_BATCH_SIZE = 8;
+
 	static final String PASSWORD_VARIABLE = "FAULT_WORKER_PASSWORD";
 
 	/** The handlers' work after their effect: short, but long enough that workers overlap. */
@@ -95,6 +98,7 @@ public final class FaultWorker {
 				.heartbeatInterval(Duration.ofSeconds(1))
 				.shutdownTimeout(Duration.ofSeconds(10))
 				.defaultConcurrency(WORKERS)
+				.completionBatchSize(COMPLETION_BATCH_SIZE)
 				// A write that fails when a connection is cut retries soon; attempts are set per job.
 				.retryPolicy(new RetryPolicy(20, Duration.ofMillis(50), 2.0, Duration.ofSeconds(1), 0.2))
 				.build();

@@ -108,6 +108,9 @@ public final class SqlQueueAutoConfiguration {
 	/** The name of the scheduler of the Manager's loop, heartbeats, timeouts and the reaper. */
 	public static final String TASK_SCHEDULER_BEAN_NAME = "sqlqueueTaskScheduler";
 
+	/** The threads of the queue's scheduler: one for each task that shares it. */
+	static final int SCHEDULER_THREADS = 8;
+
 	/** The name of the executor whose threads run handlers. */
 	public static final String WORKER_EXECUTOR_BEAN_NAME = "sqlqueueWorkerExecutor";
 
@@ -346,9 +349,11 @@ public final class SqlQueueAutoConfiguration {
 				return scheduler;
 			}
 			ThreadPoolTaskScheduler scheduler = new ThreadPoolTaskScheduler();
-			// The poll loop, heartbeats, completion flushes, the timeout sweep and the maintenance
-			// passes (reaper, pruner, counts, vacuum): enough threads that a long pass delays no flush.
-			scheduler.setPoolSize(4);
+			// The poll loop and the heartbeat have threads of their own (see Manager). Here: completion
+			// flushes, the timeout sweep, cancels the heartbeat found, and the maintenance passes
+			// (reaper, pruner, counts, vacuum, schedules). A thread for each, so that one waiting on a
+			// caller's lock (up to the statements' lock timeout) keeps no other from running.
+			scheduler.setPoolSize(SCHEDULER_THREADS);
 			scheduler.setThreadNamePrefix("sqlqueue-scheduler-");
 			scheduler.setAcceptTasksAfterContextClose(true);
 			return scheduler;

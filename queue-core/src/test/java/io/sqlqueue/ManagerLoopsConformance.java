@@ -1,0 +1,207 @@
+package io.sqlqueue;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.IntStream;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
+
+import io.sqlqueue.handler.HandlerDefinition;
+import io.sqlqueue.handler.JobInvoker;
+import io.sqlqueue.manager.Manager;
+import io.sqlqueue.manager.ManagerSettings;
+import io.sqlqueue.manager.Pruner;
+import io.sqlqueue.manager.Reaper;
+import io.sqlqueue.test.GatedJobStore;
+import io.sqlqueue.test.QueueFixture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * How the Manager's loops share threads and stop, on every database and claim method:
+ * {@link QueueConformanceTests} implements this. A {@link GatedJobStore} holds a loop inside a
+ * statement, as a caller's lock would, whatever the database's locking.
+ */
+interface ManagerLoopsConformance {
+
+	Duration LOOPS_WAIT = Duration.ofSeconds(30);
+
+	QueueFixture fixture();
+
+	private void handler(String name, JobInvoker invoker) {
+		fixture().register(HandlerDefinition.of(name, "default", invoker));
+	}
+
+	/**
+	 * The heartbeat never queues behind the other loops: with the poll loop, a completion
+	 * flush, the reaper and the pruner each held inside a statement — as many loops as the
+	 * starter's scheduler has threads — a running job's lease is still extended.
+	 */
+	@Test
+	default void heartbeatExtendsLeasesWhileEveryOtherLoopWaits() throws Exception {
+		CountDownLatch started = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		handler("long", (payload, context) -> {
+			started.countDown();
+			return release.await(60, TimeUnit.SECONDS);
+		});
+		handler("short", (payload, context) -> null);
+		GatedJobStore store = new GatedJobStore(fixture());
+		ThreadPoolTaskScheduler scheduler = new ThreadPoolTaskScheduler();
+		scheduler.setPoolSize(4);
+		scheduler.setThreadNamePrefix("test-shared-");
+		scheduler.initialize();
+		Manager manager = new Manager(store, fixture().handlers(), fixture().codec(),
+				QueueFixture.fastSettings()
+					.leaseDuration(Duration.ofMillis(1500))
+					.completionLinger(Duration.ofMillis(10))
+					.defaultConcurrency(2)
+					.build(),
+				scheduler, fixture().workerExecutor(2));
+		Reaper reaper = new Reaper(store, scheduler, Duration.ofMillis(20));
+		Pruner pruner = new Pruner(store, scheduler, Duration.ofMillis(20), Duration.ofHours(1), Duration.ZERO,
+				Duration.ZERO);
+		try {
+			manager.start();
+			long running = fixture().queue().enqueue("long", null);
+			assertThat(started.await(30, TimeUnit.SECONDS)).isTrue();
+			store.completions.arm();
+			fixture().queue().enqueue("short", null);
+			await().atMost(LOOPS_WAIT).until(() -> store.completions.held() == 1);
+			store.claims.arm();
+			store.reaps.arm();
+			store.prunes.arm();
+			reaper.start();
+			pruner.start();
+			fixture().queue().enqueue("short", null);
+			await().atMost(LOOPS_WAIT)
+				.until(() -> store.claims.held() > 0 && store.reaps.held() > 0 && store.prunes.held() > 0);
+			Instant lease = fixture().job(running).leaseExpiresAt();
+			await().atMost(Duration.ofSeconds(5))
+				.pollInterval(Duration.ofMillis(50))
+				.until(() -> fixture().job(running).leaseExpiresAt().isAfter(lease));
+			assertThat(fixture().status(running)).isEqualTo(JobStatus.RUNNING);
+			assertThat(manager.leaseLosses()).isZero();
+		}
+		finally {
+			store.claims.open();
+			store.completions.open();
+			store.reaps.open();
+			store.prunes.open();
+			release.countDown();
+			reaper.stop();
+			pruner.stop();
+			manager.stop();
+			scheduler.shutdown();
+		}
+	}
+
+	/**
+	 * Stopping waits for every claim under way — a worker's own, made when its lane ran dry,
+	 * as well as the poll loop's — and gives back what it claimed: no job starts once
+	 * {@code stop()} returned, none is left {@code RUNNING} (the scheduler is shut down after
+	 * the Manager, as the application's context does, so a late completion would be lost), and
+	 * after a restart every job ran exactly once. The gate holds the workers' claims until
+	 * {@code stop()} returned or waited a moment for them.
+	 */
+	@Test
+	default void stopAwaitsTheClaimsOfWorkersAndStartsNothingAfterIt() throws Exception {
+		int total = 400;
+		Map<Long, AtomicInteger> runs = new ConcurrentHashMap<>();
+		AtomicBoolean stopped = new AtomicBoolean();
+		AtomicInteger startedAfterStop = new AtomicInteger();
+		handler("short", (payload, context) -> {
+			if (stopped.get()) {
+				startedAfterStop.incrementAndGet();
+			}
+			runs.computeIfAbsent(context.jobId(), (id) -> new AtomicInteger()).incrementAndGet();
+			return null;
+		});
+		fixture().queue().enqueueAll(IntStream.range(0, total).mapToObj((i) -> Job.of("short", i)).toList());
+		ManagerSettings settings = QueueFixture.fastSettings().defaultConcurrency(4).batchSize(8).build();
+		for (int round = 1; round <= 3; round++) {
+			GatedJobStore store = new GatedJobStore(fixture());
+			ThreadPoolTaskScheduler scheduler = fixture().scheduler();
+			ThreadPoolTaskExecutor workers = fixture().workerExecutor(4);
+			Manager manager = new Manager(store, fixture().handlers(), fixture().codec(), settings, scheduler,
+					workers);
+			stopped.set(false);
+			store.claims.arm((thread) -> thread.getName().startsWith("test-worker-"));
+			manager.start();
+			await().atMost(LOOPS_WAIT).until(() -> store.claims.held() > 0);
+			CompletableFuture<Void> stopping = CompletableFuture.runAsync(() -> {
+				manager.stop();
+				stopped.set(true);
+			});
+			try {
+				stopping.get(300, TimeUnit.MILLISECONDS);
+			}
+			catch (TimeoutException ex) {
+				// It waits for the held claims, as it should: let them go on.
+			}
+			store.claims.open();
+			stopping.get(30, TimeUnit.SECONDS);
+			scheduler.shutdown();
+			await().atMost(LOOPS_WAIT)
+				.until(() -> store.claims.heldAndPassed() == store.claims.held() && workers.getActiveCount() == 0);
+			assertThat(startedAfterStop).as("jobs started after stop() returned, round %d", round).hasValue(0);
+			assertThat(fixture().count("status = 'RUNNING'")).as("jobs left RUNNING, round %d", round).isZero();
+		}
+		fixture().startManager((s) -> s);
+		await().atMost(LOOPS_WAIT).until(() -> fixture().count("status = 'SUCCEEDED'") == total);
+		assertThat(runs).hasSize(total);
+		assertThat(runs.values()).allSatisfy((count) -> assertThat(count).hasValue(1));
+	}
+
+	/**
+	 * However slow the completion writes, at most {@code completion-batch-size} finished jobs
+	 * wait to be recorded, besides one per worker that waits for room: what a freeze past the
+	 * lease can run again is bounded so (README, Guarantees 1). The gate holds every write.
+	 */
+	@Test
+	default void atMostABatchOfFinishedJobsWaitsToBeRecorded() throws Exception {
+		int workers = 4;
+		int batch = 2;
+		AtomicInteger returned = new AtomicInteger();
+		handler("quick", (payload, context) -> {
+			returned.incrementAndGet();
+			return null;
+		});
+		GatedJobStore store = new GatedJobStore(fixture());
+		store.completions.arm();
+		fixture().startManager(store, QueueFixture.fastSettings()
+			.defaultConcurrency(workers)
+			.completionBatchSize(batch)
+			.completionLinger(Duration.ofMillis(1))
+			.build(), workers);
+		int total = 20;
+		fixture().queue().enqueueAll(IntStream.range(0, total).mapToObj((i) -> Job.of("quick", i)).toList());
+		try {
+			// Every worker has ended a job and waits for room, or writes a batch (then one less waits).
+			await().atMost(LOOPS_WAIT).until(() -> returned.get() >= workers + batch - 1);
+			await("at most workers + batch finished jobs unrecorded").during(Duration.ofMillis(500))
+				.atMost(Duration.ofSeconds(5))
+				.until(() -> returned.get() <= workers + batch);
+			assertThat(fixture().count("status = 'SUCCEEDED'")).isZero();
+		}
+		finally {
+			store.completions.open();
+		}
+		await().atMost(LOOPS_WAIT).until(() -> fixture().count("status = 'SUCCEEDED'") == total);
+		assertThat(returned).hasValue(total);
+	}
+
+}
