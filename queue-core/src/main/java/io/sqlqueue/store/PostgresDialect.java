@@ -187,9 +187,15 @@ public final class PostgresDialect extends Dialect {
 		return true;
 	}
 
+	/**
+	 * {@code SKIP_LOCKED}: a table whose lock {@code VACUUM} cannot take at once (a caller's
+	 * DDL or {@code LOCK TABLE}, a running migration, another instance's vacuum) is passed
+	 * over until the next pass, instead of holding the pass, and its scheduler thread, for as
+	 * long as that lock is held.
+	 */
 	@Override
 	public String vacuumStatement(List<String> tables) {
-		return "VACUUM (ANALYZE) " + String.join(", ", tables);
+		return "VACUUM (ANALYZE, SKIP_LOCKED) " + String.join(", ", tables);
 	}
 
 	@Override

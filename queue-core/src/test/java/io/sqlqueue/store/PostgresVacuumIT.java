@@ -2,6 +2,8 @@ package io.sqlqueue.store;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -11,6 +13,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 import io.sqlqueue.manager.Vacuumer;
 import io.sqlqueue.schema.QueueSchemaMigrator;
+import io.sqlqueue.test.OpenTransaction;
 import io.sqlqueue.test.TestDatabase;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -95,6 +98,27 @@ class PostgresVacuumIT {
 		assertVacuumed("queue_dependency");
 		assertVacuumed("queue_batch");
 		assertVacuumed("queue_schedule");
+	}
+
+	/**
+	 * A caller's transaction that holds a lock on one of the tables that conflicts with
+	 * {@code VACUUM}'s (DDL, {@code LOCK TABLE}, a non-concurrent {@code CREATE INDEX}, another
+	 * instance's vacuum) makes the pass skip that table, not wait for it.
+	 */
+	@Test
+	void vacuumPassesOverATableAnotherTransactionLocks() throws Exception {
+		this.jdbc.update("INSERT INTO queue_flow (queue) VALUES ('default')");
+		this.jdbc.update("UPDATE queue_flow SET version = version + 1");
+		await().atMost(Duration.ofSeconds(30)).until(() -> deadRows("queue_flow") > 0);
+		try (OpenTransaction<Integer> caller = OpenTransaction.begin(this.database.dataSource(), () -> {
+			this.jdbc.execute("LOCK TABLE queue_schedule IN SHARE MODE");
+			return 1;
+		})) {
+			caller.result();
+			CompletableFuture<Void> pass = CompletableFuture.runAsync(this::vacuumOnce);
+			pass.get(10, TimeUnit.SECONDS);
+			assertVacuumed("queue_flow");
+		}
 	}
 
 	private void vacuumOnce() {
