@@ -39,6 +39,19 @@ public record ManagerSettings(String workerId, Duration pollInterval, int batchS
 		Duration heartbeatInterval, Duration shutdownTimeout, Duration handlerTimeout, int defaultConcurrency,
 		Map<String, Integer> concurrency, Set<String> queues, RetryPolicy retryPolicy, int resultMaxSize) {
 
+	/**
+	 * The largest {@code batchSize} and {@code prefetch}. A limited claim binds its admitted
+	 * ids padded to a power of two, and reads the rate windows of up to twice a claim's
+	 * candidates' keys, padded too: with at most 4,096 jobs a claim, no statement binds more than
+	 * 8,193 parameters (plus the queue's handlers and at most 512 left-out keys), an eighth of
+	 * the smallest limit of the supported drivers (PostgreSQL's 65,535; a quarter of the 32,766
+	 * of an SQLite built with its defaults, though the bundled one takes 250,000). Past 32,768,
+	 * a limited claim that admitted that many jobs failed with the driver's own error. The prefetch,
+	 * which defaults to the batch size, has the same bound: jobs held ready beyond it would only
+	 * wait in memory, kept from other instances.
+	 */
+	public static final int MAX_BATCH_SIZE = 4096;
+
 	/** The default largest stored result: 1 MiB, as for payloads. */
 	public static final int DEFAULT_RESULT_MAX_SIZE = 1024 * 1024;
 
@@ -68,6 +81,11 @@ public record ManagerSettings(String workerId, Duration pollInterval, int batchS
 		}
 		if (prefetch < 0 || completionLinger.isNegative()) {
 			throw new IllegalArgumentException("prefetch and completionLinger must not be negative");
+		}
+		if (batchSize > MAX_BATCH_SIZE || prefetch > MAX_BATCH_SIZE) {
+			throw new IllegalArgumentException("batchSize (" + batchSize + ") and prefetch (" + prefetch
+					+ ") must be at most " + MAX_BATCH_SIZE + ", or a limited claim binds more parameters than "
+					+ "some databases take");
 		}
 		concurrency.forEach((queue, workers) -> {
 			Names.requireQueue(queue);

@@ -29,6 +29,7 @@ import io.sqlqueue.dashboard.JobDetails;
 import io.sqlqueue.dashboard.Operations;
 import io.sqlqueue.dashboard.OverviewReader;
 import io.sqlqueue.dashboard.web.DashboardAccess;
+import io.sqlqueue.dashboard.web.DashboardHosts;
 import io.sqlqueue.dashboard.web.DashboardRouter;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.manager.Manager;
@@ -42,7 +43,8 @@ import io.sqlqueue.store.JobStore;
  * JSON API under {@code sqlqueue.dashboard.path} ({@code /sqlqueue}), read-only unless
  * {@code sqlqueue.dashboard.actions-enabled}. It never opens more than the
  * {@code sqlqueue} Actuator endpoint's access allows, and where Spring Security is on the
- * class path the application's own rules guard it and its actions need a signed-in user.
+ * class path the application's own rules guard it and its actions need a signed-in user;
+ * without it, it answers only on loopback hosts and {@code sqlqueue.dashboard.allowed-hosts}.
  * Every bean backs off when the application defines its own.
  */
 @AutoConfiguration(after = SqlQueueAutoConfiguration.class,
@@ -98,21 +100,26 @@ public final class SqlQueueDashboardAutoConfiguration {
 			ObjectProvider<EndpointAccessLookup> endpointAccess) {
 		EndpointAccessLookup lookup = endpointAccess.getIfUnique();
 		return DashboardAccess.resolve(properties.isActionsEnabled(), (lookup != null) ? lookup.access() : null,
-				ClassUtils.isPresent(SECURITY_CLASS, resourceLoader.getClassLoader()));
+				securityPresent(resourceLoader));
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
 	DashboardRouter sqlqueueDashboardRouter(SqlQueueDashboardProperties properties, Environment environment,
-			DashboardAccess access, OverviewReader overview, JobBrowser browser, JobDetails details,
-			Operations operations) {
+			ResourceLoader resourceLoader, DashboardAccess access, OverviewReader overview, JobBrowser browser,
+			JobDetails details, Operations operations) {
 		int pageSize = properties.getPageSize();
 		if (pageSize < 1 || pageSize > JobBrowser.MAX_PAGE_SIZE) {
 			throw new IllegalStateException(
 					"sqlqueue.dashboard.page-size must be 1 to " + JobBrowser.MAX_PAGE_SIZE + ", not " + pageSize);
 		}
-		return new DashboardRouter(DashboardPath.check(properties.getPath(), environment), access, overview, browser,
-				details, operations, properties.getRefreshInterval(), pageSize);
+		DashboardHosts hosts = DashboardHosts.of(properties.getAllowedHosts(), securityPresent(resourceLoader));
+		return new DashboardRouter(DashboardPath.check(properties.getPath(), environment), access, hosts, overview,
+				browser, details, operations, properties.getRefreshInterval(), pageSize);
+	}
+
+	private static boolean securityPresent(ResourceLoader resourceLoader) {
+		return ClassUtils.isPresent(SECURITY_CLASS, resourceLoader.getClassLoader());
 	}
 
 	/** The {@code sqlqueue} endpoint's access as Actuator resolves it, or {@code null} where it cannot tell. */

@@ -1,6 +1,8 @@
 package io.sqlqueue.dashboard.autoconfigure;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -25,6 +27,14 @@ public class SqlQueueDashboardProperties {
 	 * queue or handler, trigger, pause and resume schedules. Off, it is read-only.
 	 */
 	private boolean actionsEnabled = false;
+
+	/**
+	 * Hosts besides loopback ones (localhost, 127.0.0.0/8, [::1]) that the dashboard answers
+	 * on, such as 'ops.example.com' (names or addresses, without scheme or port), or '*' for
+	 * any host. Other hosts are refused, against DNS rebinding, unless Spring Security is on
+	 * the class path and this is empty: then the application's own rules decide.
+	 */
+	private List<String> allowedHosts = new ArrayList<>();
 
 	/**
 	 * How often an open overview refreshes. The jobs are counted at most this often,
@@ -65,6 +75,14 @@ public class SqlQueueDashboardProperties {
 
 	public void setActionsEnabled(boolean actionsEnabled) {
 		this.actionsEnabled = actionsEnabled;
+	}
+
+	public List<String> getAllowedHosts() {
+		return this.allowedHosts;
+	}
+
+	public void setAllowedHosts(List<String> allowedHosts) {
+		this.allowedHosts = allowedHosts;
 	}
 
 	public Duration getRefreshInterval() {

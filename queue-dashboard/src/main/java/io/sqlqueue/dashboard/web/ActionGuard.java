@@ -9,7 +9,10 @@ import org.springframework.web.cors.CorsUtils;
 import org.springframework.web.servlet.function.ServerRequest;
 
 /**
- * The checks every action (a POST) passes before it runs, cheapest first:
+ * The checks every action (a POST) passes before it runs, cheapest first, after the
+ * router's check of the request's host ({@link DashboardHosts}), without which the
+ * same-origin checks below would pass for a page whose site's name was pointed at the
+ * dashboard (DNS rebinding):
  * <ol>
  * <li>actions are enabled ({@link DashboardAccess});</li>
  * <li>the request comes from the dashboard's own page: it carries the

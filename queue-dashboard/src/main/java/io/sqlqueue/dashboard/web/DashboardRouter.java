@@ -20,7 +20,8 @@ import io.sqlqueue.store.JobBrowser;
  * The dashboard's routes under its path ({@code /sqlqueue} by default): the page at
  * {@code {path}/}, its script and style under {@code {path}/assets/}, the JSON API under
  * {@code {path}/api/}. Plain Spring MVC handlers, so the application's security rules,
- * filters and error handling apply to them as to its own.
+ * filters and error handling apply to them as to its own. Each of them answers only on the
+ * {@link DashboardHosts allowed hosts}.
  */
 public final class DashboardRouter implements RouterFunction<ServerResponse> {
 
@@ -31,8 +32,8 @@ public final class DashboardRouter implements RouterFunction<ServerResponse> {
 	 * @param refresh how often the overview refreshes
 	 * @param pageSize jobs per page unless a request says otherwise
 	 */
-	public DashboardRouter(String path, DashboardAccess access, OverviewReader overview, JobBrowser browser,
-			JobDetails details, Operations operations, Duration refresh, int pageSize) {
+	public DashboardRouter(String path, DashboardAccess access, DashboardHosts hosts, OverviewReader overview,
+			JobBrowser browser, JobDetails details, Operations operations, Duration refresh, int pageSize) {
 		DashboardPage page = new DashboardPage(access, refresh.toMillis(), pageSize);
 		DashboardApi api = new DashboardApi(overview, browser, details, pageSize);
 		DashboardActions actions = new DashboardActions(operations, new ActionGuard(access));
@@ -62,6 +63,10 @@ public final class DashboardRouter implements RouterFunction<ServerResponse> {
 			.add(writes)
 			.onError(DashboardApi.BadRequest.class,
 					(ex, request) -> Responses.problem(HttpStatus.BAD_REQUEST, ex.getMessage()))
+			.filter((request, next) -> {
+				String refusal = hosts.refusal(request.servletRequest().getServerName());
+				return (refusal != null) ? Responses.problem(HttpStatus.FORBIDDEN, refusal) : next.handle(request);
+			})
 			.build();
 	}
 

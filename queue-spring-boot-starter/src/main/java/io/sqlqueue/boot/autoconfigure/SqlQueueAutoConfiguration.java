@@ -302,6 +302,10 @@ public final class SqlQueueAutoConfiguration {
 
 	/** The settings of the Manager from the properties. */
 	static ManagerSettings managerSettings(SqlQueueProperties properties, RetryPolicy retryPolicy) {
+		requireBatchRange("sqlqueue.batch-size", properties.getBatchSize(), 1);
+		if (properties.getPrefetch() != null) {
+			requireBatchRange("sqlqueue.prefetch", properties.getPrefetch(), 0);
+		}
 		ManagerSettings.Builder settings = ManagerSettings.builder();
 		PropertyMapper map = PropertyMapper.get();
 		map.from(properties::getWorkerId).to(settings::workerId);
@@ -328,6 +332,15 @@ public final class SqlQueueAutoConfiguration {
 			.queues(properties.getQueues().keySet())
 			.retryPolicy(retryPolicy)
 			.build();
+	}
+
+	/** Checks a batch size or prefetch here, where the message can name the property. */
+	private static void requireBatchRange(String property, int value, int least) {
+		if (value < least || value > ManagerSettings.MAX_BATCH_SIZE) {
+			throw new IllegalStateException(property + " must be " + least + " to " + ManagerSettings.MAX_BATCH_SIZE
+					+ ", not " + value + ": a claim of a queue with limits binds up to twice as many parameters, "
+					+ "and past that some databases refuse the statement");
+		}
 	}
 
 	/** The workers the Manager's lanes need at most: the handlers' queues and the configured ones. */

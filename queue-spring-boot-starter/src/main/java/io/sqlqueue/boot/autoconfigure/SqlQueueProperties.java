@@ -62,14 +62,15 @@ public class SqlQueueProperties {
 	private Duration pollInterval = Duration.ofSeconds(1);
 
 	/**
-	 * Most jobs one claim takes.
+	 * Most jobs one claim takes, 1 to 4096 (a claim binds up to twice as many parameters, an
+	 * eighth of PostgreSQL's limit).
 	 */
 	private int batchSize = 100;
 
 	/**
 	 * Most claimed jobs a queue holds beyond its busy workers, ready for the next free one;
-	 * it holds only as many as its workers finish within about 100 ms. When not set, the
-	 * batch size.
+	 * it holds only as many as its workers finish within about 100 ms, and at most 4096. When
+	 * not set, the batch size.
 	 */
 	private @Nullable Integer prefetch;
 

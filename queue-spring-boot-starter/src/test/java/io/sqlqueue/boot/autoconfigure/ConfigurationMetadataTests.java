@@ -6,6 +6,8 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
+import io.sqlqueue.manager.ManagerSettings;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -24,6 +26,9 @@ class ConfigurationMetadataTests {
 		assertThat(pollInterval.get("defaultValue").asString()).isEqualTo("1s");
 		assertThat(property(metadata, "sqlqueue.payload-max-size").get("defaultValue").asString()).isEqualTo("1MB");
 		assertThat(property(metadata, "sqlqueue.result-max-size").get("defaultValue").asString()).isEqualTo("1MB");
+		String largest = String.valueOf(ManagerSettings.MAX_BATCH_SIZE);
+		assertThat(property(metadata, "sqlqueue.batch-size").get("description").asString()).contains("1 to " + largest);
+		assertThat(property(metadata, "sqlqueue.prefetch").get("description").asString()).contains("at most " + largest);
 		assertThat(property(metadata, "sqlqueue.manager.enabled").get("defaultValue").asBoolean()).isTrue();
 		assertThat(property(metadata, "sqlqueue.observations.enabled").get("defaultValue").asBoolean()).isTrue();
 		assertThat(property(metadata, "sqlqueue.retry.max-attempts").get("defaultValue").asInt()).isEqualTo(10);

@@ -268,6 +268,40 @@ class SqlQueueAutoConfigurationTests {
 	}
 
 	@Test
+	void takesTheLargestBatchSizeAndPrefetch() {
+		this.runner
+			.withPropertyValues("sqlqueue.batch-size=4096", "sqlqueue.prefetch=4096",
+					"sqlqueue.queues.default.global-concurrency=100")
+			.withBean("greeter", JobHandlerRegistrationTests.Greeter.class)
+			.run((context) -> {
+				ManagerSettings settings = context.getBean(Manager.class).settings();
+				assertThat(settings.batchSize()).isEqualTo(ManagerSettings.MAX_BATCH_SIZE);
+				assertThat(settings.prefetch()).isEqualTo(ManagerSettings.MAX_BATCH_SIZE);
+				JobQueue jobs = context.getBean(JobQueue.class);
+				long id = jobs.enqueue("ping", null);
+				assertThat(jobs.await(id, Duration.ofSeconds(20)).status()).isEqualTo(JobStatus.SUCCEEDED);
+			});
+	}
+
+	@Test
+	void failsToStartOnABatchSizeOrPrefetchAboveTheLargestNamingTheProperty() {
+		this.runner.withPropertyValues("sqlqueue.batch-size=40000")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("sqlqueue.batch-size")
+				.hasMessageContaining("40000")
+				.hasMessageContaining("4096"));
+		this.runner.withPropertyValues("sqlqueue.prefetch=4097")
+			.run((context) -> assertThat(context).getFailure()
+				.rootCause()
+				.hasMessageContaining("sqlqueue.prefetch")
+				.hasMessageContaining("4097")
+				.hasMessageContaining("4096"));
+		this.runner.withPropertyValues("sqlqueue.batch-size=0")
+			.run((context) -> assertThat(context).getFailure().rootCause().hasMessageContaining("sqlqueue.batch-size"));
+	}
+
+	@Test
 	void beatsAThirdOfTheLeaseByDefault() {
 		this.runner.withPropertyValues("sqlqueue.lease-duration=30s")
 			.run((context) -> assertThat(context.getBean(Manager.class).settings().heartbeatInterval())
