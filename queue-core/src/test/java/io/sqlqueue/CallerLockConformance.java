@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -184,6 +185,55 @@ interface CallerLockConformance {
 			instance.awaitRan(waits);
 		}
 		instance.stop();
+	}
+
+	/**
+	 * A running job whose row a caller holds outlives its timeout: the timeout sweep's write
+	 * of its failure waits for that row, for a bounded time, and the sweep goes on failing and
+	 * interrupting the instance's other timed-out jobs meanwhile.
+	 */
+	@Test
+	default void aTimedOutJobHeldByACallerHoldsBackNoOtherTimeout() throws Exception {
+		assumeRowLocks();
+		assumeTheDatabasesOwnClaimMethod();
+		Set<Long> interrupted = ConcurrentHashMap.newKeySet();
+		JobInvoker hangs = (payload, context) -> {
+			try {
+				Thread.sleep(WAIT.toMillis());
+			}
+			catch (InterruptedException ex) {
+				interrupted.add(context.jobId());
+				throw ex;
+			}
+			return null;
+		};
+		fixture().register(new HandlerDefinition("hangs", "default", 1, Duration.ofMillis(300), Set.of(), hangs,
+				"hangs"));
+		fixture().register(new HandlerDefinition("hangs.longer", "default", 1, Duration.ofSeconds(2), Set.of(), hangs,
+				"hangs.longer"));
+		fixture().register(HandlerDefinition.of("work", "default", (payload, context) -> null));
+		fixture().startManager((settings) -> settings.leaseDuration(Duration.ofSeconds(3)));
+		long held = fixture().queue().enqueue(Job.of("hangs.longer", "held"));
+		await().atMost(WAIT).until(() -> fixture().status(held) == JobStatus.RUNNING);
+		try (OpenTransaction<Long> caller = OpenTransaction.begin(isolatedDatabase().dataSource(),
+				() -> fixture().queue().enqueue(Job.of("work", "dependent").after(held)))) {
+			caller.result();
+			assertHeld("queue_job", "id = " + held);
+			// Past its timeout the sweep writes its failure, which waits for the caller's row.
+			Thread.sleep(2_500);
+			assertThat(fixture().status(held)).isEqualTo(JobStatus.RUNNING);
+			long other = fixture().queue().enqueue(Job.of("hangs", "other"));
+			await().atMost(WAIT).until(() -> interrupted.contains(other));
+			await().atMost(WAIT).until(() -> fixture().status(other) == JobStatus.FAILED);
+			caller.commit();
+			// Its failure was written once the caller's transaction ended, or, where every try
+			// of the write came while it was open, its lease runs out and the reaper ends it.
+			Reaper reaper = fixture().reaper(fixture().store());
+			await().atMost(WAIT).until(() -> {
+				reaper.runOnce();
+				return fixture().status(held) == JobStatus.FAILED;
+			});
+		}
 	}
 
 	private void assumeRowLocks() {

@@ -62,7 +62,9 @@ public class JobStore {
 	 * How long a sweep (the reaper's, the deadline sweep's) waits for a row that another
 	 * transaction holds while it settles what a job's end settles (its dependents, its batch,
 	 * a batch's callback), where the database can bound it ({@link Dialect#boundLockWaits}):
-	 * then that job is left for the next pass, and the sweep goes on with the others.
+	 * then that job is left for the next pass, and the sweep goes on with the others. The
+	 * queue's own writes of an attempt's end other than success ({@link #attemptEnd}) wait as
+	 * long, then fail as a transient error and are tried again. See docs/locking.md.
 	 */
 	public static final Duration SWEEP_LOCK_WAIT = Duration.ofSeconds(1);
 
@@ -422,10 +424,19 @@ public class JobStore {
 		if (!this.dialect.supports(ClaimMethod.LOCK_THEN_UPDATE)) {
 			return pass.apply(false);
 		}
+		return bounded(() -> pass.apply(true));
+	}
+
+	/**
+	 * Runs {@code work} in a short READ COMMITTED transaction of its own in which a wait for a
+	 * row another transaction holds lasts at most {@link #SWEEP_LOCK_WAIT}, then fails as a
+	 * {@link PessimisticLockingFailureException}. Only where the database has row locks.
+	 */
+	private <T> T bounded(Supplier<T> work) {
 		return this.sweepTransaction.execute((status) -> {
 			Runnable restore = this.dialect.boundLockWaits(this.jdbc, SWEEP_LOCK_WAIT);
 			try {
-				return pass.apply(true);
+				return work.get();
 			}
 			finally {
 				if (restore != null) {
@@ -433,6 +444,24 @@ public class JobStore {
 				}
 			}
 		});
+	}
+
+	/**
+	 * Writes the end of an attempt as {@link #end(String, long, Object...)} does, when the
+	 * queue writes it on its own (a worker's failure or retry, a cancel, a give-back, the
+	 * timeout sweep's): where the database has row locks, its wait for a row another
+	 * transaction holds (a caller's open transaction that enqueued a job to run after this one)
+	 * is bounded by {@link #bounded}, and the write fails as a transient error that the
+	 * worker tries again later, instead of holding its thread (the timeout sweep's, the
+	 * heartbeat's cancel writes) until that transaction ends. Inside a transaction (an
+	 * operator's in the caller's) it is {@code end} as it was.
+	 */
+	private boolean attemptEnd(String statement, long id, Object... args) {
+		if (!this.dialect.supports(ClaimMethod.LOCK_THEN_UPDATE)
+				|| TransactionSynchronizationManager.isActualTransactionActive()) {
+			return end(statement, id, args);
+		}
+		return Boolean.TRUE.equals(bounded(() -> end(statement, id, args)));
 	}
 
 	/**
@@ -615,7 +644,7 @@ public class JobStore {
 
 	/** Puts the job back to wait {@code delay} (on the database's clock) before its next attempt. */
 	public boolean reschedule(Lease lease, String error, Duration delay) {
-		return end(this.sql.reschedule, lease.jobId(), delay.toMillis(), error, lease.jobId(), lease.token());
+		return attemptEnd(this.sql.reschedule, lease.jobId(), delay.toMillis(), error, lease.jobId(), lease.token());
 	}
 
 	/** Marks the job {@code FAILED} for good, with its last error. */
@@ -632,7 +661,8 @@ public class JobStore {
 	}
 
 	private boolean finish(Lease lease, JobStatus status, String error) {
-		boolean held = end(this.sql.finish, lease.jobId(), status.name(), error, lease.jobId(), lease.token());
+		boolean held = attemptEnd(this.sql.finish, lease.jobId(), status.name(), error, lease.jobId(),
+				lease.token());
 		if (held) {
 			notifyFinished(List.of(lease.jobId()));
 		}
@@ -641,7 +671,7 @@ public class JobStore {
 
 	/** Gives back a claimed job that never started; the claim does not count as an attempt. */
 	public boolean release(Lease lease) {
-		return end(this.sql.release, lease.jobId(), lease.jobId(), lease.token());
+		return attemptEnd(this.sql.release, lease.jobId(), lease.jobId(), lease.token());
 	}
 
 	/**
