@@ -5,8 +5,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -23,6 +28,7 @@ import io.sqlqueue.handler.JobInvoker;
 import io.sqlqueue.manager.Manager;
 import io.sqlqueue.store.ClaimRequest;
 import io.sqlqueue.store.ClaimResult;
+import io.sqlqueue.store.FlowStore;
 import io.sqlqueue.store.LimitRow;
 import io.sqlqueue.test.QueueFixture;
 import io.sqlqueue.test.TestDatabase;
@@ -448,6 +454,63 @@ interface FlowControlConformance {
 		assertThat(limits.all()).isEmpty();
 		assertThat(fixture().jdbc().queryForObject("SELECT COUNT(*) FROM " + table("queue_flow"), Integer.class))
 			.as("a queue without limits has no flow row").isZero();
+	}
+
+	/**
+	 * Instances that start together declare the same queue's first limit at once: each makes
+	 * the queue's flow row if it is not there yet, and every declaration succeeds. On MariaDB
+	 * three or more of them once deadlocked (each that found the row made by another held a
+	 * shared lock on it, then asked for the exclusive one), and start-up failed.
+	 */
+	@Test
+	default void instancesDeclaringAQueuesFirstLimitTogetherAllSucceed() throws Exception {
+		int instances = 4;
+		int rounds = 25;
+		List<HikariDataSource> pools = new ArrayList<>();
+		ExecutorService threads = Executors.newFixedThreadPool(instances);
+		try {
+			List<FlowControl> flows = new ArrayList<>();
+			for (int i = 0; i < instances; i++) {
+				HikariDataSource pool = isolatedDatabase().newDataSource(1);
+				pools.add(pool);
+				flows.add(new FlowControl(new FlowStore(pool, isolatedDatabase().dialect(),
+						isolatedDatabase().schema())));
+			}
+			CyclicBarrier together = new CyclicBarrier(instances);
+			List<RuntimeException> failures = new CopyOnWriteArrayList<>();
+			List<CompletableFuture<Void>> declarations = new ArrayList<>();
+			for (FlowControl flow : flows) {
+				declarations.add(CompletableFuture.runAsync(() -> {
+					for (int round = 0; round < rounds && failures.isEmpty(); round++) {
+						try {
+							together.await(5, TimeUnit.SECONDS);
+						}
+						catch (Exception ex) {
+							// Another failed (or, arriving after it failed, waits in vain): stop.
+							return;
+						}
+						try {
+							flow.setLimit("queue-" + round, Limit.concurrency(2));
+						}
+						catch (RuntimeException ex) {
+							failures.add(ex);
+							// The others stop at the next round instead of waiting for this one.
+							together.reset();
+							return;
+						}
+					}
+				}, threads));
+			}
+			CompletableFuture.allOf(declarations.toArray(CompletableFuture[]::new)).handle((done, ex) -> null)
+				.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+			assertThat(failures).as("declarations that failed").isEmpty();
+		}
+		finally {
+			threads.shutdownNow();
+			pools.forEach(HikariDataSource::close);
+		}
+		assertThat(limits().all()).hasSize(rounds)
+			.allSatisfy((queue) -> assertThat(queue.limit()).isEqualTo(Limit.concurrency(2)));
 	}
 
 	/**

@@ -145,6 +145,19 @@ public abstract class Dialect {
 	}
 
 	/**
+	 * Appended to an insert of a row that other transactions may be inserting at the same
+	 * moment (a queue's flow row, made by the first limit of the queue that any instance
+	 * declares), with the row's key column, so that finding it there already inserts nothing;
+	 * where the dialect has no such clause the insert fails with a duplicate key, which the
+	 * caller expects. Either way the caller locks the row next ({@link #lockFlow}): what this
+	 * appends must not leave a lock on the row that two such transactions can both hold, or
+	 * each waits for the other to let go of it before it can lock the row for itself.
+	 */
+	public String insertUnlessPresent(String keyColumn) {
+		return insertIgnoringDuplicates();
+	}
+
+	/**
 	 * Whether the driver returns the generated id of every row of a batched insert; where it
 	 * does not, jobs are inserted one statement at a time (in the same transaction).
 	 */
