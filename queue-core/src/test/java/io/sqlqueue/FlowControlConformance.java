@@ -30,11 +30,13 @@ import io.sqlqueue.store.ClaimRequest;
 import io.sqlqueue.store.ClaimResult;
 import io.sqlqueue.store.FlowStore;
 import io.sqlqueue.store.LimitRow;
+import io.sqlqueue.test.OpenTransaction;
 import io.sqlqueue.test.QueueFixture;
 import io.sqlqueue.test.TestDatabase;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 /**
  * Flow control (README "Flow control") as every database and claim method must show it, with
@@ -417,6 +419,56 @@ interface FlowControlConformance {
 			.enqueueAll(List.of(Job.of("work", 1).groupKey("g"), Job.of("work", 2).groupKey("g"), Job.of("work", 3)));
 		assertThat(claim(10, "work").jobs()).extracting(JobRecord::id).containsExactly(ids.get(0), ids.get(2));
 		assertThat(claim(10, "work").jobs()).isEmpty();
+	}
+
+	/**
+	 * A caller's transaction that enqueued a job to run after a queued job of a limited queue
+	 * holds that job's row until it commits. The claim passes over it: it does not wait for the
+	 * row (while holding the queue's lock, and the Manager's poll loop with it), the queue's
+	 * other jobs take all its room, the queues without limits run, and the Manager stops at
+	 * once; once the caller commits, the held job runs too (a change of the queue's limits in
+	 * the caller's transaction commits apart from it). The claim once waited for the row,
+	 * and everything on the instance waited with it. SQLite is left out: it has one writer at a
+	 * time, and the caller's transaction holds every other writer until it ends.
+	 */
+	@Test
+	default void aJobHeldByACallersTransactionHoldsNothingElseBack() throws Exception {
+		assumeFalse(fixture().database().dialect().name().equals("sqlite"),
+				"SQLite has one writer at a time");
+		CountDownLatch release = new CountDownLatch(1);
+		handle("block", (payload, context) -> release.await(30, TimeUnit.SECONDS));
+		fixture().register(HandlerDefinition.of("free", "unlimited", (payload, context) -> null));
+		limits().setLimit("default", Limit.concurrency(3));
+		List<Long> ids = fixture().queue().enqueueAll(List.of(Job.of("block", 0), Job.of("block", 1),
+				Job.of("block", 2), Job.of("block", 3)));
+		long held = ids.get(0);
+		try (OpenTransaction<Long> caller = OpenTransaction.begin(
+				fixture().database().dataSource(), () -> {
+					// A change of limits commits on its own: the caller's transaction holds no flow row.
+					limits().setLimit("default", Limit.concurrency(3));
+					return fixture().queue().enqueue(Job.of("next", null).after(held));
+				})) {
+			caller.result();
+			Manager manager = fixture().startManager((s) -> s);
+			try {
+				await().atMost(Duration.ofSeconds(10))
+					.until(() -> fixture().count("status = 'RUNNING'") == 3);
+				assertThat(fixture().status(held)).isEqualTo(JobStatus.QUEUED);
+				long free = fixture().queue().enqueue(Job.of("free", null).queue("unlimited"));
+				await().atMost(Duration.ofSeconds(10)).until(() -> fixture().status(free) == JobStatus.SUCCEEDED);
+			}
+			finally {
+				release.countDown();
+			}
+			await().atMost(WAIT).until(() -> fixture().count("status = 'SUCCEEDED' AND handler = 'block'") == 3);
+			CompletableFuture.runAsync(manager::stop).get(10, TimeUnit.SECONDS);
+			assertThat(fixture().status(held)).isEqualTo(JobStatus.QUEUED);
+			assertThat(fixture().count("attempts <> 1 AND handler = 'block' AND status = 'SUCCEEDED'")).isZero();
+			caller.commit();
+		}
+		fixture().startManager((s) -> s);
+		await().atMost(WAIT).until(() -> fixture().status(held) == JobStatus.SUCCEEDED);
+		assertThat(fixture().job(held).attempts()).isEqualTo(1);
 	}
 
 	@Test

@@ -91,6 +91,18 @@ public abstract class Dialect {
 	}
 
 	/**
+	 * Claims queued jobs by id (a limited queue's admitted jobs) in one statement that passes
+	 * over rows another transaction has locked instead of waiting for them, where the database
+	 * can lock rows in a subquery of an {@code UPDATE}; {@code null} to lock them first with a
+	 * {@code SELECT … FOR UPDATE SKIP LOCKED} where the database has that, else to update them
+	 * (SQLite, whose one writer holds every row). Parameters: the ids ({@code ids}, the
+	 * placeholders), then those of {@code claimedColumns}; returns the ids of the jobs claimed.
+	 */
+	public @Nullable String claimQueuedPassingOverLocked(String table, String ids, String claimedColumns) {
+		return null;
+	}
+
+	/**
 	 * Inserts many jobs in one statement, or {@code null} to insert them as a JDBC batch of
 	 * single-row inserts. Parameters, each an array with one element per job: queue, handler,
 	 * payload, priority, run_at (ISO-8601 text, or null), delay millis, max attempts, unique
