@@ -5,8 +5,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -23,12 +28,15 @@ import io.sqlqueue.handler.JobInvoker;
 import io.sqlqueue.manager.Manager;
 import io.sqlqueue.store.ClaimRequest;
 import io.sqlqueue.store.ClaimResult;
+import io.sqlqueue.store.FlowStore;
 import io.sqlqueue.store.LimitRow;
+import io.sqlqueue.test.OpenTransaction;
 import io.sqlqueue.test.QueueFixture;
 import io.sqlqueue.test.TestDatabase;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 /**
  * Flow control (README "Flow control") as every database and claim method must show it, with
@@ -413,6 +421,56 @@ interface FlowControlConformance {
 		assertThat(claim(10, "work").jobs()).isEmpty();
 	}
 
+	/**
+	 * A caller's transaction that enqueued a job to run after a queued job of a limited queue
+	 * holds that job's row until it commits. The claim passes over it: it does not wait for the
+	 * row (while holding the queue's lock, and the Manager's poll loop with it), the queue's
+	 * other jobs take all its room, the queues without limits run, and the Manager stops at
+	 * once; once the caller commits, the held job runs too (a change of the queue's limits in
+	 * the caller's transaction commits apart from it). The claim once waited for the row,
+	 * and everything on the instance waited with it. SQLite is left out: it has one writer at a
+	 * time, and the caller's transaction holds every other writer until it ends.
+	 */
+	@Test
+	default void aJobHeldByACallersTransactionHoldsNothingElseBack() throws Exception {
+		assumeFalse(fixture().database().dialect().name().equals("sqlite"),
+				"SQLite has one writer at a time");
+		CountDownLatch release = new CountDownLatch(1);
+		handle("block", (payload, context) -> release.await(30, TimeUnit.SECONDS));
+		fixture().register(HandlerDefinition.of("free", "unlimited", (payload, context) -> null));
+		limits().setLimit("default", Limit.concurrency(3));
+		List<Long> ids = fixture().queue().enqueueAll(List.of(Job.of("block", 0), Job.of("block", 1),
+				Job.of("block", 2), Job.of("block", 3)));
+		long held = ids.get(0);
+		try (OpenTransaction<Long> caller = OpenTransaction.begin(
+				fixture().database().dataSource(), () -> {
+					// A change of limits commits on its own: the caller's transaction holds no flow row.
+					limits().setLimit("default", Limit.concurrency(3));
+					return fixture().queue().enqueue(Job.of("next", null).after(held));
+				})) {
+			caller.result();
+			Manager manager = fixture().startManager((s) -> s);
+			try {
+				await().atMost(Duration.ofSeconds(10))
+					.until(() -> fixture().count("status = 'RUNNING'") == 3);
+				assertThat(fixture().status(held)).isEqualTo(JobStatus.QUEUED);
+				long free = fixture().queue().enqueue(Job.of("free", null).queue("unlimited"));
+				await().atMost(Duration.ofSeconds(10)).until(() -> fixture().status(free) == JobStatus.SUCCEEDED);
+			}
+			finally {
+				release.countDown();
+			}
+			await().atMost(WAIT).until(() -> fixture().count("status = 'SUCCEEDED' AND handler = 'block'") == 3);
+			CompletableFuture.runAsync(manager::stop).get(10, TimeUnit.SECONDS);
+			assertThat(fixture().status(held)).isEqualTo(JobStatus.QUEUED);
+			assertThat(fixture().count("attempts <> 1 AND handler = 'block' AND status = 'SUCCEEDED'")).isZero();
+			caller.commit();
+		}
+		fixture().startManager((s) -> s);
+		await().atMost(WAIT).until(() -> fixture().status(held) == JobStatus.SUCCEEDED);
+		assertThat(fixture().job(held).attempts()).isEqualTo(1);
+	}
+
 	@Test
 	default void limitsAreKeptPerSourceAndDeclaredAgainAtStartUp() {
 		FlowControl limits = limits();
@@ -448,6 +506,63 @@ interface FlowControlConformance {
 		assertThat(limits.all()).isEmpty();
 		assertThat(fixture().jdbc().queryForObject("SELECT COUNT(*) FROM " + table("queue_flow"), Integer.class))
 			.as("a queue without limits has no flow row").isZero();
+	}
+
+	/**
+	 * Instances that start together declare the same queue's first limit at once: each makes
+	 * the queue's flow row if it is not there yet, and every declaration succeeds. On MariaDB
+	 * three or more of them once deadlocked (each that found the row made by another held a
+	 * shared lock on it, then asked for the exclusive one), and start-up failed.
+	 */
+	@Test
+	default void instancesDeclaringAQueuesFirstLimitTogetherAllSucceed() throws Exception {
+		int instances = 4;
+		int rounds = 25;
+		List<HikariDataSource> pools = new ArrayList<>();
+		ExecutorService threads = Executors.newFixedThreadPool(instances);
+		try {
+			List<FlowControl> flows = new ArrayList<>();
+			for (int i = 0; i < instances; i++) {
+				HikariDataSource pool = isolatedDatabase().newDataSource(1);
+				pools.add(pool);
+				flows.add(new FlowControl(new FlowStore(pool, isolatedDatabase().dialect(),
+						isolatedDatabase().schema())));
+			}
+			CyclicBarrier together = new CyclicBarrier(instances);
+			List<RuntimeException> failures = new CopyOnWriteArrayList<>();
+			List<CompletableFuture<Void>> declarations = new ArrayList<>();
+			for (FlowControl flow : flows) {
+				declarations.add(CompletableFuture.runAsync(() -> {
+					for (int round = 0; round < rounds && failures.isEmpty(); round++) {
+						try {
+							together.await(5, TimeUnit.SECONDS);
+						}
+						catch (Exception ex) {
+							// Another failed (or, arriving after it failed, waits in vain): stop.
+							return;
+						}
+						try {
+							flow.setLimit("queue-" + round, Limit.concurrency(2));
+						}
+						catch (RuntimeException ex) {
+							failures.add(ex);
+							// The others stop at the next round instead of waiting for this one.
+							together.reset();
+							return;
+						}
+					}
+				}, threads));
+			}
+			CompletableFuture.allOf(declarations.toArray(CompletableFuture[]::new)).handle((done, ex) -> null)
+				.get(WAIT.toSeconds(), TimeUnit.SECONDS);
+			assertThat(failures).as("declarations that failed").isEmpty();
+		}
+		finally {
+			threads.shutdownNow();
+			pools.forEach(HikariDataSource::close);
+		}
+		assertThat(limits().all()).hasSize(rounds)
+			.allSatisfy((queue) -> assertThat(queue.limit()).isEqualTo(Limit.concurrency(2)));
 	}
 
 	/**

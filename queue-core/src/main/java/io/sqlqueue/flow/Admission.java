@@ -46,6 +46,11 @@ public final class Admission {
 
 	private int taken;
 
+	/** Starts admitted and then given back ({@link #withdraw}), in all and by key. */
+	private int withdrawn;
+
+	private final Map<String, Integer> withdrawnByKey = new HashMap<>();
+
 	private boolean concurrencyHeld;
 
 	/** The windows (by key, {@link #QUEUE_WINDOW} for the queue's) whose rate limit held something back. */
@@ -150,6 +155,30 @@ public final class Admission {
 		return true;
 	}
 
+	/**
+	 * Gives back the start of an admitted job that the claim could not take (another
+	 * transaction held its row, or it was no longer queued): the windows to write do not count
+	 * it, and its room goes to the jobs admitted after it. When the claim asks to come back
+	 * ({@link #millisUntilRateRoom}) it still counts, as if it had started: the job is due and
+	 * will be read first again, and the room it left would otherwise call the next claim at
+	 * once, again and again while its row is held.
+	 */
+	public void withdraw(@Nullable String key) {
+		if (this.taken == 0) {
+			throw new IllegalStateException("No start to give back");
+		}
+		this.taken--;
+		this.withdrawn++;
+		Limit limit = this.limits.limitOf(key);
+		if (key != null && limit != null) {
+			this.takenByKey.merge(key, -1, Integer::sum);
+			this.withdrawnByKey.merge(key, 1, Integer::sum);
+			if (Math.min(concurrencyRoom(key, limit), rateRoom(key, limit)) > this.takenByKey.get(key)) {
+				this.closed.remove(key);
+			}
+		}
+	}
+
 	/** Keys that can start no more jobs in this claim. */
 	public Set<String> closedKeys() {
 		return this.closed;
@@ -174,7 +203,8 @@ public final class Admission {
 			Limit limit = key.equals(QUEUE_WINDOW) ? this.limits.limit() : this.limits.limitOf(key);
 			RateLimit rate = (limit != null) ? limit.rate() : null;
 			if (rate != null) {
-				int takenOfWindow = key.equals(QUEUE_WINDOW) ? this.taken : this.takenByKey.getOrDefault(key, 0);
+				int takenOfWindow = key.equals(QUEUE_WINDOW) ? this.taken + this.withdrawn
+						: this.takenByKey.getOrDefault(key, 0) + this.withdrawnByKey.getOrDefault(key, 0);
 				RateWindow window = window(key).plus(takenOfWindow, this.now, rate.periodMillis());
 				wait = Math.min(wait, (window.room(rate, this.now) > 0) ? 1 : window.millisUntilRoom(rate, this.now));
 			}
@@ -217,7 +247,7 @@ public final class Admission {
 		}
 		this.takenByKey.forEach((key, count) -> {
 			Limit limit = this.limits.limitOf(key);
-			if (limit != null && limit.rate() != null) {
+			if (count > 0 && limit != null && limit.rate() != null) {
 				changed.put(key, window(key).plus(count, this.now, limit.rate().periodMillis()));
 			}
 		});

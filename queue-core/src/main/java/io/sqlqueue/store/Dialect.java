@@ -104,6 +104,18 @@ public abstract class Dialect {
 	}
 
 	/**
+	 * Claims queued jobs by id (a limited queue's admitted jobs) in one statement that passes
+	 * over rows another transaction has locked instead of waiting for them, where the database
+	 * can lock rows in a subquery of an {@code UPDATE}; {@code null} to lock them first with a
+	 * {@code SELECT … FOR UPDATE SKIP LOCKED} where the database has that, else to update them
+	 * (SQLite, whose one writer holds every row). Parameters: the ids ({@code ids}, the
+	 * placeholders), then those of {@code claimedColumns}; returns the ids of the jobs claimed.
+	 */
+	public @Nullable String claimQueuedPassingOverLocked(String table, String ids, String claimedColumns) {
+		return null;
+	}
+
+	/**
 	 * Inserts many jobs in one statement, or {@code null} to insert them as a JDBC batch of
 	 * single-row inserts. Parameters, each an array with one element per job: queue, handler,
 	 * payload, priority, run_at (ISO-8601 text, or null), delay millis, max attempts, unique
@@ -155,6 +167,19 @@ public abstract class Dialect {
 	/** Appended to the single-row insert so that a unique-key conflict inserts nothing instead of failing. */
 	public String insertIgnoringDuplicates() {
 		return "";
+	}
+
+	/**
+	 * Appended to an insert of a row that other transactions may be inserting at the same
+	 * moment (a queue's flow row, made by the first limit of the queue that any instance
+	 * declares), with the row's key column, so that finding it there already inserts nothing;
+	 * where the dialect has no such clause the insert fails with a duplicate key, which the
+	 * caller expects. Either way the caller locks the row next ({@link #lockFlow}): what this
+	 * appends must not leave a lock on the row that two such transactions can both hold, or
+	 * each waits for the other to let go of it before it can lock the row for itself.
+	 */
+	public String insertUnlessPresent(String keyColumn) {
+		return insertIgnoringDuplicates();
 	}
 
 	/**

@@ -1,8 +1,11 @@
 package io.sqlqueue.store;
 
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -30,10 +33,18 @@ import io.sqlqueue.flow.QueueLimits;
  * <li>read due jobs in run order, unlocked, leaving out the keys that are full, and admit
  * each that the limits allow, page by page, so that a key at its limit never holds back
  * the keys behind it;
- * <li>claim the admitted jobs by id, and count their starts in the rate windows.
+ * <li>claim the admitted jobs by id, passing over those whose rows another transaction holds
+ * ({@code SKIP LOCKED}), and count the starts of those it took in the rate windows; when it
+ * passed over some, admit again from the start without them, so that the room they left goes
+ * to the jobs after them (at most {@link #MAX_ROUNDS} rounds).
  * </ol>
- * Only the admitted rows are written (and so locked): a claim never locks a job it does not
- * take. Claims of queues without limits never take the lock and do not change.
+ * Only the admitted rows are locked, and only those no other transaction holds: a claim never
+ * locks a job it does not take, and never waits for a job's row. A caller's transaction that
+ * enqueued a job to run after a queued one holds that job's row until it commits; the claim
+ * once waited for it while it held the queue's lock, and with it the instance's poll loop, so
+ * that nothing of the instance started until the caller committed. SQLite has no row locks:
+ * its one writer at a time holds everything, the caller's transaction included.
+ * Claims of queues without limits never take the lock and do not change.
  */
 final class FlowClaim {
 
@@ -48,6 +59,16 @@ final class FlowClaim {
 
 	/** Pages of candidates one claim reads at most; the next claim goes on from the start. */
 	static final int MAX_PAGES = 4;
+
+	/**
+	 * Rounds of admission one claim makes at most: after the first, one more each time it
+	 * passed over admitted jobs whose rows another transaction held, to give their room to the
+	 * jobs after them.
+	 */
+	static final int MAX_ROUNDS = 3;
+
+	/** Passed-over jobs after which a claim makes no further round (each round reads without them, by id). */
+	static final int MAX_PASSED_OVER = IdChunks.MAX;
 
 	/** Full keys a read leaves out by name at most; jobs of others are read, and refused one by one. */
 	static final int MAX_EXCLUDED = 512;
@@ -138,8 +159,28 @@ final class FlowClaim {
 		boolean countByKeyFirst = limits.limitsKeyConcurrency() && mayFillAKey(queue, limits, request.limit());
 		FlowStore.Running running = countByKeyFirst ? this.flow.running(queue) : new FlowStore.Running(0, Map.of());
 		Admission admission = new Admission(limits, nowMillis, running.total(), running.byKey(), lock.window());
-		List<JobRecord> admitted = admit(request, limits, admission, countByKeyFirst, closedUntil.keySet());
-		List<JobRecord> claimed = admitted.isEmpty() ? admitted : claimAdmitted(request, token, now, admitted);
+		List<JobRecord> claimed = new ArrayList<>();
+		Set<Long> passedOver = new LinkedHashSet<>();
+		Set<String> windowsRead = new HashSet<>();
+		for (int round = 0; round < MAX_ROUNDS && passedOver.size() <= MAX_PASSED_OVER; round++) {
+			List<JobRecord> admitted = admit(request, request.limit() - claimed.size(), limits, admission,
+					countByKeyFirst || round > 0, closedUntil.keySet(), passedOver, windowsRead);
+			List<JobRecord> taken = admitted.isEmpty() ? admitted : claimAdmitted(request, token, now, admitted);
+			claimed.addAll(taken);
+			if (taken.size() == admitted.size()) {
+				break;
+			}
+			// Their rows are held (or they are no longer queued): they stay as they are, and
+			// their room goes to the jobs after them, read again without them.
+			Set<Long> takenIds = new HashSet<>(taken.stream().map(JobRecord::id).toList());
+			for (JobRecord job : admitted) {
+				if (!takenIds.contains(job.id())) {
+					admission.withdraw(job.concurrencyKey());
+					passedOver.add(job.id());
+				}
+			}
+		}
+		claimed.sort(JobClaims::runOrder);
 		if (!claimed.isEmpty()) {
 			this.flow.writeWindows(queue, admission);
 			pruneWindows(queue, limits, now);
@@ -183,37 +224,39 @@ final class FlowClaim {
 	}
 
 	/**
-	 * Reads candidates page by page and admits those the limits allow, up to the queue's room;
-	 * the running jobs are counted already ({@code counted}) or with the first page.
+	 * Reads candidates page by page, leaving out those passed over, and admits those the
+	 * limits allow, up to the queue's room and {@code wanted}; the running jobs are counted
+	 * already ({@code counted}) or with the first page.
 	 */
-	private List<JobRecord> admit(ClaimRequest request, QueueLimits limits, Admission admission, boolean counted,
-			Set<String> rateClosed) {
+	private List<JobRecord> admit(ClaimRequest request, int wanted, QueueLimits limits, Admission admission,
+			boolean counted, Set<String> rateClosed, Set<Long> passedOver, Set<String> windowsRead) {
 		boolean countRunning = limits.limitsConcurrency() && !counted;
-		int room = admission.room(request.limit());
+		int room = admission.room(wanted);
 		List<JobRecord> admitted = new ArrayList<>();
 		if (room == 0) {
 			// Read nothing; whether jobs are due is not known, so the limits count as holding them
 			// back: the next claim comes when they have room (a rate), or a job ends (running jobs).
-			admission.capped(request.limit());
+			admission.capped(wanted);
 			return admitted;
 		}
 		// The first page reads exactly the room, all of which is admitted unless a key refuses
 		// some; each page after it twice what is left.
 		int page = room;
 		JobRecord last = null;
-		Set<String> windowsRead = new HashSet<>();
+		// At most MAX_PASSED_OVER ids: one chunk, padded.
+		List<Object> notAgain = passedOver.isEmpty() ? List.of() : List.of(IdChunks.of(passedOver).get(0));
 		boolean moreDue = false;
 		for (int pages = 0; pages < MAX_PAGES && admitted.size() < room; pages++) {
 			if (pages > 0) {
 				page = 2 * (room - admitted.size());
 			}
 			int[] running = { -1 };
-			List<JobRecord> candidates = candidates(request, excluded(admission, rateClosed), last, page,
+			List<JobRecord> candidates = candidates(request, excluded(admission, rateClosed), notAgain, last, page,
 					(pages == 0 && countRunning) ? running : null);
 			if (running[0] >= 0) {
 				this.runningAtLastClaim.put(request.queue(), running[0]);
 				if (limits.limitsKeyConcurrency()
-						&& (long) running[0] + request.limit() >= limits.smallestKeyConcurrency()) {
+						&& (long) running[0] + wanted >= limits.smallestKeyConcurrency()) {
 					// Some key may be full after all: count by key before admitting anything.
 					FlowStore.Running byKey = this.flow.running(request.queue());
 					admission.running(byKey.total(), byKey.byKey());
@@ -221,7 +264,7 @@ final class FlowClaim {
 				else {
 					admission.running(running[0]);
 				}
-				room = admission.room(request.limit());
+				room = admission.room(wanted);
 			}
 			else if (counted && pages == 0) {
 				this.runningAtLastClaim.put(request.queue(), admission.running());
@@ -243,8 +286,8 @@ final class FlowClaim {
 			}
 			last = candidates.get(candidates.size() - 1);
 		}
-		if (moreDue && admitted.size() >= room && room < request.limit()) {
-			admission.capped(request.limit());
+		if (moreDue && admitted.size() >= room && room < wanted) {
+			admission.capped(wanted);
 		}
 		return admitted;
 	}
@@ -272,8 +315,8 @@ final class FlowClaim {
 	 * Reads due jobs; with {@code running} not null, counts the queue's running jobs in the same
 	 * statement into its first element (left as it is when nothing was read).
 	 */
-	private List<JobRecord> candidates(ClaimRequest request, List<String> excluded, @Nullable JobRecord after,
-			int limit, int @Nullable [] running) {
+	private List<JobRecord> candidates(ClaimRequest request, List<String> excluded, List<Object> passedOver,
+			@Nullable JobRecord after, int limit, int @Nullable [] running) {
 		List<Object> args = new ArrayList<>();
 		if (running != null) {
 			args.add(request.queue());
@@ -281,8 +324,9 @@ final class FlowClaim {
 		args.add(request.queue());
 		args.addAll(request.handlers());
 		args.addAll(excluded);
+		args.addAll(passedOver);
 		String statement = this.sql.limitedCandidates(new JobSql.CandidateRead(request.handlers().size(),
-				excluded.size(), after != null, running != null));
+				excluded.size(), passedOver.size(), after != null, running != null));
 		JobRows rows = new JobRows(this.dialect, false);
 		return this.jdbc.query(statement, (ps) -> {
 			int index = 1;
@@ -328,37 +372,71 @@ final class FlowClaim {
 
 	/**
 	 * Claims the admitted jobs that are still queued (an operator may have cancelled one
-	 * since it was read), starting them at the lock's clock reading, as their rate windows
-	 * counted them.
+	 * since it was read) and whose rows no other transaction holds (a caller's transaction
+	 * that enqueued a job to run after one holds its row until it commits): it passes over
+	 * those instead of waiting for them, so that neither this queue's other jobs nor the
+	 * instance's poll loop wait for a caller. The jobs start at the lock's clock reading, as
+	 * their rate windows counted them.
 	 */
 	private List<JobRecord> claimAdmitted(ClaimRequest request, long token, Instant now, List<JobRecord> admitted) {
-		// Padded to a power of two (repeating the last id) so that a few statements, prepared
-		// once, serve claims of every size.
-		List<Long> ids = new ArrayList<>(admitted.stream().map(JobRecord::id).toList());
-		int padded = IdChunks.padded(ids.size());
-		while (ids.size() < padded) {
-			ids.add(ids.get(ids.size() - 1));
+		Set<Long> taken = new HashSet<>();
+		for (Object[] ids : IdChunks.of(admitted.stream().map(JobRecord::id).toList())) {
+			taken.addAll(claimQueued(request, token, now, ids));
 		}
-		int updated = this.jdbc.update(this.sql.claimQueued(ids.size()), (ps) -> {
-			ps.setString(1, request.owner());
-			ps.setLong(2, token);
-			ps.setLong(3, request.leaseMillis());
-			this.dialect.setTimestamp(ps, 4, now);
-			for (int i = 0; i < ids.size(); i++) {
-				ps.setLong(5 + i, ids.get(i));
+		return admitted.stream()
+			.filter((job) -> taken.contains(job.id()))
+			.map((job) -> JobClaims.claimed(job, request.owner(), token, now))
+			.toList();
+	}
+
+	/** Claims those of these jobs (ids padded by {@link IdChunks}) that it can; returns their ids. */
+	private List<Long> claimQueued(ClaimRequest request, long token, Instant now, Object[] ids) {
+		String inOne = this.sql.claimQueuedPassingOverLocked(ids.length);
+		if (inOne != null) {
+			return this.jdbc.query(inOne, (ps) -> {
+				for (int i = 0; i < ids.length; i++) {
+					ps.setObject(1 + i, ids[i]);
+				}
+				setClaimed(ps, ids.length + 1, request, token, now);
+			}, (rs, row) -> rs.getLong(1));
+		}
+		if (this.dialect.supports(ClaimMethod.LOCK_THEN_UPDATE)) {
+			List<Long> locked = this.jdbc.queryForList(this.sql.lockQueued(ids.length), Long.class, ids);
+			if (!locked.isEmpty()) {
+				update(request, token, now, IdChunks.of(locked).get(0));
+			}
+			return locked;
+		}
+		// SQLite: no row locks, and no other writer while this transaction writes.
+		int updated = update(request, token, now, ids);
+		List<Long> distinct = new ArrayList<>(new LinkedHashSet<>(Arrays.stream(ids).map(Long.class::cast).toList()));
+		if (updated == distinct.size()) {
+			return distinct;
+		}
+		// An operator cancelled one since it was read: find which are this claim's.
+		Object[] args = new Object[ids.length + 1];
+		args[0] = token;
+		System.arraycopy(ids, 0, args, 1, ids.length);
+		return this.jdbc.queryForList(this.sql.claimedWith(ids.length), Long.class, args);
+	}
+
+	/** Claims these queued jobs, whose rows no other transaction holds; returns how many it updated. */
+	private int update(ClaimRequest request, long token, Instant now, Object[] ids) {
+		return this.jdbc.update(this.sql.claimQueued(ids.length), (ps) -> {
+			setClaimed(ps, 1, request, token, now);
+			for (int i = 0; i < ids.length; i++) {
+				ps.setObject(5 + i, ids[i]);
 			}
 		});
-		List<JobRecord> taken = admitted;
-		if (updated != admitted.size()) {
-			// An operator cancelled one since it was read: find which are this claim's.
-			List<Object> args = new ArrayList<>();
-			args.add(token);
-			args.addAll(ids);
-			Set<Long> ours = new HashSet<>(
-					this.jdbc.queryForList(this.sql.claimedWith(ids.size()), Long.class, args.toArray()));
-			taken = admitted.stream().filter((job) -> ours.contains(job.id())).toList();
-		}
-		return taken.stream().map((job) -> JobClaims.claimed(job, request.owner(), token, now)).toList();
+	}
+
+	/** Binds what a claim writes (owner, token, lease millis, start) from {@code index} on. */
+	private void setClaimed(PreparedStatement ps, int index, ClaimRequest request, long token, Instant now)
+			throws SQLException {
+		ps.setString(index, request.owner());
+		ps.setLong(index + 1, token);
+		ps.setLong(index + 2, request.leaseMillis());
+		this.dialect.setTimestamp(ps, index + 3, now);
 	}
 
 }

@@ -26,6 +26,7 @@ final class FlowSql {
 
 	final String flowVersion;
 
+	/** Makes a queue's flow row unless it is there (another change made it first); parameters: queue, version. */
 	final String insertFlow;
 
 	final String bumpFlow;
@@ -86,7 +87,8 @@ final class FlowSql {
 		this.lockFlowToChange = dialect.lockFlow(flowTable, false);
 		this.writeLock = dialect.writeLockFirst(jobTable);
 		this.flowVersion = "SELECT version FROM %s WHERE queue = ?".formatted(flowTable);
-		this.insertFlow = "INSERT INTO %s (queue, version) VALUES (?, ?)".formatted(flowTable);
+		this.insertFlow = "INSERT INTO %s (queue, version) VALUES (?, ?)%s".formatted(flowTable,
+				dialect.insertUnlessPresent("queue"));
 		this.bumpFlow = "UPDATE %s SET version = version + 1 WHERE queue = ?".formatted(flowTable);
 		this.deleteFlow = "DELETE FROM %s WHERE queue = ?".formatted(flowTable);
 		this.limitsOfQueue = """

@@ -99,8 +99,7 @@ public class FlowStore {
 		this.transaction.executeWithoutResult((status) -> {
 			if (lockToChange(queue) == null) {
 				try {
-					this.jdbc.update(this.sql.insertFlow + this.dialect.insertIgnoringDuplicates(), queue,
-							firstVersion());
+					this.jdbc.update(this.sql.insertFlow, queue, firstVersion());
 				}
 				catch (DuplicateKeyException ex) {
 					// Another change made the row first: take its turn after it.

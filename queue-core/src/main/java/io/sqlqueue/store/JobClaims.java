@@ -115,7 +115,8 @@ final class JobClaims {
 				job.headers(), job.concurrencyKey());
 	}
 
-	private static int runOrder(JobRecord a, JobRecord b) {
+	/** The order in which claimed jobs should run: priority, due time, id. */
+	static int runOrder(JobRecord a, JobRecord b) {
 		int byPriority = Integer.compare(b.priority(), a.priority());
 		if (byPriority != 0) {
 			return byPriority;

@@ -126,6 +126,12 @@ final class JobSql {
 
 	private final Map<Integer, String> claimedWith = new ConcurrentHashMap<>();
 
+	private final Map<Integer, String> lockQueued = new ConcurrentHashMap<>();
+
+	private final Map<Integer, String> claimQueuedPassingOverLocked = new ConcurrentHashMap<>();
+
+	private final boolean claimsPassingOverLockedInOne;
+
 	private final Map<String, String> plain = new ConcurrentHashMap<>();
 
 	final String countsByQueue;
@@ -139,6 +145,7 @@ final class JobSql {
 
 	JobSql(Dialect dialect, @Nullable String schema) {
 		this.dialect = dialect;
+		this.claimsPassingOverLockedInOne = dialect.claimQueuedPassingOverLocked("queue_job", "?", "?") != null;
 		String checkedSchema = Names.requireSchema(schema);
 		this.table = (checkedSchema != null) ? dialect.quote(checkedSchema) + ".queue_job" : "queue_job";
 		this.flowTable = (checkedSchema != null) ? dialect.quote(checkedSchema) + ".queue_flow" : "queue_flow";
@@ -288,11 +295,12 @@ final class JobSql {
 	/**
 	 * Candidates of a limited queue's claim, unlocked (the claim holds the queue's lock, so no
 	 * other claim of the queue runs meanwhile): due jobs of the queue and handlers in run
-	 * order, leaving out those of {@code excluded} concurrency keys and, with {@code after},
-	 * those up to a position in that order. With {@code countRunning} every row carries the
-	 * queue's running jobs ({@code queue_running}, counted once). Parameters: with
-	 * {@code countRunning} the queue, then the queue, handlers…, keys…, with {@code after} the
-	 * position's priority, priority, run_at, run_at and id, then limit.
+	 * order, leaving out those of {@code excluded} concurrency keys, the {@code passedOver}
+	 * jobs (whose rows another transaction held when this claim tried to take them) and, with
+	 * {@code after}, those up to a position in that order. With {@code countRunning} every row
+	 * carries the queue's running jobs ({@code queue_running}, counted once). Parameters: with
+	 * {@code countRunning} the queue, then the queue, handlers…, keys…, passed-over ids…, with
+	 * {@code after} the position's priority, priority, run_at, run_at and id, then limit.
 	 */
 	String limitedCandidates(CandidateRead read) {
 		return this.limitedCandidates.computeIfAbsent(read, (key) -> {
@@ -300,6 +308,8 @@ final class JobSql {
 			String notExcluded = (read.excluded() == 0) ? ""
 					: "\n  AND (j.concurrency_key IS NULL OR j.concurrency_key NOT IN (%s))"
 						.formatted(placeholders(read.excluded()));
+			String notPassedOver = (read.passedOver() == 0) ? ""
+					: "\n  AND j.id NOT IN (%s)".formatted(placeholders(read.passedOver()));
 			String afterPosition = !read.after() ? "" : """
 
 					  AND (j.priority < ? OR (j.priority = ? AND (j.run_at > %s OR (j.run_at = %s AND j.id > ?))))"""
@@ -309,14 +319,15 @@ final class JobSql {
 						.formatted(this.table);
 			return """
 					SELECT j.*%s FROM %s j
-					WHERE %s%s%s
+					WHERE %s%s%s%s
 					ORDER BY j.priority DESC, j.run_at, j.id
-					LIMIT ?""".formatted(running, this.table, readyJobsOf(read.handlers()), notExcluded, afterPosition);
+					LIMIT ?""".formatted(running, this.table, readyJobsOf(read.handlers()), notExcluded, notPassedOver,
+					afterPosition);
 		});
 	}
 
 	/** What a read of a limited queue's candidates binds and reads (see {@link #limitedCandidates}). */
-	record CandidateRead(int handlers, int excluded, boolean after, boolean countRunning) {
+	record CandidateRead(int handlers, int excluded, int passedOver, boolean after, boolean countRunning) {
 	}
 
 	/**
@@ -332,6 +343,31 @@ final class JobSql {
 				UPDATE %s SET %s
 				WHERE id IN (%s) AND (status = 'QUEUED') IS TRUE"""
 			.formatted(this.table, claimedColumns(this.dialect.timestampParameter()), placeholders(count)));
+	}
+
+	/**
+	 * Claims these jobs if they are still queued, passing over those whose rows another
+	 * transaction holds, in one statement ({@link Dialect#claimQueuedPassingOverLocked}), or
+	 * {@code null} where the dialect has none; parameters: ids…, then owner, token, lease
+	 * millis, start; returns the ids it claimed.
+	 */
+	@Nullable String claimQueuedPassingOverLocked(int ids) {
+		if (!this.claimsPassingOverLockedInOne) {
+			return null;
+		}
+		return this.claimQueuedPassingOverLocked.computeIfAbsent(ids,
+				(count) -> this.dialect.claimQueuedPassingOverLocked(this.table, placeholders(count),
+						claimedColumns(this.dialect.timestampParameter())));
+	}
+
+	/**
+	 * Of these jobs, the queued ones, locked, passing over those another transaction has
+	 * locked (a caller's that enqueued a job to run after one); parameters: ids….
+	 */
+	String lockQueued(int ids) {
+		return this.lockQueued.computeIfAbsent(ids,
+				(count) -> "SELECT id FROM %s WHERE id IN (%s) AND status = 'QUEUED'\nFOR UPDATE SKIP LOCKED"
+					.formatted(this.table, placeholders(count)));
 	}
 
 	/** Of these jobs, those a claim holds by its token; parameters: token, ids…. */

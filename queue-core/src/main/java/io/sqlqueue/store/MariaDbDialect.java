@@ -101,6 +101,18 @@ public final class MariaDbDialect extends Dialect {
 		return "queued_deadline <= " + now();
 	}
 
+	/**
+	 * A write of the row found there already, which locks it exclusively at once. A duplicate
+	 * key error, or {@code INSERT IGNORE}, leaves a shared lock on the row until the
+	 * transaction ends, whatever its isolation; three transactions that made the same flow row
+	 * at once then deadlocked: the two that found it there both held the shared lock, and each
+	 * waited for the other's to lock the row for its change.
+	 */
+	@Override
+	public String insertUnlessPresent(String keyColumn) {
+		return " ON DUPLICATE KEY UPDATE %s = %s".formatted(keyColumn, keyColumn);
+	}
+
 	@Override
 	public ClaimMethod claimMethod() {
 		return ClaimMethod.LOCK_THEN_UPDATE;

@@ -131,6 +131,23 @@ public final class PostgresDialect extends Dialect {
 				RETURNING j.id""".formatted(table);
 	}
 
+	/**
+	 * The rows are locked in a {@code MATERIALIZED} CTE with {@code SKIP LOCKED}, by the
+	 * primary key, as in {@link #extendLeases}: the status is tested as {@code (…) IS TRUE} so
+	 * that the ready jobs' partial index cannot serve it (see {@link JobSql#claimQueued}).
+	 */
+	@Override
+	public String claimQueuedPassingOverLocked(String table, String ids, String claimedColumns) {
+		return """
+				WITH locked AS MATERIALIZED (
+				    SELECT j.id FROM %1$s j
+				    WHERE j.id IN (%2$s) AND (j.status = 'QUEUED') IS TRUE
+				    FOR UPDATE OF j SKIP LOCKED)
+				UPDATE %1$s j SET %3$s
+				FROM locked WHERE j.id = locked.id
+				RETURNING j.id""".formatted(table, ids, claimedColumns);
+	}
+
 	@Override
 	public String upsertRateWindows(String windowTable) {
 		return """

@@ -26,6 +26,31 @@ class AdmissionTests {
 		assertThat(admission.millisUntilRateRoom()).isNull();
 	}
 
+	/**
+	 * A start given back (the claim passed over the job, whose row another transaction held)
+	 * is not written to the windows and frees its room for the next job; when to come back
+	 * still counts it, or the room it left would call the next claim at once, again and again.
+	 */
+	@Test
+	void aStartGivenBackIsNotCountedAndFreesItsRoom() {
+		RateLimit perMinute = new RateLimit(1, Duration.ofMinutes(1));
+		QueueLimits limits = new QueueLimits("q", Limit.rate(2, Duration.ofMinutes(1)),
+				List.of(new KeyLimit("k", new Limit(null, perMinute))), 1);
+		Admission admission = new Admission(limits, NOW, 0, Map.of(), null);
+		assertThat(admission.admit("k")).isTrue();
+		assertThat(admission.admit("k")).as("the key's one start is taken").isFalse();
+		assertThat(admission.closedKeys()).contains("k");
+		admission.withdraw("k");
+		assertThat(admission.taken()).isZero();
+		assertThat(admission.closedKeys()).as("its room is back").doesNotContain("k");
+		assertThat(admission.windowsToWrite()).isEmpty();
+		assertThat(admission.keysWithoutRateRoom()).isEmpty();
+		assertThat(admission.millisUntilRateRoom()).as("as if it had started").isGreaterThan(1);
+		assertThat(admission.admit("k")).as("the next job of the key").isTrue();
+		assertThat(admission.windowsToWrite()).containsOnlyKeys(Admission.QUEUE_WINDOW, "k")
+			.allSatisfy((key, window) -> assertThat(window.starts()).isEqualTo(1));
+	}
+
 	/** A claim capped by the queue's limits holds jobs back only when due jobs were left: an idle queue is not re-polled early. */
 	@Test
 	void aCappedClaimHoldsJobsBackOnlyWhenItSaysSo() {

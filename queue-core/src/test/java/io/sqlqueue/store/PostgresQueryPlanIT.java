@@ -77,8 +77,9 @@ class PostgresQueryPlanIT {
 	@Test
 	void limitedClaimUsesTheReadyAndTheLeaseIndex() {
 		java.sql.Timestamp runAt = java.sql.Timestamp.from(java.time.Instant.now());
-		assertThat(plan(sql.limitedCandidates(new JobSql.CandidateRead(2, 2, true, true)), "q1", "q1", "h1", "h3",
-				"customer:1", "customer:2", 0, 0, runAt.toInstant().toString(), runAt.toInstant().toString(), 10L, 20))
+		assertThat(plan(sql.limitedCandidates(new JobSql.CandidateRead(2, 2, 2, true, true)), "q1", "q1", "h1", "h3",
+				"customer:1", "customer:2", 7L, 8L, 0, 0, runAt.toInstant().toString(), runAt.toInstant().toString(),
+				10L, 20))
 			.contains("queue_job_ready_idx")
 			.doesNotContain("Seq Scan on queue_job j");
 		FlowSql flow = new FlowSql(database.dialect(), database.schema());
@@ -90,6 +91,11 @@ class PostgresQueryPlanIT {
 			.doesNotContain("Seq Scan");
 		assertThat(plan(sql.claimQueued(3), "w", 1L, 30000L, runAt.toInstant().toString(), 1L, 2L, 3L))
 			.contains("queue_job_pkey");
+		// The admitted jobs, locked by the primary key, passing over rows a caller's transaction holds.
+		assertThat(plan(sql.claimQueuedPassingOverLocked(4), 1L, 2L, 3L, 4L, "w", 1L, 30000L,
+				runAt.toInstant().toString()))
+			.contains("LockRows", "queue_job_pkey")
+			.doesNotContain("Seq Scan", "queue_job_ready_idx");
 	}
 
 	@Test
