@@ -18,6 +18,12 @@ final class FlowSql {
 	/** Locks a queue's flow row for a claim and reads its version, its window and the database's clock; parameter: queue. */
 	final String lockFlow;
 
+	/**
+	 * {@link #lockFlow}, passing over the row when another transaction holds it (where the
+	 * database has {@code SKIP LOCKED}; else the same statement).
+	 */
+	final String lockFlowUnlessHeld;
+
 	/** The same for a change of the queue's limits. */
 	final String lockFlowToChange;
 
@@ -84,6 +90,8 @@ final class FlowSql {
 		this.windowTable = prefix + "queue_rate_window";
 		String now = dialect.now();
 		this.lockFlow = dialect.lockFlow(flowTable, true);
+		this.lockFlowUnlessHeld = dialect.supports(ClaimMethod.LOCK_THEN_UPDATE) ? this.lockFlow + " SKIP LOCKED"
+				: this.lockFlow;
 		this.lockFlowToChange = dialect.lockFlow(flowTable, false);
 		this.writeLock = dialect.writeLockFirst(jobTable);
 		this.flowVersion = "SELECT version FROM %s WHERE queue = ?".formatted(flowTable);

@@ -20,6 +20,8 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DuplicateKeyException;
+import org.springframework.dao.PessimisticLockingFailureException;
+import org.springframework.dao.QueryTimeoutException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
@@ -225,11 +227,50 @@ public class FlowStore {
 	}
 
 	/**
+	 * How long a claim waits for its queue's flow row when another transaction holds it. The
+	 * queue's own transactions that lock it (other claims of the queue, changes of its limits)
+	 * hold it for milliseconds; a longer hold is an application's own SQL, or a stuck peer.
+	 * MariaDB/MySQL count lock waits in whole seconds: there it is one second.
+	 */
+	static final Duration FLOW_LOCK_WAIT = Duration.ofMillis(200);
+
+	/**
 	 * Locks the queue's flow row for the rest of the current transaction, a claim's, and reads
-	 * its version and the database's clock; {@code null} when the queue has no limits.
+	 * its version and the database's clock; {@code null} when the queue has no limits. Where
+	 * the database has {@code SKIP LOCKED} the claim first passes over a held row (the common,
+	 * uncontended case costs nothing more), then waits for it at most {@link #FLOW_LOCK_WAIT};
+	 * a longer wait is a {@link FlowBusyException}: the claim takes nothing this time, and the
+	 * poll loop, which claims every queue of the instance in turn, goes on with the others.
 	 */
 	@Nullable FlowLock lock(String queue) {
-		return lock(queue, this.sql.lockFlow);
+		if (this.sql.writeLock != null) {
+			return lock(queue, this.sql.lockFlow);
+		}
+		FlowLock lock = lock(queue, this.sql.lockFlowUnlessHeld);
+		if (lock != null) {
+			return lock;
+		}
+		Runnable restore = this.dialect.boundLockWaits(this.jdbc, FLOW_LOCK_WAIT);
+		try {
+			return lock(queue, this.sql.lockFlow);
+		}
+		catch (PessimisticLockingFailureException | QueryTimeoutException ex) {
+			throw new FlowBusyException(queue, ex);
+		}
+		finally {
+			if (restore != null) {
+				restore.run();
+			}
+		}
+	}
+
+	/** A claim found its queue's flow row held by another transaction for longer than it waits. */
+	static final class FlowBusyException extends RuntimeException {
+
+		FlowBusyException(String queue, RuntimeException cause) {
+			super("The flow row of queue '" + queue + "' is held by another transaction", cause);
+		}
+
 	}
 
 	/** Locks the queue's flow row as {@link #lock} does, for a change of its limits or windows. */

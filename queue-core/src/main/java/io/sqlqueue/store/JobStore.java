@@ -301,6 +301,11 @@ public class JobStore {
 		try {
 			return this.limitedTransaction.execute((status) -> this.flowClaim.claim(request, token));
 		}
+		catch (FlowStore.FlowBusyException ex) {
+			logger.debug("Claim of queue '{}' takes nothing this time; trying again in {}", request.queue(),
+					FLOW_BUSY_RETRY, ex);
+			return new ClaimResult(List.of(), true, FLOW_BUSY_RETRY, false);
+		}
 		catch (FlowClaim.NotReadCommittedException ex) {
 			logger.info("The connections' transactions are not READ COMMITTED: limited claims ask for it from now on");
 			this.limitedTransaction = this.claimTransaction;
@@ -1003,6 +1008,13 @@ public class JobStore {
 		this.workflows.forget(deleted);
 		return deleted.size();
 	}
+
+	/**
+	 * When a limited claim that found its queue's flow row held by another transaction for
+	 * too long ({@link FlowStore#FLOW_LOCK_WAIT}) is made again: so that a row an application
+	 * holds costs the instance's poll loop at most that wait every second.
+	 */
+	static final Duration FLOW_BUSY_RETRY = Duration.ofSeconds(1);
 
 	/** The most batches one pass of the pruner deletes; the next pass goes on. */
 	static final int BATCHES_PRUNED = 1_000;
