@@ -789,7 +789,8 @@ interface WorkflowConformance {
 			jdbc.update("UPDATE " + table + " SET status = 'CANCELLED' WHERE id = ?", ids.get(1));
 			jdbc.update("DELETE FROM " + table + " WHERE id = ?", ids.get(2));
 
-			assertThat(new QueueSchemaMigrator(old.dataSource(), old.dialect(), old.schema()).migrate()).isEqualTo(1);
+			// V7, and the migrations after it.
+			assertThat(new QueueSchemaMigrator(old.dataSource(), old.dialect(), old.schema()).migrate()).isPositive();
 			assertThat(store.find(ids.get(0)).orElseThrow().uniqueKey()).isEqualTo("kept");
 			assertThat(store.find(ids.get(1)).orElseThrow().status()).isEqualTo(JobStatus.CANCELLED);
 			JobQueue queue = new JobQueue(store, fixture().codec(), new io.sqlqueue.handler.HandlerRegistry(),
