@@ -47,6 +47,7 @@ import io.sqlqueue.manager.Reaper;
 import io.sqlqueue.store.Backlog;
 import io.sqlqueue.store.ClaimMethod;
 import io.sqlqueue.store.ClaimRequest;
+import io.sqlqueue.store.CompletedJobs;
 import io.sqlqueue.store.Completion;
 import io.sqlqueue.store.JobBrowser;
 import io.sqlqueue.store.JobFilter;
@@ -83,7 +84,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 public abstract class QueueConformanceTests
 		implements FlowControlConformance, WorkflowConformance, ScheduleConformance, ManagerLoopsConformance,
-		CallerLockConformance {
+		CallerLockConformance, CompletionFlushConformance {
 
 	protected static final Duration WAIT = Duration.ofSeconds(30);
 
@@ -1528,11 +1529,11 @@ public abstract class QueueConformanceTests
 		JobStore refusing = new JobStore(this.database.dataSource(), this.database.dialect(), this.database.schema(),
 				claimMethod()) {
 			@Override
-			public boolean[] complete(List<Completion> completions) {
+			public CompletedJobs completeUnlessHeld(List<Completion> completions) {
 				if (completions.stream().anyMatch((completion) -> "\"poison\"".equals(completion.result()))) {
 					throw new org.springframework.dao.DataIntegrityViolationException("poison refused (test)");
 				}
-				return super.complete(completions);
+				return super.completeUnlessHeld(completions);
 			}
 		};
 		Map<Long, AtomicInteger> runs = new ConcurrentHashMap<>();
@@ -1573,12 +1574,12 @@ public abstract class QueueConformanceTests
 		JobStore losing = new JobStore(this.database.dataSource(), this.database.dialect(), this.database.schema(),
 				claimMethod()) {
 			@Override
-			public boolean[] complete(List<Completion> completions) {
-				boolean[] held = super.complete(completions);
+			public CompletedJobs completeUnlessHeld(List<Completion> completions) {
+				CompletedJobs done = super.completeUnlessHeld(completions);
 				if (completionAnswerLost.getAndSet(false)) {
 					throw new org.springframework.transaction.TransactionSystemException("answer lost (test)");
 				}
-				return held;
+				return done;
 			}
 
 			@Override

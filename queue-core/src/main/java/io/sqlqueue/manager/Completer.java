@@ -18,6 +18,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.core.NestedExceptionUtils;
 import org.springframework.scheduling.TaskScheduler;
 
+import io.sqlqueue.store.CompletedJobs;
 import io.sqlqueue.store.Completion;
 import io.sqlqueue.store.JobStore;
 import io.sqlqueue.store.Lease;
@@ -41,10 +42,29 @@ import io.sqlqueue.store.Lease;
  * under way (and their further tries): a worker that ends one more waits until there is room.
  * That bounds what a freeze past the lease can run again besides the jobs that were running
  * (README, Guarantees 1): a finished job whose success is not yet recorded has no heartbeat.
+ * <p>
+ * A success whose row another transaction holds (a caller's open transaction that enqueued a
+ * job to run after it, or cancels it), or whose settling needs a row it holds past
+ * {@link JobStore#SWEEP_LOCK_WAIT}, is passed over by the write ({@link JobStore#completeUnlessHeld})
+ * and written again on its own after {@link #HELD_WAITS} (100 ms, growing to a second), until
+ * it lands or its lease turns out lost: never dropped, never counted as a failed try or a
+ * lost lease. It gives its room back when it is passed over, so that a transaction left open
+ * holds back no worker; the reaper cannot take its job meanwhile either, as it passes over
+ * the same held row. Stopping waits for such successes up to the shutdown timeout, then
+ * leaves them: their jobs stay {@code RUNNING} and run again once their leases expire
+ * (at-least-once).
  */
 final class Completer {
 
 	private static final Logger logger = LoggerFactory.getLogger(Completer.class);
+
+	/**
+	 * Waits before each new write of a success passed over (its row held by another
+	 * transaction), the last repeated: soon at first, as most such transactions are short,
+	 * then at most a statement a second for one left open.
+	 */
+	static final Duration[] HELD_WAITS = { Duration.ofMillis(100), Duration.ofMillis(200), Duration.ofMillis(400),
+			Duration.ofMillis(800), Duration.ofSeconds(1) };
 
 	private final JobStore store;
 
@@ -64,13 +84,19 @@ final class Completer {
 	private final Semaphore room;
 
 	/**
-	 * Held (shared) from taking a batch until it is written, so that {@link #flushAndWait()}
+	 * Held (shared) from taking a batch until it is written, so that {@link #flushAndWait}
 	 * can wait for every write under way.
 	 */
 	private final ReadWriteLock writes = new ReentrantReadWriteLock();
 
-	/** Writes waiting for another try; {@link #flushAndWait()} waits for them too. */
+	/** Writes waiting for another try; {@link #flushAndWait} waits for them too. */
 	private int retriesPending;
+
+	/** Successes passed over, waiting to be written again; {@link #flushAndWait} waits for them up to its bound. */
+	private int heldPending;
+
+	/** Changed when a stop gives up on the successes passed over: their writes then drop them. */
+	private int heldGeneration;
 
 	private List<Pending> batch = new ArrayList<>();
 
@@ -98,7 +124,7 @@ final class Completer {
 		try {
 			List<Pending> full = null;
 			synchronized (this.lock) {
-				this.batch.add(new Pending(attempt, completion));
+				this.batch.add(new Pending(attempt, completion, 0));
 				if (this.batch.size() >= this.batchSize || this.linger.isZero()) {
 					full = takeBatch();
 				}
@@ -132,20 +158,34 @@ final class Completer {
 
 	/**
 	 * Records what waits now, and returns only when every write under way has ended,
-	 * including the further tries of writes that failed (at shutdown).
+	 * including the further tries of writes that failed (at shutdown), and the successes
+	 * passed over because another transaction held their rows, for at most {@code bound}:
+	 * those still held then are left (their jobs run again after their leases expire).
 	 */
-	void flushAndWait() {
+	void flushAndWait(Duration bound) {
 		flush();
 		this.writes.writeLock().lock();
 		this.writes.writeLock().unlock();
+		long deadline = System.nanoTime() + bound.toNanos();
+		boolean waitForHeld = true;
 		synchronized (this.lock) {
-			while (this.retriesPending > 0) {
+			while (this.retriesPending > 0 || (waitForHeld && this.heldPending > 0)) {
+				long left = deadline - System.nanoTime();
+				if (waitForHeld && this.heldPending > 0 && left <= 0) {
+					logger.warn("{} finished jobs are still not recorded after {}: another transaction holds their "
+							+ "rows. They stay RUNNING and run again after their leases expire", this.heldPending,
+							bound);
+					this.heldGeneration++;
+					waitForHeld = false;
+					continue;
+				}
 				try {
-					this.lock.wait();
+					this.lock.wait((waitForHeld && this.heldPending > 0) ? Math.max(1, left / 1_000_000) : 0);
 				}
 				catch (InterruptedException ex) {
 					Thread.currentThread().interrupt();
-					logger.warn("Stopped waiting for {} completion writes to be tried again", this.retriesPending);
+					logger.warn("Stopped waiting for {} completion writes to be tried again", this.retriesPending
+							+ this.heldPending);
 					return;
 				}
 			}
@@ -168,9 +208,9 @@ final class Completer {
 		if (pending.isEmpty()) {
 			return;
 		}
-		boolean[] held;
+		CompletedJobs done;
 		try {
-			held = this.store.complete(pending.stream().map(Pending::completion).toList());
+			done = this.store.completeUnlessHeld(pending.stream().map(Pending::completion).toList());
 		}
 		catch (RuntimeException ex) {
 			if (DatabaseErrors.isTransient(ex)) {
@@ -181,27 +221,93 @@ final class Completer {
 			}
 			return;
 		}
-		report(pending, held, failures);
+		report(pending, done, failures);
 	}
 
-	private void report(List<Pending> pending, boolean[] held, int failures) {
-		List<Lease> missed = new ArrayList<>();
-		for (int i = 0; i < held.length; i++) {
-			if (!held[i]) {
-				missed.add(pending.get(i).completion().lease());
-			}
+	private void report(List<Pending> pending, CompletedJobs done, int failures) {
+		List<Pending> ended = new ArrayList<>();
+		List<Pending> passedOver = new ArrayList<>();
+		for (Pending one : pending) {
+			(done.passedOver().contains(one.completion().lease()) ? passedOver : ended).add(one);
 		}
+		List<Lease> missed = ended.stream()
+			.map((one) -> one.completion().lease())
+			.filter((lease) -> !done.recorded().contains(lease))
+			.toList();
 		Set<Lease> landed = (failures > 0 && !missed.isEmpty()) ? landedEarlier(missed) : Set.of();
 		try {
-			for (int i = 0; i < held.length; i++) {
-				Pending one = pending.get(i);
-				this.recorder.completed(one.attempt(), held[i] || landed.contains(one.completion().lease()));
+			for (Pending one : ended) {
+				Lease lease = one.completion().lease();
+				this.recorder.completed(one.attempt(), done.recorded().contains(lease) || landed.contains(lease));
 			}
 		}
 		finally {
-			this.room.release(pending.size());
+			releaseRoom(pending);
+			writeLater(passedOver);
 		}
-		this.recorded.run();
+		if (!ended.isEmpty()) {
+			this.recorded.run();
+		}
+	}
+
+	/**
+	 * Writes again, on its own and after a wait, what a write passed over because another
+	 * transaction held its row; logged when first passed over, not at every try.
+	 */
+	private void writeLater(List<Pending> passedOver) {
+		if (passedOver.isEmpty()) {
+			return;
+		}
+		int passes = passedOver.stream().mapToInt(Pending::passes).max().orElse(0);
+		if (passedOver.stream().anyMatch((one) -> one.passes() == 0)) {
+			logger.info("{} finished jobs are recorded later: another transaction holds their rows (such as a "
+					+ "caller's open transaction that enqueued a job after them); the others are recorded meanwhile",
+					passedOver.size());
+		}
+		Duration wait = HELD_WAITS[Math.min(passes, HELD_WAITS.length - 1)];
+		List<Pending> again = passedOver.stream()
+			.map((one) -> new Pending(one.attempt(), one.completion(), one.passes() + 1))
+			.toList();
+		int generation;
+		synchronized (this.lock) {
+			this.heldPending += again.size();
+			generation = this.heldGeneration;
+		}
+		try {
+			this.scheduler.schedule(() -> {
+				try {
+					if (isCurrent(generation)) {
+						write(again, 0);
+					}
+				}
+				finally {
+					heldEnded(again.size());
+				}
+			}, Instant.now().plus(wait));
+		}
+		catch (RuntimeException rejected) {
+			heldEnded(again.size());
+			logger.warn("Could not schedule another write of {} finished jobs whose rows another transaction holds; "
+					+ "they run again after their leases expire", again.size(), rejected);
+		}
+	}
+
+	private boolean isCurrent(int generation) {
+		synchronized (this.lock) {
+			return generation == this.heldGeneration;
+		}
+	}
+
+	private void heldEnded(int count) {
+		synchronized (this.lock) {
+			this.heldPending -= count;
+			this.lock.notifyAll();
+		}
+	}
+
+	/** Gives back the room these successes take: those passed over before took none since. */
+	private void releaseRoom(List<Pending> pending) {
+		this.room.release((int) pending.stream().filter((one) -> one.passes() == 0).count());
 	}
 
 	/** The leases whose job an earlier try recorded, though its answer was lost. */
@@ -230,14 +336,15 @@ final class Completer {
 		logger.warn("The database refused the result of {}; recording its success without it", one.attempt(), ex);
 		String note = ErrorText.of("Result not stored: the database refused it: "
 				+ NestedExceptionUtils.getMostSpecificCause(ex).getMessage());
-		write(List.of(new Pending(one.attempt(), new Completion(one.completion().lease(), null, note))), failures);
+		write(List.of(new Pending(one.attempt(), new Completion(one.completion().lease(), null, note), one.passes())),
+				failures);
 	}
 
 	private void tryAgainLater(List<Pending> pending, int failures, RuntimeException ex) {
 		if (failures >= DatabaseErrors.RETRY_WAITS.length) {
 			logger.error("Could not record {} finished jobs; they run again after their leases expire",
 					pending.size(), ex);
-			this.room.release(pending.size());
+			releaseRoom(pending);
 			return;
 		}
 		Duration wait = DatabaseErrors.RETRY_WAITS[failures];
@@ -257,7 +364,7 @@ final class Completer {
 		}
 		catch (RuntimeException rejected) {
 			retryEnded();
-			this.room.release(pending.size());
+			releaseRoom(pending);
 			logger.error("Could not schedule another try to record {} finished jobs; they run again after their "
 					+ "leases expire", pending.size(), rejected);
 		}
@@ -270,7 +377,8 @@ final class Completer {
 		}
 	}
 
-	private record Pending(Attempt attempt, Completion completion) {
+	/** @param passes how many writes passed it over because another transaction held its row */
+	private record Pending(Attempt attempt, Completion completion, int passes) {
 	}
 
 }

@@ -227,7 +227,7 @@ public class Manager implements SmartLifecycle {
 			awaitClaims();
 			int released = releaseUnstarted();
 			boolean finished = awaitRunning(this.settings.shutdownTimeout());
-			this.completer.flushAndWait();
+			this.completer.flushAndWait(this.settings.shutdownTimeout());
 			this.timeouts.stop();
 			this.heartbeat.stop();
 			this.store.removeSettleListener(this.settled);

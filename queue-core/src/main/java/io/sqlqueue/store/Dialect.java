@@ -13,6 +13,7 @@ import java.util.List;
 
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.jdbc.core.JdbcOperations;
 import org.springframework.jdbc.support.SQLExceptionTranslator;
 
@@ -74,7 +75,8 @@ public abstract class Dialect {
 	 * updated; {@code null} to complete them with one statement each (in one round trip).
 	 * Parameters: the job ids, their lease tokens, their results and their notes for
 	 * {@code last_error} (null keeps it), each as an array;
-	 * returns the ids of the jobs whose lease held, and their {@code awaited} column.
+	 * returns the ids of the jobs it completed, and their {@code awaited} column. It passes
+	 * over rows another transaction has locked instead of waiting for them.
 	 */
 	public @Nullable String completeAll(String table) {
 		return null;
@@ -192,10 +194,19 @@ public abstract class Dialect {
 
 	/**
 	 * How SQL errors become Spring's exceptions; JobStore relies on a unique-key violation
-	 * arriving as a {@code DuplicateKeyException}. Spring knows most databases' codes.
+	 * arriving as a {@code DuplicateKeyException}, and on a lock wait past the bound of
+	 * {@link #boundLockWaits} arriving as a {@code CannotAcquireLockException} (a loop then
+	 * leaves that job for later): Spring's own translator, by the exception's class, calls it
+	 * uncategorized on PostgreSQL and MariaDB and a query timeout on H2.
 	 */
 	public SQLExceptionTranslator exceptionTranslator(SQLExceptionTranslator springs) {
-		return springs;
+		return (task, sql, ex) -> isLockWaitTimeout(ex)
+				? new CannotAcquireLockException(task + "; " + ex.getMessage(), ex) : springs.translate(task, sql, ex);
+	}
+
+	/** Whether the database gave up waiting for a lock, past the bound of {@link #boundLockWaits}. */
+	protected boolean isLockWaitTimeout(SQLException ex) {
+		return false;
 	}
 
 	/**

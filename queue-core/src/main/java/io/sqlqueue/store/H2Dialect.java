@@ -1,5 +1,6 @@
 package io.sqlqueue.store;
 
+import java.sql.SQLException;
 import java.time.Duration;
 
 import org.jspecify.annotations.Nullable;
@@ -11,6 +12,9 @@ import org.springframework.jdbc.core.JdbcOperations;
  * {@code UPDATE} in one short transaction. Payloads are stored as text.
  */
 public final class H2Dialect extends Dialect {
+
+	/** H2's {@code LOCK_TIMEOUT_1}: a row or table lock waited past {@code LOCK_TIMEOUT}. */
+	private static final int LOCK_TIMEOUT = 50200;
 
 	@Override
 	public String name() {
@@ -36,6 +40,11 @@ public final class H2Dialect extends Dialect {
 	@Override
 	public String deadlinePassed() {
 		return "queued_deadline <= " + now();
+	}
+
+	@Override
+	protected boolean isLockWaitTimeout(SQLException ex) {
+		return ex.getErrorCode() == LOCK_TIMEOUT;
 	}
 
 	/** H2's bound is the session's: set back to what it was. */

@@ -89,13 +89,23 @@ final class JobLeases {
 	 * The rows stay locked until the transaction ends, so nothing changes them in between.
 	 */
 	private Set<Lease> lockThenExtend(List<Lease> leases, Duration duration) {
+		return extendEach(leases.stream().filter(lock(leases)::contains).toList(), duration);
+	}
+
+	/**
+	 * Of these leases, those whose job still runs under them and whose row this transaction
+	 * could lock, passing over rows another transaction holds; the rows stay locked until the
+	 * transaction ends. Only where the database has {@code SKIP LOCKED}.
+	 */
+	Set<Lease> lock(List<Lease> leases) {
 		Set<Lease> locked = new HashSet<>();
 		for (Object[] chunk : IdChunks.of(leases.stream().map(Lease::jobId).toList())) {
 			this.jdbc.query(this.sql.lockRunning(chunk.length), (rs) -> {
 				locked.add(new Lease(rs.getLong("id"), rs.getLong("lease_token")));
 			}, chunk);
 		}
-		return extendEach(leases.stream().filter(locked::contains).toList(), duration);
+		locked.retainAll(leases);
+		return locked;
 	}
 
 	private Set<Lease> extendEach(List<Lease> leases, Duration duration) {

@@ -55,16 +55,20 @@ public class JobStore {
 	/** Claims made in a row when each loses a race for a group's turn (see {@link #claim}). */
 	private static final int GROUP_RACE_TRIES = 5;
 
+	/** How often {@link #complete} tries again a success whose row another transaction holds. */
+	private static final Duration HELD_RETRY = Duration.ofMillis(100);
+
 	static final String LEASE_EXPIRED = "Lease expired before the attempt finished "
 			+ "(the worker crashed, hung, or lost its database connection)";
 
 	/**
-	 * How long a sweep (the reaper's, the deadline sweep's) waits for a row that another
-	 * transaction holds while it settles what a job's end settles (its dependents, its batch,
-	 * a batch's callback), where the database can bound it ({@link Dialect#boundLockWaits}):
-	 * then that job is left for the next pass, and the sweep goes on with the others. The
-	 * queue's own writes of an attempt's end other than success ({@link #attemptEnd}) wait as
-	 * long, then fail as a transient error and are tried again. See docs/locking.md.
+	 * How long a sweep (the reaper's, the deadline sweep's) or a completion flush waits for a
+	 * row that another transaction holds while it settles what a job's end settles (its
+	 * dependents, its batch, a batch's callback), where the database can bound it
+	 * ({@link Dialect#boundLockWaits}): then that job is left for the next pass or flush,
+	 * and the others are ended meanwhile. The queue's own writes of an attempt's end other
+	 * than success ({@link #attemptEnd}) wait as long, then fail as a transient error and are
+	 * tried again. See docs/locking.md.
 	 */
 	public static final Duration SWEEP_LOCK_WAIT = Duration.ofSeconds(1);
 
@@ -132,6 +136,12 @@ public class JobStore {
 	/** The same, never joining the caller's: for completion flushes, as {@link #ownTransaction}. */
 	private final TransactionTemplate ownWorkflowTransaction;
 
+	/**
+	 * A completion flush's, where it is more than one statement: never joining the caller's,
+	 * and READ COMMITTED where it locks rows before it writes them ({@link #completePlain}).
+	 */
+	private final TransactionTemplate flushTransaction;
+
 	private final List<SettleListener> settleListeners = new CopyOnWriteArrayList<>();
 
 	public JobStore(DataSource dataSource, Dialect dialect, @Nullable String schema) {
@@ -197,6 +207,8 @@ public class JobStore {
 			this.workflowTransaction.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
 			this.ownWorkflowTransaction.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
 		}
+		this.flushTransaction = dialect.supports(ClaimMethod.LOCK_THEN_UPDATE) ? this.sweepTransaction
+				: this.ownTransaction;
 	}
 
 	/** Workflows: what links jobs (dependencies, batches), and where a job stands in one. */
@@ -314,71 +326,166 @@ public class JobStore {
 	}
 
 	/**
-	 * Marks the jobs {@code SUCCEEDED} in one round trip and one commit; returns, per
-	 * completion, whether its lease still held.
+	 * Marks the jobs {@code SUCCEEDED} as {@link #completeUnlessHeld} does, and writes those
+	 * it passes over again every {@link #HELD_RETRY} until it can: for tools that run jobs
+	 * on the calling thread ({@code JobRunner}), which wait for their write as the statement
+	 * once waited for the row. Returns, per completion, whether its lease still held (false
+	 * for those still held when the thread is interrupted).
 	 */
 	public boolean[] complete(List<Completion> completions) {
-		boolean[] held = completePlain(completions);
-		List<Completion> missed = new ArrayList<>();
-		for (int i = 0; i < held.length; i++) {
-			if (!held[i]) {
-				missed.add(completions.get(i));
+		Set<Lease> recorded = new HashSet<>();
+		List<Completion> left = completions;
+		while (!left.isEmpty()) {
+			CompletedJobs done = completeUnlessHeld(left);
+			recorded.addAll(done.recorded());
+			left = left.stream().filter((completion) -> done.passedOver().contains(completion.lease())).toList();
+			if (!left.isEmpty()) {
+				try {
+					Thread.sleep(HELD_RETRY.toMillis());
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					break;
+				}
 			}
 		}
-		if (missed.isEmpty()) {
-			return held;
-		}
-		// Jobs whose end settles others (dependents, a batch) are left alone by the plain
-		// statement: they are completed here, each with what it settles, in one transaction.
-		Set<Lease> settling = this.workflows.runningToSettle(missed.stream().map(Completion::lease).toList());
-		if (settling.isEmpty()) {
-			return held;
-		}
-		List<Completion> slow = missed.stream().filter((completion) -> settling.contains(completion.lease())).toList();
-		Set<Long> recorded = this.ownWorkflowTransaction.execute((status) -> completeSettling(slow));
+		boolean[] held = new boolean[completions.size()];
 		for (int i = 0; i < held.length; i++) {
-			held[i] |= recorded.contains(completions.get(i).lease().jobId());
+			held[i] = recorded.contains(completions.get(i).lease());
 		}
 		return held;
 	}
 
-	/** The completions of jobs whose end settles nothing else, one statement each or one for all. */
-	private boolean[] completePlain(List<Completion> completions) {
+	/**
+	 * Marks the jobs {@code SUCCEEDED} in one round trip and one commit, each fenced by its
+	 * lease, and says which it recorded and which it passed over. Where the database has
+	 * {@code SKIP LOCKED}, it never waits for a job's row that another transaction holds (a
+	 * caller's open transaction that enqueued a job to run after it, or cancels it): it
+	 * passes over that job, whose success is to be written later, and records the others.
+	 * What a job's end settles (its dependents, its batch) is written with it, in a
+	 * transaction of its own that waits at most {@link #SWEEP_LOCK_WAIT} for a row another
+	 * transaction holds; a job whose settling waits longer is passed over too. SQLite has one
+	 * writer at a time: it writes when no other transaction does, within its busy timeout,
+	 * and passes over nothing.
+	 */
+	public CompletedJobs completeUnlessHeld(List<Completion> completions) {
+		Set<Lease> recorded = completePlain(completions);
+		List<Completion> missed = completions.stream()
+			.filter((completion) -> !recorded.contains(completion.lease()))
+			.toList();
+		if (missed.isEmpty()) {
+			return new CompletedJobs(recorded, Set.of());
+		}
+		// Jobs whose end settles others (dependents, a batch) are left alone by the plain
+		// statement: they are completed here, each with what it settles, in one transaction.
+		Set<Lease> settling = this.workflows.runningToSettle(missed.stream().map(Completion::lease).toList());
+		List<Completion> slow = missed.stream().filter((completion) -> settling.contains(completion.lease())).toList();
+		if (!slow.isEmpty()) {
+			recorded.addAll(completeSettling(slow));
+		}
+		if (!this.dialect.supports(ClaimMethod.LOCK_THEN_UPDATE)) {
+			return new CompletedJobs(recorded, Set.of());
+		}
+		// A fenced write misses a job still running under its lease only when it passed over
+		// its row (or what its end settles): those are written later. The others lost their lease.
+		Set<Lease> passedOver = this.leases.running(missed.stream()
+			.map(Completion::lease)
+			.filter((lease) -> !recorded.contains(lease))
+			.toList());
+		return new CompletedJobs(recorded, passedOver);
+	}
+
+	/**
+	 * The completions of jobs whose end settles nothing else, one statement each or one for
+	 * all; where the database has {@code SKIP LOCKED}, of the rows no other transaction holds.
+	 */
+	private Set<Lease> completePlain(List<Completion> completions) {
 		if (this.sql.completeAll != null) {
 			// One statement commits on its own, in one round trip, unless this thread is in a
 			// transaction, which the queue's own writes never join.
-			return TransactionSynchronizationManager.isActualTransactionActive()
+			Set<Long> ids = TransactionSynchronizationManager.isActualTransactionActive()
 					? this.ownTransaction.execute((status) -> completeInOneStatement(completions, this.sql.completeAll))
 					: completeInOneStatement(completions, this.sql.completeAll);
+			return leasesOf(completions, ids);
 		}
-		return this.ownTransaction.execute((status) -> {
-			boolean[] held = held(batch(this.sql.plain(this.sql.complete), completions, JobStore::bindCompletion));
-			List<Long> finished = new ArrayList<>(held.length);
+		return this.flushTransaction.execute((status) -> {
+			List<Completion> unheld = unheld(completions);
+			boolean[] held = held(batch(this.sql.plain(this.sql.complete), unheld, JobStore::bindCompletion));
+			Set<Lease> recorded = new HashSet<>();
 			for (int i = 0; i < held.length; i++) {
 				if (held[i]) {
-					finished.add(completions.get(i).lease().jobId());
+					recorded.add(unheld.get(i).lease());
 				}
 			}
-			notifyFinished(finished);
-			return held;
+			notifyFinished(recorded.stream().map(Lease::jobId).toList());
+			return recorded;
 		});
 	}
 
-	/** Completes jobs whose end settles others, and settles it; returns the ids whose lease held. */
-	private Set<Long> completeSettling(List<Completion> completions) {
+	/**
+	 * Of these completions, those whose row this transaction could lock, where the database
+	 * has {@code SKIP LOCKED} (locked now, passing over rows another transaction holds, until
+	 * the transaction ends, so nothing changes them in between); elsewhere all of them.
+	 */
+	private List<Completion> unheld(List<Completion> completions) {
+		if (!this.dialect.supports(ClaimMethod.LOCK_THEN_UPDATE)) {
+			return completions;
+		}
+		Set<Lease> locked = this.leases.lock(completions.stream().map(Completion::lease).toList());
+		return completions.stream().filter((completion) -> locked.contains(completion.lease())).toList();
+	}
+
+	/**
+	 * Completes jobs whose end settles others, and settles it, in a transaction of its own;
+	 * returns the leases it recorded. Where the database has {@code SKIP LOCKED} it passes over
+	 * the jobs' rows another transaction holds, and waits at most {@link #SWEEP_LOCK_WAIT} for
+	 * any other row (a batch's, a dependent's): past that, the whole transaction is rolled
+	 * back and each job is tried alone, so that one held row leaves only its own job for later.
+	 */
+	private Set<Lease> completeSettling(List<Completion> completions) {
+		if (!this.dialect.supports(ClaimMethod.LOCK_THEN_UPDATE)) {
+			return this.ownWorkflowTransaction.execute((status) -> settleCompleted(completions));
+		}
+		try {
+			return this.ownWorkflowTransaction
+				.execute((status) -> withBoundedLockWaits(() -> settleCompleted(unheld(completions))));
+		}
+		catch (PessimisticLockingFailureException ex) {
+			if (completions.size() > 1) {
+				Set<Lease> recorded = new HashSet<>();
+				completions.forEach((completion) -> recorded.addAll(completeSettling(List.of(completion))));
+				return recorded;
+			}
+			logger.debug("The success of job {} is left for a later flush: settling its end needs a row that another "
+					+ "transaction has held for longer than {} ({})", completions.get(0).lease().jobId(),
+					SWEEP_LOCK_WAIT, ex.getMessage());
+			return Set.of();
+		}
+	}
+
+	private Set<Lease> settleCompleted(List<Completion> completions) {
 		boolean[] held = held(batch(this.sql.complete, completions, JobStore::bindCompletion));
 		List<WorkflowStore.Ended> ends = new ArrayList<>();
-		Set<Long> recorded = new HashSet<>();
+		Set<Lease> recorded = new HashSet<>();
 		for (int i = 0; i < held.length; i++) {
 			if (held[i]) {
-				long id = completions.get(i).lease().jobId();
-				recorded.add(id);
-				ends.add(new WorkflowStore.Ended(id, JobStatus.SUCCEEDED));
+				Lease lease = completions.get(i).lease();
+				recorded.add(lease);
+				ends.add(new WorkflowStore.Ended(lease.jobId(), JobStatus.SUCCEEDED));
 			}
 		}
-		notifyFinished(recorded);
+		notifyFinished(recorded.stream().map(Lease::jobId).toList());
 		settle(ends);
 		return recorded;
+	}
+
+	private static Set<Lease> leasesOf(List<Completion> completions, Set<Long> ids) {
+		Set<Lease> leases = new HashSet<>();
+		completions.stream()
+			.map(Completion::lease)
+			.filter((lease) -> ids.contains(lease.jobId()))
+			.forEach(leases::add);
+		return leases;
 	}
 
 	private static void bindCompletion(PreparedStatement ps, Completion completion) throws SQLException {
@@ -433,22 +540,28 @@ public class JobStore {
 	}
 
 	/**
-	 * Runs {@code work} in a short READ COMMITTED transaction of its own in which a wait for a
-	 * row another transaction holds lasts at most {@link #SWEEP_LOCK_WAIT}, then fails as a
-	 * {@link PessimisticLockingFailureException}. Only where the database has row locks.
+	 * Runs {@code work} in a short READ COMMITTED transaction of its own whose waits for a row
+	 * another transaction holds last at most {@link #SWEEP_LOCK_WAIT}, then fail as a
+	 * {@code CannotAcquireLockException}. Only where the database has row locks.
 	 */
 	private <T> T bounded(Supplier<T> work) {
-		return this.sweepTransaction.execute((status) -> {
-			Runnable restore = this.dialect.boundLockWaits(this.jdbc, SWEEP_LOCK_WAIT);
-			try {
-				return work.get();
+		return this.sweepTransaction.execute((status) -> withBoundedLockWaits(work));
+	}
+
+	/**
+	 * Runs {@code work} in the current transaction waiting at most {@link #SWEEP_LOCK_WAIT}
+	 * for any row lock, where the database can bound it ({@link Dialect#boundLockWaits}).
+	 */
+	private <T> T withBoundedLockWaits(Supplier<T> work) {
+		Runnable restore = this.dialect.boundLockWaits(this.jdbc, SWEEP_LOCK_WAIT);
+		try {
+			return work.get();
+		}
+		finally {
+			if (restore != null) {
+				restore.run();
 			}
-			finally {
-				if (restore != null) {
-					restore.run();
-				}
-			}
-		});
+		}
 	}
 
 	/**
@@ -576,7 +689,7 @@ public class JobStore {
 		return held;
 	}
 
-	private boolean[] completeInOneStatement(List<Completion> completions, String statement) {
+	private Set<Long> completeInOneStatement(List<Completion> completions, String statement) {
 		Long[] ids = new Long[completions.size()];
 		Long[] tokens = new Long[completions.size()];
 		String[] results = new String[completions.size()];
@@ -608,11 +721,7 @@ public class JobStore {
 		}));
 		// The statement read each job's awaited column already.
 		announceFinished(awaited);
-		boolean[] flags = new boolean[ids.length];
-		for (int i = 0; i < ids.length; i++) {
-			flags[i] = held.contains(ids[i]);
-		}
-		return flags;
+		return held;
 	}
 
 	/**

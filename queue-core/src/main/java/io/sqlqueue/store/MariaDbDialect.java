@@ -83,6 +83,12 @@ public final class MariaDbDialect extends Dialect {
 		return 31;
 	}
 
+	/** {@code ER_LOCK_WAIT_TIMEOUT}: {@code innodb_lock_wait_timeout} passed. */
+	@Override
+	protected boolean isLockWaitTimeout(SQLException ex) {
+		return ex.getErrorCode() == 1205;
+	}
+
 	/**
 	 * InnoDB's bound is the session's, in whole seconds (at least one): the session's own is
 	 * kept in a user variable, set back before the transaction ends.

@@ -1,5 +1,6 @@
 package io.sqlqueue.store;
 
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 
@@ -89,19 +90,35 @@ public final class PostgresDialect extends Dialect {
 	 * planner read it whole for every flush, dead entries of every job ever run included
 	 * (346 million index entries for a drain of 200,000 jobs), instead of the primary key.
 	 * Jobs whose end settles others ({@code settles <> 0}: dependents, a batch) are left
-	 * alone, for {@link JobStore} to complete with what they settle.
+	 * alone, for {@link JobStore} to complete with what they settle. The rows are locked
+	 * first in a {@code MATERIALIZED} CTE with {@code SKIP LOCKED}, as the heartbeat's
+	 * ({@link #extendLeases}): a row another transaction holds (a caller's open transaction
+	 * that enqueued a job to run after it, or cancels it) is passed over, to be written by a
+	 * later flush, instead of holding up every completion of this one until that transaction
+	 * ends ({@code lock_timeout} is 0: for ever).
 	 */
 	@Override
 	public String completeAll(String table) {
 		return """
-				UPDATE %s j SET status = 'SUCCEEDED', result = CAST(d.results[array_position(d.ids, j.id)] AS jsonb),
+				WITH d AS (SELECT CAST(? AS bigint[]) AS ids, CAST(? AS bigint[]) AS tokens, CAST(? AS text[]) AS results,
+				                  CAST(? AS text[]) AS notes),
+				picked AS MATERIALIZED (
+				    SELECT j.id FROM %1$s j, d
+				    WHERE j.id = ANY(d.ids) AND j.lease_token = d.tokens[array_position(d.ids, j.id)]
+				      AND (j.status = 'RUNNING') IS TRUE AND j.settles = 0
+				    FOR UPDATE OF j SKIP LOCKED)
+				UPDATE %1$s j SET status = 'SUCCEEDED', result = CAST(d.results[array_position(d.ids, j.id)] AS jsonb),
 				    last_error = COALESCE(d.notes[array_position(d.ids, j.id)], j.last_error), finished_at = now(),
 				    updated_at = now(), lease_expires_at = NULL, version = j.version + 1
-				FROM (SELECT CAST(? AS bigint[]) AS ids, CAST(? AS bigint[]) AS tokens, CAST(? AS text[]) AS results,
-				             CAST(? AS text[]) AS notes) d
-				WHERE j.id = ANY(d.ids) AND j.lease_token = d.tokens[array_position(d.ids, j.id)]
-				  AND (j.status = 'RUNNING') IS TRUE AND j.settles = 0
+				FROM picked, d
+				WHERE j.id = picked.id
 				RETURNING j.id, j.awaited""".formatted(table);
+	}
+
+	/** {@code lock_not_available}: {@code lock_timeout} passed. */
+	@Override
+	protected boolean isLockWaitTimeout(SQLException ex) {
+		return "55P03".equals(ex.getSQLState());
 	}
 
 	/** {@code lock_timeout} for the rest of the transaction: it ends with the transaction. */

@@ -112,10 +112,12 @@ class PostgresQueryPlanIT {
 			.doesNotContain("Seq Scan");
 		assertThat(plan(sql.reschedule, 1000L, "error", 1L, 1L)).contains("queue_job_pkey");
 		// The primary key, never the running jobs' index: read whole, with the dead entries of every
-		// job run since the last vacuum, it made each flush cost more than the last.
+		// job run since the last vacuum, it made each flush cost more than the last. It locks the
+		// rows first, passing over those another transaction holds, as the heartbeat.
 		assertThat(plan(sql.completeAll, new Long[] { 1L, 2L }, new Long[] { 1L, 2L }, new String[] { null, "1" },
 				new String[] { null, null }))
 			.contains("queue_job_pkey")
+			.contains("LockRows")
 			.doesNotContain("queue_job_lease_idx")
 			.doesNotContain("Seq Scan on queue_job");
 	}

@@ -10,6 +10,7 @@ import java.util.function.Predicate;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.store.ClaimRequest;
 import io.sqlqueue.store.ClaimResult;
+import io.sqlqueue.store.CompletedJobs;
 import io.sqlqueue.store.Completion;
 import io.sqlqueue.store.JobStore;
 import io.sqlqueue.store.ReapedJob;
@@ -51,9 +52,9 @@ public final class GatedJobStore extends JobStore {
 	}
 
 	@Override
-	public boolean[] complete(List<Completion> completions) {
+	public CompletedJobs completeUnlessHeld(List<Completion> completions) {
 		this.completions.pass();
-		return super.complete(completions);
+		return super.completeUnlessHeld(completions);
 	}
 
 	@Override
