@@ -68,10 +68,8 @@ interface CallerLockConformance {
 		Duration delay = Duration.ofSeconds(2);
 		long due = System.nanoTime() + delay.toNanos();
 		long held = fixture().queue().enqueue(Job.of("limited", "held").queue("limited").delay(delay));
-		try (OpenTransaction<Long> caller = OpenTransaction.begin(isolatedDatabase().dataSource(),
-				() -> fixture().queue().enqueue(Job.of("work", "dependent").after(held)))) {
+		try (OpenTransaction<Long> caller = enqueueAfter(held)) {
 			long dependent = caller.result();
-			assertHeld("queue_job", "id = " + held);
 			instance.start();
 			// Once the held job is due, the limited claim reads it first: it must pass over it.
 			await().atMost(WAIT).until(() -> System.nanoTime() - due > 0);
@@ -93,10 +91,8 @@ interface CallerLockConformance {
 		instance.start();
 		long held = fixture().queue().enqueue(Job.of("slow", "held"));
 		await().atMost(WAIT).until(() -> instance.runs(held) == 1);
-		try (OpenTransaction<Long> caller = OpenTransaction.begin(isolatedDatabase().dataSource(),
-				() -> fixture().queue().enqueue(Job.of("work", "dependent").after(held)))) {
+		try (OpenTransaction<Long> caller = enqueueAfter(held)) {
 			long dependent = caller.result();
-			assertHeld("queue_job", "id = " + held);
 			instance.carriesOn(null);
 			caller.commit();
 			instance.releaseSlowJobs();
@@ -115,10 +111,8 @@ interface CallerLockConformance {
 		long held = fixture().queue().enqueue(Job.of("work", "held"));
 		instance.start();
 		instance.awaitRan(held);
-		try (OpenTransaction<Long> caller = OpenTransaction.begin(isolatedDatabase().dataSource(),
-				() -> fixture().queue().enqueue(Job.of("work", "dependent").after(held)))) {
+		try (OpenTransaction<Long> caller = enqueueAfter(held)) {
 			long dependent = caller.result();
-			assertHeld("queue_job", "id = " + held);
 			instance.carriesOn(null);
 			caller.commit();
 			instance.awaitRan(dependent);
@@ -218,10 +212,7 @@ interface CallerLockConformance {
 		fixture().startManager((settings) -> settings.leaseDuration(Duration.ofSeconds(3)));
 		long held = fixture().queue().enqueue(Job.of("hangs.longer", "held"));
 		await().atMost(WAIT).until(() -> fixture().status(held) == JobStatus.RUNNING);
-		try (OpenTransaction<Long> caller = OpenTransaction.begin(isolatedDatabase().dataSource(),
-				() -> fixture().queue().enqueue(Job.of("work", "dependent").after(held)))) {
-			caller.result();
-			assertHeld("queue_job", "id = " + held);
+		try (OpenTransaction<Long> caller = enqueueAfter(held)) {
 			// Past its timeout the sweep writes its failure, which waits for the caller's row.
 			Thread.sleep(2_500);
 			assertThat(fixture().status(held)).isEqualTo(JobStatus.RUNNING);
@@ -236,6 +227,25 @@ interface CallerLockConformance {
 				reaper.runOnce();
 				return fixture().status(held) == JobStatus.FAILED;
 			});
+		}
+	}
+
+	/**
+	 * A caller's transaction, left open, that enqueues a job ("work") to run after
+	 * {@code held}, which locks that job's row, as the README documents; its result is the
+	 * new job's id.
+	 */
+	private OpenTransaction<Long> enqueueAfter(long held) throws Exception {
+		OpenTransaction<Long> caller = OpenTransaction.begin(isolatedDatabase().dataSource(),
+				() -> fixture().queue().enqueue(Job.of("work", "dependent").after(held)));
+		try {
+			caller.result();
+			assertHeld("queue_job", "id = " + held);
+			return caller;
+		}
+		catch (Exception | AssertionError ex) {
+			caller.close();
+			throw ex;
 		}
 	}
 

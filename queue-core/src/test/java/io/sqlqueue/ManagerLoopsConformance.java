@@ -15,6 +15,7 @@ import java.util.stream.IntStream;
 
 import org.junit.jupiter.api.Test;
 
+import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
@@ -24,6 +25,9 @@ import io.sqlqueue.manager.Manager;
 import io.sqlqueue.manager.ManagerSettings;
 import io.sqlqueue.manager.Pruner;
 import io.sqlqueue.manager.Reaper;
+import io.sqlqueue.store.ClaimRequest;
+import io.sqlqueue.store.ClaimResult;
+import io.sqlqueue.store.JobStore;
 import io.sqlqueue.test.GatedJobStore;
 import io.sqlqueue.test.QueueFixture;
 
@@ -117,6 +121,31 @@ interface ManagerLoopsConformance {
 	 * after a restart every job ran exactly once. The gate holds the workers' claims until
 	 * {@code stop()} returned or waited a moment for them.
 	 */
+	/**
+	 * One queue's claim that keeps failing (a statement the database refuses for that queue)
+	 * holds back no other queue of the instance: the poll loop claims each queue on its own.
+	 */
+	@Test
+	default void aQueueWhoseClaimsFailHoldsBackNoOtherQueue() throws Exception {
+		fixture().register(HandlerDefinition.of("broken", "a-broken", (payload, context) -> null));
+		handler("fine", (payload, context) -> null);
+		JobStore store = new JobStore(fixture().database().dataSource(), fixture().database().dialect(),
+				fixture().database().schema(), fixture().store().claimMethod()) {
+
+			@Override
+			public ClaimResult claimJobs(ClaimRequest request) {
+				if (request.queue().equals("a-broken")) {
+					throw new DataIntegrityViolationException("refused for queue a-broken");
+				}
+				return super.claimJobs(request);
+			}
+
+		};
+		fixture().startManager(store, QueueFixture.fastSettings().build(), 8);
+		long fine = fixture().queue().enqueue(Job.of("fine", 1));
+		await().atMost(LOOPS_WAIT).until(() -> fixture().status(fine) == JobStatus.SUCCEEDED);
+	}
+
 	@Test
 	default void stopAwaitsTheClaimsOfWorkersAndStartsNothingAfterIt() throws Exception {
 		int total = 400;

@@ -360,21 +360,32 @@ public class Manager implements SmartLifecycle {
 		if (!this.running) {
 			return this.settings.pollInterval();
 		}
-		try {
-			boolean again = false;
-			for (Lane lane : this.lanes.values()) {
+		// Each queue's claim on its own: one that fails (a statement the database refuses for one
+		// queue's limits, say) must not keep the instance's other queues from being claimed.
+		boolean again = false;
+		RuntimeException failure = null;
+		for (Lane lane : this.lanes.values()) {
+			try {
 				again |= claimFor(lane);
 			}
+			catch (RuntimeException ex) {
+				if (failure == null) {
+					failure = ex;
+				}
+				else {
+					failure.addSuppressed(ex);
+				}
+			}
+		}
+		if (failure == null) {
 			this.consecutiveErrors = 0;
 			return again ? Duration.ZERO : nextPoll();
 		}
-		catch (RuntimeException ex) {
-			this.consecutiveErrors++;
-			Duration backoff = errorBackoff();
-			logger.warn("sqlqueue Manager {} could not claim jobs (failure {} in a row); trying again in {}",
-					this.settings.workerId(), this.consecutiveErrors, backoff, ex);
-			return backoff;
-		}
+		this.consecutiveErrors++;
+		Duration backoff = errorBackoff();
+		logger.warn("sqlqueue Manager {} could not claim jobs (failure {} in a row); trying again in {}",
+				this.settings.workerId(), this.consecutiveErrors, backoff, failure);
+		return backoff;
 	}
 
 	/**
