@@ -22,6 +22,9 @@ import io.sqlqueue.dashboard.AttemptLog;
 import io.sqlqueue.dashboard.DashboardContexts;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.Limit;
+import io.sqlqueue.schedule.Recurrence;
+import io.sqlqueue.schedule.ScheduleDefinition;
+import io.sqlqueue.schedule.Schedules;
 import io.sqlqueue.store.ClaimRequest;
 import io.sqlqueue.store.Completion;
 import io.sqlqueue.store.JobStore;
@@ -109,6 +112,19 @@ class DashboardApiTests {
 				.andExpect(jsonPath("$.queues[1].name").value("reports"))
 				.andExpect(jsonPath("$.queues[1].queued.due").value(0))
 				.andExpect(jsonPath("$.queues[1].queued.backingOff").value(1));
+		});
+	}
+
+	/** A schedule's interval reads as an operator says it, not as ISO-8601 ({@code PT1M30S}). */
+	@Test
+	void overviewShowsAScheduleIntervalInWords() {
+		DashboardContexts.runner().run((context) -> {
+			context.getBean(Schedules.class)
+				.create(ScheduleDefinition.of("sync", "report.sync", Recurrence.every(Duration.ofSeconds(90))));
+			DashboardContexts.mvc(context)
+				.perform(get("/sqlqueue/api/overview").with(user("ops")))
+				.andExpect(jsonPath("$.schedules[0].name").value("sync"))
+				.andExpect(jsonPath("$.schedules[0].when").value("every 1 min 30 s"));
 		});
 	}
 
