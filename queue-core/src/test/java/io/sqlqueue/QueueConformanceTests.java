@@ -59,6 +59,8 @@ import io.sqlqueue.store.QueueCount;
 import io.sqlqueue.store.ReapedJob;
 import io.sqlqueue.store.ScheduleRow;
 import io.sqlqueue.store.ScheduleStore;
+import io.sqlqueue.workflow.Batch;
+import io.sqlqueue.workflow.BatchIds;
 import io.sqlqueue.schedule.FiredTick;
 import io.sqlqueue.schedule.MisfirePolicy;
 import io.sqlqueue.schedule.OverlapPolicy;
@@ -2270,6 +2272,49 @@ public abstract class QueueConformanceTests
 		assertThat(browser.finishedPerMinute(15))
 			.extracting((count) -> count.queue() + " " + count.status() + " " + count.minutesAgo() + " " + count.jobs())
 			.containsExactlyInAnyOrder("default SUCCEEDED 4 1", "default FAILED 0 1", "mail CANCELLED 0 1");
+	}
+
+	@Test
+	void browserPagesTheMembersOfABatch() {
+		JobBrowser browser = browser();
+		this.fixture.queue().enqueue(Job.of("work", 0));
+		BatchIds batch = this.fixture.queue()
+			.enqueue(Batch.of(List.of(Job.of("work", 1), Job.of("other", 2), Job.of("work", 3)))
+				.callback(Job.of("done", null)));
+		this.fixture.queue().enqueue(Job.of("work", 4));
+		List<Long> members = batch.jobIds().subList(0, 3);
+		JobRecord failed = claim("default", 10, "other").get(0);
+		this.fixture.store().fail(new Lease(failed.id(), failed.leaseToken()), "broken");
+
+		JobPage first = browser.olderThan(JobFilter.ALL.inBatch(batch.batchId()), null, 2);
+		assertThat(first.jobs()).extracting(JobSummary::id).containsExactly(members.get(2), members.get(1));
+		JobPage rest = browser.olderThan(JobFilter.ALL.inBatch(batch.batchId()), first.older(), 2);
+		assertThat(rest.jobs()).extracting(JobSummary::id).containsExactly(members.get(0));
+		assertThat(rest.older()).isNull();
+		assertThat(browser.olderThan(new JobFilter(null, null, JobStatus.FAILED, null).inBatch(batch.batchId()), null, 10)
+			.jobs()).extracting(JobSummary::id).containsExactly(failed.id());
+		assertThat(browser.olderThan(JobFilter.ALL.inBatch(batch.batchId() + 1000), null, 10).jobs()).isEmpty();
+	}
+
+	@Test
+	void browserSplitsQueuedJobsIntoDueDelayedAndBackingOffOnTheDatabaseClock() {
+		JobBrowser browser = browser();
+		this.fixture.queue()
+			.enqueueAll(List.of(Job.of("work", 1), Job.of("work", 2), Job.of("work", 3).delay(Duration.ofHours(1)),
+					Job.of("work", 4).queue("mail"), Job.of("work", 5).queue("mail")));
+		JobRecord retried = claim("mail", 1, "work").get(0);
+		this.fixture.store().reschedule(new Lease(retried.id(), retried.leaseToken()), "flaky", Duration.ofHours(1));
+		JobRecord running = claim("default", 1, "work").get(0);
+		assertThat(running.status()).isEqualTo(JobStatus.RUNNING);
+		// A row made due a second ago by the database's clock, not this JVM's, counts as due.
+		long delayedId = this.fixture.queue().enqueue(Job.of("work", 6).delay(Duration.ofHours(1)));
+		this.fixture.jdbc()
+			.update("UPDATE " + this.fixture.table() + " SET run_at = " + this.database.dialect().nowPlusMillis()
+					+ " WHERE id = ?", -1_000L, delayedId);
+
+		assertThat(browser.queuedByQueue())
+			.extracting((count) -> count.queue() + " " + count.due() + " " + count.delayed() + " " + count.backingOff())
+			.containsExactlyInAnyOrder("default 2 1 0", "mail 1 0 1");
 	}
 
 	// --- headers, observations (traces), and jobs run on the caller's thread (the test kit)

@@ -22,8 +22,8 @@ import io.sqlqueue.JobStatus;
 import io.sqlqueue.Names;
 
 /**
- * Reads for people looking at the queue (a dashboard): pages of jobs by filter, and
- * finished jobs per minute. Nothing here is on the queue's hot path, and nothing writes.
+ * Reads for people looking at the queue (a dashboard): pages of jobs by filter (also the
+ * members of a batch), the queued jobs by why they wait, and finished jobs per minute. Nothing here is on the queue's hot path, and nothing writes.
  * <p>
  * Pages use keyset pagination on the primary key: newest first, {@code id < ?} for older
  * pages and {@code id > ?} for newer ones, so the ten-thousandth page costs what the first
@@ -56,6 +56,8 @@ public class JobBrowser {
 
 	private static final int NEWER = 64;
 
+	private static final int BATCH = 128;
+
 	private final Dialect dialect;
 
 	private final JdbcTemplate jdbc;
@@ -68,6 +70,8 @@ public class JobBrowser {
 
 	private final Map<Integer, String> finishedQueries = new ConcurrentHashMap<>();
 
+	private final String queuedByQueue;
+
 	public JobBrowser(DataSource dataSource, Dialect dialect, @Nullable String schema) {
 		this.dialect = dialect;
 		this.jdbc = new JdbcTemplate(dataSource);
@@ -76,6 +80,26 @@ public class JobBrowser {
 		this.transaction.setReadOnly(true);
 		String checkedSchema = Names.requireSchema(schema);
 		this.table = (checkedSchema != null) ? dialect.quote(checkedSchema) + ".queue_job" : "queue_job";
+		// A job that ran before waits out a retry backoff; one that never ran, a delay. (DELAYED
+		// is a keyword in MariaDB and MySQL.)
+		this.queuedByQueue = """
+				SELECT queue,
+				    SUM(CASE WHEN run_at <= %1$s THEN 1 ELSE 0 END) AS due_jobs,
+				    SUM(CASE WHEN run_at > %1$s AND attempts = 0 THEN 1 ELSE 0 END) AS delayed_jobs,
+				    SUM(CASE WHEN run_at > %1$s AND attempts > 0 THEN 1 ELSE 0 END) AS backing_off
+				FROM %2$s
+				WHERE status = 'QUEUED'
+				GROUP BY queue""".formatted(dialect.now(), this.table);
+	}
+
+	/**
+	 * Each queue's {@code QUEUED} jobs split by why they wait: due now, delayed, or backing off
+	 * after a failed attempt (due or not by the database's clock). Queues without queued jobs
+	 * are left out. Reads the queued jobs only.
+	 */
+	public List<QueuedCount> queuedByQueue() {
+		return this.jdbc.query(this.queuedByQueue, (rs, row) -> new QueuedCount(rs.getString("queue"),
+				rs.getLong("due_jobs"), rs.getLong("delayed_jobs"), rs.getLong("backing_off")));
 	}
 
 	/**
@@ -195,6 +219,10 @@ public class JobBrowser {
 			shape |= STATUS;
 			args.add(filter.status().name());
 		}
+		if (filter.batch() != null) {
+			shape |= BATCH;
+			args.add(filter.batch());
+		}
 		String search = filter.search();
 		if (search != null) {
 			shape |= SEARCH;
@@ -226,6 +254,9 @@ public class JobBrowser {
 		}
 		if ((shape & STATUS) != 0) {
 			conditions.add("j.status = ?");
+		}
+		if ((shape & BATCH) != 0) {
+			conditions.add("j.batch_id = ?");
 		}
 		if ((shape & SEARCH) != 0) {
 			conditions.add(((shape & SEARCH_ID) != 0) ? "(j.id = ? OR j.unique_key = ? OR j.group_key = ?)"

@@ -32,10 +32,24 @@ public record Overview(Instant countedAt, @Nullable String instance, int minutes
 	 * concurrency 5, rate 100/1m} or {@code customer:*: concurrency 2}; empty for a queue without
 	 * @param throttled due jobs its limits hold back now, by the kind of limit that does
 	 * ({@code queue-concurrency}, {@code queue-rate}, {@code key-concurrency}, {@code key-rate})
+	 * @param queued its {@code QUEUED} jobs by why they wait (read with the counts, in a
+	 * statement of its own, so the parts may differ a little from the {@code QUEUED} count)
 	 */
 	public record QueueLine(String name, Map<JobStatus, Long> jobs, long oldestDueAgeMillis,
 			@Nullable Integer busyWorkers, @Nullable Integer totalWorkers, List<Long> succeededPerMinute,
-			List<Long> failedPerMinute, List<String> limits, Map<String, Long> throttled) {
+			List<Long> failedPerMinute, List<String> limits, Map<String, Long> throttled, Queued queued) {
+	}
+
+	/**
+	 * A queue's {@code QUEUED} jobs by why they wait, on the database's clock.
+	 * @param due due now, waiting for a worker (or a limit)
+	 * @param delayed not due yet and never run (enqueued with a delay or a time to run at)
+	 * @param backingOff not due yet after a failed attempt (waiting out the retry backoff)
+	 */
+	public record Queued(long due, long delayed, long backingOff) {
+
+		static final Queued NONE = new Queued(0, 0, 0);
+
 	}
 
 	/**

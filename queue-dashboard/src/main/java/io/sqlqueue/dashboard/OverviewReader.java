@@ -23,12 +23,14 @@ import io.sqlqueue.store.FinishedCount;
 import io.sqlqueue.store.JobBrowser;
 import io.sqlqueue.store.JobStore;
 import io.sqlqueue.store.QueueCount;
+import io.sqlqueue.store.QueuedCount;
 
 /**
  * Reads the {@link Overview}. Counting the jobs per queue and state is one grouped query
  * over the whole table (about half a second on PostgreSQL with a million jobs), so the
- * counts, the jobs finished per minute and the schedules are read at most once per
- * {@code maxAge}, however many pages are open, and only while someone looks. The workers
+ * counts, the queued jobs by why they wait, the jobs finished per minute and the schedules
+ * are read at most once per {@code maxAge}, however many pages are open, and only while
+ * someone looks. The workers
  * are this instance's, read from its Manager each time.
  */
 public class OverviewReader {
@@ -76,6 +78,11 @@ public class OverviewReader {
 		Map<String, Integer> total = (this.manager != null) ? this.manager.totalWorkers() : Map.of();
 		TreeSet<String> names = new TreeSet<>(total.keySet());
 		counts.jobs().forEach((count) -> names.add(count.queue()));
+		Map<String, Overview.Queued> queued = new TreeMap<>();
+		for (QueuedCount count : counts.queued()) {
+			names.add(count.queue());
+			queued.put(count.queue(), new Overview.Queued(count.due(), count.delayed(), count.backingOff()));
+		}
 		counts.finished().forEach((count) -> names.add(count.queue()));
 		names.addAll(counts.limits().keySet());
 		List<Overview.QueueLine> queues = new ArrayList<>();
@@ -96,7 +103,8 @@ public class OverviewReader {
 			queues.add(new Overview.QueueLine(name, jobs, oldest, busy.get(name), total.get(name),
 					perMinute(counts.finished(), name, JobStatus.SUCCEEDED),
 					perMinute(counts.finished(), name, JobStatus.FAILED), counts.limits().getOrDefault(name, List.of()),
-					counts.throttled().getOrDefault(name, Map.of())));
+					counts.throttled().getOrDefault(name, Map.of()),
+					queued.getOrDefault(name, Overview.Queued.NONE)));
 		}
 		return new Overview(counts.readAt(), this.instance, MINUTES, queues, counts.schedules());
 	}
@@ -112,8 +120,8 @@ public class OverviewReader {
 				this.flowControl.all().forEach((queue) -> limits.put(queue.queue(), describe(queue)));
 				throttled = this.flowControl.throttled();
 			}
-			this.counts = new Counts(now, this.store.countsByQueue(), this.browser.finishedPerMinute(MINUTES),
-					schedules, limits, throttled);
+			this.counts = new Counts(now, this.store.countsByQueue(), this.browser.queuedByQueue(),
+					this.browser.finishedPerMinute(MINUTES), schedules, limits, throttled);
 		}
 		return this.counts;
 	}
@@ -133,7 +141,7 @@ public class OverviewReader {
 	private static Overview.ScheduleLine line(ScheduleRecord schedule) {
 		Recurrence recurrence = schedule.definition().recurrence();
 		String when = (recurrence.cron() != null) ? recurrence.cron() + " (" + recurrence.zone() + ")"
-				: "every " + recurrence.every();
+				: "every " + Durations.human(recurrence.every());
 		return new Overview.ScheduleLine(schedule.name(), schedule.definition().handler(),
 				schedule.definition().queue(), when, schedule.nextRunAt(), schedule.lastFiredAt(), schedule.lastJobId(),
 				schedule.lastJobStatus(), schedule.paused(), schedule.orphaned());
@@ -149,7 +157,7 @@ public class OverviewReader {
 		return lines;
 	}
 
-	private record Counts(Instant readAt, List<QueueCount> jobs, List<FinishedCount> finished,
+	private record Counts(Instant readAt, List<QueueCount> jobs, List<QueuedCount> queued, List<FinishedCount> finished,
 			List<Overview.ScheduleLine> schedules, Map<String, List<String>> limits,
 			Map<String, Map<String, Long>> throttled) {
 	}

@@ -74,16 +74,17 @@
 
     // --- formatting
 
+    // Times in the browser's zone, always named (e.g. "UTC", "GMT+2"), so that a time read
+    // off a screenshot or told to a colleague elsewhere is not an hour or a day off.
+    var TIME = {year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit',
+        second: '2-digit', timeZoneName: 'short'};
+
     function time(iso) {
-        return iso ? new Date(iso).toLocaleString() : '';
+        return iso ? new Date(iso).toLocaleString(undefined, TIME) : '';
     }
 
     function preciseTime(iso) {
-        if (!iso) {
-            return '';
-        }
-        var date = new Date(iso);
-        return date.toLocaleString() + ' (.' + String(date.getMilliseconds()).padStart(3, '0') + ')';
+        return iso ? new Date(iso).toLocaleString(undefined, Object.assign({fractionalSecondDigits: 3}, TIME)) : '';
     }
 
     function age(millis) {
@@ -173,12 +174,17 @@
 
     // --- Overview
 
+    // The jobs finished per minute as bars, each with its count above it, a scale on the
+    // left (the busiest minute) and the minutes under it (oldest on the left, "now" right).
     function sparkline(queue) {
         var ns = 'http://www.w3.org/2000/svg';
-        var width = 150;
-        var height = 28;
+        var left = 26;
+        var top = 11;
+        var chart = 22;
+        var width = 210;
+        var height = top + chart + 12;
         var minutes = queue.succeededPerMinute.length;
-        var bar = width / minutes;
+        var bar = (width - left) / minutes;
         var max = 1;
         var total = 0;
         for (var i = 0; i < minutes; i++) {
@@ -202,18 +208,52 @@
             r.setAttribute('class', style);
             svg.appendChild(r);
         }
+        function label(x, y, content, style, anchor) {
+            var t = document.createElementNS(ns, 'text');
+            t.setAttribute('x', x.toFixed(1));
+            t.setAttribute('y', y.toFixed(1));
+            t.setAttribute('class', style);
+            t.setAttribute('text-anchor', anchor);
+            t.textContent = content;
+            svg.appendChild(t);
+        }
+        var floor = top + chart;
+        label(left - 4, top + 7, String(max), 'axis max', 'end');
+        label(left - 4, floor, '0', 'axis', 'end');
         for (var m = 0; m < minutes; m++) {
-            var ok = queue.succeededPerMinute[m] / max * (height - 2);
-            var bad = queue.failedPerMinute[m] / max * (height - 2);
-            rect(m * bar, height - 1, 1, 'base');
+            var x = left + m * bar;
+            var count = queue.succeededPerMinute[m] + queue.failedPerMinute[m];
+            var ok = queue.succeededPerMinute[m] / max * (chart - 1);
+            var bad = queue.failedPerMinute[m] / max * (chart - 1);
+            rect(x, floor - 1, 1, 'base');
             if (ok > 0) {
-                rect(m * bar, height - 1 - ok, Math.max(ok, 1), 'ok');
+                rect(x, floor - 1 - ok, Math.max(ok, 1), 'ok');
             }
             if (bad > 0) {
-                rect(m * bar, height - 1 - ok - bad, Math.max(bad, 1), 'bad');
+                rect(x, floor - 1 - ok - bad, Math.max(bad, 1), 'bad');
+            }
+            if (count > 0) {
+                label(x + (bar - 2) / 2, floor - 2 - ok - bad, String(count), 'count', 'middle');
             }
         }
+        label(left, height - 1, '-' + minutes + ' min', 'axis', 'start');
+        label(width, height - 1, 'now', 'axis', 'end');
         return svg;
+    }
+
+    // The QUEUED count, and under it why those jobs wait: due now, delayed, or a retry's backoff.
+    function queuedCell(queue) {
+        var count = queue.jobs.QUEUED || 0;
+        var split = queue.queued;
+        return el('td', {'class': 'num count-' + (count ? 'QUEUED' : 'zero')},
+            count ? el('a', {href: jobsLink({queue: queue.name, status: 'QUEUED'})}, count.toLocaleString()) : '0',
+            split.delayed || split.backingOff ? el('div', {'class': 'queued-split'},
+                el('span', {'class': 'due', title: 'due now, waiting for a worker or a limit'},
+                    split.due.toLocaleString() + ' due now'),
+                split.delayed ? el('span', {'class': 'delayed', title: 'enqueued to run later'},
+                    split.delayed.toLocaleString() + ' delayed') : '',
+                split.backingOff ? el('span', {'class': 'backoff', title: 'failed an attempt, waiting to retry'},
+                    split.backingOff.toLocaleString() + ' retry backoff') : '') : '');
     }
 
     function queueRow(queue) {
@@ -221,6 +261,10 @@
         var cells = [el('td', null, el('a', {href: jobsLink({queue: queue.name})}, queue.name))];
         STATES.forEach(function (state) {
             var count = queue.jobs[state] || 0;
+            if (state === 'QUEUED') {
+                cells.push(queuedCell(queue));
+                return;
+            }
             cells.push(el('td', {'class': 'num count-' + (count ? state : 'zero')},
                 count ? el('a', {href: jobsLink({queue: queue.name, status: state})}, count.toLocaleString()) : '0'));
         });
@@ -309,7 +353,8 @@
             queue: params.get('queue') || '',
             handler: params.get('handler') || '',
             status: params.get('status') || '',
-            search: params.get('search') || ''
+            search: params.get('search') || '',
+            batch: params.get('batch') || ''
         };
         var query = new URLSearchParams();
         Object.keys(filters).forEach(function (key) {
@@ -341,13 +386,14 @@
             input('handler', 'Handler', 'any'),
             el('label', null, 'State', status),
             input('search', 'Id, unique key or group key', 'exact match', 'search'),
+            filters.batch ? el('input', {type: 'hidden', name: 'batch', value: filters.batch}) : '',
             el('button', {type: 'submit', id: 'apply', 'class': 'primary'}, 'Apply'),
             el('button', {type: 'button', id: 'reset', onclick: function () { location.hash = '#/jobs'; }}, 'Clear'));
         form.addEventListener('submit', function (event) {
             event.preventDefault();
             var data = new FormData(form);
             location.hash = jobsLink({queue: (data.get('queue') || '').trim(), handler: (data.get('handler') || '').trim(),
-                status: data.get('status'), search: (data.get('search') || '').trim()});
+                status: data.get('status'), search: (data.get('search') || '').trim(), batch: data.get('batch') || ''});
         });
         return form;
     }
@@ -364,22 +410,41 @@
             el('td', null, time(job.createdAt)),
             el('td', null, time(job.finishedAt)),
             el('td', null, keys),
-            el('td', {'class': 'error'}, firstLine(job.errorHead)));
+            errorCell(job));
+    }
+
+    // A job that failed for good shows its error in red; any other one that has an error kept
+    // it from an earlier attempt (a succeeded job keeps its last failed attempt's error), shown
+    // as such and not as a failure.
+    function errorCell(job) {
+        if (!job.errorHead || job.status === 'FAILED') {
+            return el('td', {'class': 'error'}, firstLine(job.errorHead));
+        }
+        return el('td', {'class': 'earlier-error'}, 'an earlier attempt failed: ' + firstLine(job.errorHead));
+    }
+
+    function jobsTable(id, jobs) {
+        var head = el('tr', null, ['Id', 'Queue', 'Handler', 'State', 'Attempts', 'Created', 'Finished', 'Keys',
+            'Last error'].map(function (title) { return el('th', null, title); }));
+        return el('div', {'class': 'panel'}, el('table', {id: id}, el('thead', null, head),
+            el('tbody', null, jobs.length ? jobs.map(jobRow)
+                : el('tr', null, el('td', {colspan: 9, 'class': 'muted'}, 'No jobs match.')))));
     }
 
     function renderJobs(filters, page) {
         var content = [el('h1', null, 'Jobs'), filterForm(filters)];
+        if (filters.batch) {
+            content.push(el('p', {id: 'batch-filter'}, 'Jobs of ', el('a', {href: '#/batches/' + filters.batch},
+                'batch #' + filters.batch), ' (', el('a', {href: jobsLink(Object.assign({}, filters, {batch: ''}))},
+                'all jobs'), ')'));
+        }
         if (settings.actions && filters.status === 'FAILED' && (filters.queue || filters.handler)) {
             content.push(el('p', null, actionButton('Retry all failed jobs of this '
                 + (filters.queue && filters.handler ? 'queue and handler' : filters.queue ? 'queue' : 'handler'),
                 'api/jobs/retry-failed?' + new URLSearchParams({queue: filters.queue, handler: filters.handler}).toString(),
                 'retry-all-failed', 'danger')));
         }
-        var head = el('tr', null, ['Id', 'Queue', 'Handler', 'State', 'Attempts', 'Created', 'Finished', 'Keys',
-            'Last error'].map(function (title) { return el('th', null, title); }));
-        content.push(el('div', {'class': 'panel'}, el('table', {id: 'jobs'}, el('thead', null, head),
-            el('tbody', null, page.jobs.length ? page.jobs.map(jobRow)
-                : el('tr', null, el('td', {colspan: 9, 'class': 'muted'}, 'No jobs match.'))))));
+        content.push(jobsTable('jobs', page.jobs));
         var pager = el('div', {'class': 'pager'});
         if (page.newer !== null) {
             append(pager, el('a', {href: jobsLink(Object.assign({}, filters, {after: page.newer})), id: 'newer'}, '← Newer'));
@@ -429,9 +494,11 @@
             })))
         ];
         if (job.lastError) {
-            content.push(el('h2', null, job.status === 'FAILED' || job.attempts === 0 ? 'Last error'
-                : 'Last error (of an earlier attempt)'));
-            content.push(el('div', {'class': 'panel'}, el('pre', {'class': 'error', id: 'last-error'}, job.lastError)));
+            // Only a job that failed for good shows its error as a failure (errorCell).
+            var failed = job.status === 'FAILED';
+            content.push(el('h2', null, failed ? 'Last error' : 'An earlier attempt failed:'));
+            content.push(el('div', {'class': 'panel'}, el('pre', {'class': failed ? 'error' : 'earlier-error',
+                id: 'last-error'}, job.lastError)));
         }
         if (job.result !== null && job.result !== undefined) {
             content.push(el('h2', null, 'Result'));
@@ -469,8 +536,11 @@
                 ? flow.dependencies.map(function (d) { return jobLink(d, job.id); }) : '–'),
             el('dt', null, 'Runs before'), el('dd', {id: 'dependents'}, flow.dependents.length
                 ? flow.dependents.map(function (d) { return jobLink(d, job.id); }) : '–'),
-            el('dt', null, 'If a dependency fails'), el('dd', null, flow.onDependencyFailure === 'RUN'
-                ? 'runs anyway' : 'is cancelled'));
+            flow.callbackOf ? [el('dt', null, 'If a batch job fails'), el('dd', {id: 'on-failure'},
+                'runs anyway: a callback runs once every job of its batch has ended, however it ended')] : '',
+            !flow.callbackOf || flow.dependencies.length ? [el('dt', null, 'If a dependency fails'),
+                el('dd', {id: flow.callbackOf ? 'on-dependency-failure' : 'on-failure'},
+                    flow.onDependencyFailure === 'RUN' ? 'runs anyway' : 'is cancelled')] : '');
         var levels = el('ol', {'class': 'levels', id: 'workflow-graph'}, flow.levels.map(function (level, index) {
             return el('li', null, el('span', {'class': 'level'}, 'Level ' + (index + 1)),
                 level.map(function (linked) { return jobLink(linked, job.id); }));
@@ -481,7 +551,13 @@
             levels, flow.truncated ? el('p', {'class': 'note'}, 'The workflow has more jobs than shown.') : '')];
     }
 
-    function renderBatch(batch) {
+    // The batch's counts, each a link to its jobs in that state, and its newest jobs (one page;
+    // the list pages through the rest).
+    function renderBatch(batch, members) {
+        function count(id, value, status) {
+            return el('dd', {id: id}, value ? el('a', {href: jobsLink({batch: batch.id, status: status})},
+                String(value)) : '0');
+        }
         var finished = batch.total - batch.pending;
         function part(state, count) {
             return count ? el('span', {'class': state, style: null, 'data-count': count}) : '';
@@ -494,22 +570,28 @@
         show([
             el('h1', null, 'Batch #' + batch.id),
             el('div', {'class': 'panel'}, bar, el('dl', {'class': 'facts', id: 'batch-facts'},
-                el('dt', null, 'Jobs'), el('dd', {id: 'batch-total'}, batch.total),
-                el('dt', null, 'Succeeded'), el('dd', {id: 'batch-succeeded'}, batch.succeeded),
-                el('dt', null, 'Failed'), el('dd', {id: 'batch-failed'}, batch.failed),
-                el('dt', null, 'Cancelled'), el('dd', {id: 'batch-cancelled'}, batch.cancelled),
+                el('dt', null, 'Jobs'), count('batch-total', batch.total, ''),
+                el('dt', null, 'Succeeded'), count('batch-succeeded', batch.succeeded, 'SUCCEEDED'),
+                el('dt', null, 'Failed'), count('batch-failed', batch.failed, 'FAILED'),
+                el('dt', null, 'Cancelled'), count('batch-cancelled', batch.cancelled, 'CANCELLED'),
                 el('dt', null, 'Pending'), el('dd', {id: 'batch-pending'}, batch.pending),
                 el('dt', null, 'Callback'), el('dd', {id: 'batch-callback'}, batch.callbackId === null ? '–'
                     : el('a', {href: '#/jobs/' + batch.callbackId}, '#' + batch.callbackId)),
                 el('dt', null, 'Created'), el('dd', null, time(batch.createdAt)),
                 el('dt', null, 'Finished'), el('dd', {id: 'batch-finished'}, batch.finishedAt ? time(batch.finishedAt)
-                    : 'not yet')))
+                    : 'not yet'))),
+            el('h2', null, members.older === null ? 'Its jobs' : 'Its newest ' + members.jobs.length + ' jobs'),
+            jobsTable('batch-jobs', members.jobs),
+            members.older === null ? '' : el('div', {'class': 'pager'}, el('a', {href: jobsLink({batch: batch.id}),
+                id: 'batch-all'}, 'All ' + batch.total.toLocaleString() + ' jobs of the batch →'))
         ]);
     }
 
     function batchPage(id) {
-        return get('api/batches/' + encodeURIComponent(id)).then(function (batch) {
-            renderBatch(batch);
+        var members = 'api/jobs?' + new URLSearchParams({batch: id, limit: String(settings.pageSize)}).toString();
+        return Promise.all([get('api/batches/' + encodeURIComponent(id)), get(members)]).then(function (both) {
+            var batch = both[0];
+            renderBatch(batch, both[1]);
             if (batch.pending > 0) {
                 timer = setTimeout(route, Math.min(settings.refreshMillis, 2000));
             }

@@ -53,6 +53,9 @@ class DashboardBrowserIT {
 	private static final Duration TIMEOUT = Duration.ofSeconds(30);
 
 	/** A report kind that would run script if the page wrote it as HTML. */
+	/** A time's zone as the browser names it: {@code UTC}, {@code GMT+2}, {@code CEST}. */
+	private static final String ZONE = "(UTC|GMT([+-]\\d{1,2}(:\\d{2})?)?|[A-Z]{2,5})";
+
 	private static final String HOSTILE_KIND = "<img src=x onerror=\"document.title='pwned'\">";
 
 	private static WebDriver browser;
@@ -100,12 +103,23 @@ class DashboardBrowserIT {
 		browser.get("http://localhost:" + this.port + "/sqlqueue/");
 		wait.until(ExpectedConditions.textToBe(By.cssSelector("tr[data-queue='reports'] td.count-FAILED"), "2"));
 		assertThat(text("tr[data-queue='mail'] td.count-SUCCEEDED")).isEqualTo("2");
-		assertThat(text("tr[data-queue='mail'] td.count-QUEUED")).isEqualTo("2");
+		// The two follow-up mails are queued to run in an hour: delayed, not due.
+		assertThat(text("tr[data-queue='mail'] td.count-QUEUED a")).isEqualTo("2");
+		assertThat(text("tr[data-queue='mail'] td.count-QUEUED .due")).isEqualTo("0 due now");
+		assertThat(text("tr[data-queue='mail'] td.count-QUEUED .delayed")).isEqualTo("2 delayed");
 		assertThat(text("tr[data-queue='reports'] td.workers")).isEqualTo("0 / 2");
 		assertThat(text("tr[data-queue='partners'] td.limits")).isEqualTo("queue: concurrency 3, rate 100/1m");
 		assertThat(text("tr[data-queue='reports'] td.limits")).isEqualTo("–");
 		assertThat(text("#counted")).contains("Workers are those of this instance");
 		assertThat(browser.findElements(By.cssSelector("tr[data-queue='reports'] svg.spark rect.bad"))).isNotEmpty();
+		// Each minute's bar has its count, and the chart its scale and its minutes.
+		assertThat(browser.findElements(By.cssSelector("tr[data-queue='reports'] svg.spark text.count")).stream()
+			.mapToInt((label) -> Integer.parseInt(label.getText()))
+			.sum()).isEqualTo(3);
+		assertThat(browser.findElements(By.cssSelector("tr[data-queue='reports'] svg.spark text.axis")))
+			.extracting(WebElement::getText)
+			.contains("0", "-15 min", "now");
+		assertThat(text("#counted")).matches("Counted at .*" + ZONE + ";.*");
 		assertThat(text("#schedules tr[data-schedule='nightly-report']")).contains("report.nightly");
 		Browser.screenshot(browser, "1-overview");
 
@@ -131,16 +145,29 @@ class DashboardBrowserIT {
 			.contains("\n");
 		assertThat(text("#timeline")).contains("Enqueued").contains("Attempt 3 started").contains("Failed for good");
 		assertThat(text("#payload")).contains("Hidden");
+		assertThat(browser.findElement(By.id("last-error")).getAttribute("class")).isEqualTo("error");
+		assertThat(factAfter("Created")).matches(".*" + ZONE);
 		Browser.screenshot(browser, "3-failed-job");
 		browser.findElement(By.id("retry")).click();
 		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("flash"), "queued again"));
 		wait.until(ExpectedConditions.textToBe(By.cssSelector("#job-status"), "SUCCEEDED"));
 		assertThat(text("#result")).contains("\"reportId\"");
-		assertThat(text("#timeline")).contains("Queued again by an operator")
-			.contains("Attempt 1 ended: succeeded")
-			.contains("Succeeded after 1 attempt");
+		// Attempts after the operator's retry are named by it: no second "Attempt 1".
+		assertThat(text("#timeline")).contains("Queued again by an operator (operator retry 1)")
+			.contains("Operator retry 1, attempt 1 ended: succeeded")
+			.contains("Succeeded after 1 attempt of operator retry 1");
+		assertThat(text("#timeline").split("Attempt 1 started", -1)).hasSize(2);
+		// The error its third attempt left is told as an earlier attempt's, not shown as a failure.
+		assertThat(text("#last-error")).contains("The report source is unavailable");
+		assertThat(browser.findElement(By.id("last-error")).getAttribute("class")).isEqualTo("earlier-error");
+		assertThat(text("#main")).contains("An earlier attempt failed:");
 		assertThat(this.jobs.find(flaky).orElseThrow().status()).isEqualTo(JobStatus.SUCCEEDED);
 		Browser.screenshot(browser, "4-retried-job");
+		browser.get("http://localhost:" + this.port + "/sqlqueue/#/jobs?queue=reports");
+		wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#jobs tr[data-job-id='" + flaky + "']")));
+		WebElement earlier = browser.findElement(By.cssSelector("#jobs tr[data-job-id='" + flaky + "'] td.earlier-error"));
+		assertThat(earlier.getText()).startsWith("an earlier attempt failed: ");
+		assertThat(browser.findElements(By.cssSelector("#jobs tr[data-job-id='" + flaky + "'] td.error"))).isEmpty();
 
 		// Text from a job is shown as text, never run as HTML.
 		browser.get("http://localhost:" + this.port + "/sqlqueue/#/jobs/" + hostile);
@@ -158,6 +185,8 @@ class DashboardBrowserIT {
 		assertThat(text("#waiting-for")).isEqualTo("nothing");
 		assertThat(text(".batch-line")).isEqualTo("Callback of batch #" + batch
 				+ ": 2 of 2 finished (1 succeeded, 1 failed, 0 cancelled)");
+		assertThat(text("#on-failure")).startsWith("runs anyway");
+		assertThat(text("#workflow-facts")).doesNotContain("is cancelled");
 		Browser.screenshot(browser, "5-batch-callback");
 		browser.findElement(By.id("batch-link")).click();
 		wait.until(ExpectedConditions.textToBe(By.id("batch-succeeded"), "1"));
@@ -165,7 +194,15 @@ class DashboardBrowserIT {
 		assertThat(text("#batch-pending")).isEqualTo("0");
 		assertThat(text("#batch-callback")).isEqualTo("#" + callback);
 		assertThat(browser.findElements(By.cssSelector("#batch-progress span"))).hasSize(2);
+		assertThat(browser.findElements(By.cssSelector("#batch-jobs tbody tr[data-job-id]"))).hasSize(2);
 		Browser.screenshot(browser, "6-batch");
+		// "1 failed" leads to the failed job.
+		browser.findElement(By.cssSelector("#batch-failed a")).click();
+		wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector("#jobs tbody tr[data-job-id]"), 1));
+		assertThat(text("#batch-filter")).contains("batch #" + batch);
+		browser.findElement(By.cssSelector("#jobs tbody tr[data-job-id] a")).click();
+		wait.until(ExpectedConditions.textToBe(By.cssSelector("#job-status"), "FAILED"));
+		assertThat(text(".batch-line")).startsWith("Member of batch #" + batch);
 
 		// A job that waits for Ada's follow-up mail (due in an hour): WAITING, in the counts and its workflow.
 		long followup = ((Number) ada.get("followupJobId")).longValue();
@@ -179,6 +216,12 @@ class DashboardBrowserIT {
 		Browser.screenshot(browser, "7-waiting-job");
 		browser.findElement(By.id("nav-overview")).click();
 		wait.until(ExpectedConditions.textToBe(By.cssSelector("tr[data-queue='reports'] td.count-WAITING"), "1"));
+	}
+
+	/** The value of a fact on the job page. */
+	private static String factAfter(String label) {
+		return browser.findElement(By.xpath("//dl[@class='facts']/dt[text()='" + label + "']/following-sibling::dd[1]"))
+			.getText();
 	}
 
 	private List<WebElement> rows() {

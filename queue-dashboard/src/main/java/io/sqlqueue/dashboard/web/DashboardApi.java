@@ -20,9 +20,9 @@ import io.sqlqueue.store.JobPage;
 
 /**
  * The dashboard's reads as JSON: {@code GET api/overview}, {@code GET api/jobs} (filters
- * {@code queue}, {@code handler}, {@code status}, {@code search}; cursors {@code before}
- * or {@code after}; {@code limit}) and {@code GET api/jobs/{id}}. A malformed parameter is
- * a 400 that says which.
+ * {@code queue}, {@code handler}, {@code status}, {@code search}, {@code batch}; cursors
+ * {@code before} or {@code after}; {@code limit}), {@code GET api/jobs/{id}} and
+ * {@code GET api/batches/{id}}. A malformed parameter is a 400 that says which.
  */
 final class DashboardApi {
 
@@ -49,7 +49,7 @@ final class DashboardApi {
 
 	ServerResponse jobs(ServerRequest request) {
 		JobFilter filter = new JobFilter(name(request, "queue"), name(request, "handler"), status(request),
-				search(request));
+				search(request), id(request, "batch"));
 		Long before = id(request, "before");
 		Long after = id(request, "after");
 		if (before != null && after != null) {
@@ -136,7 +136,8 @@ final class DashboardApi {
 			return Long.parseLong(value);
 		}
 		catch (NumberFormatException ex) {
-			throw new BadRequest("'" + parameter + "' must be a job id");
+			throw new BadRequest("'" + parameter + "' must be a " + (parameter.equals("batch") ? "batch" : "job")
+					+ " id");
 		}
 	}
 

@@ -15,10 +15,20 @@ import org.springframework.test.web.servlet.MockMvc;
 import org.springframework.test.web.servlet.request.MockHttpServletRequestBuilder;
 
 import io.sqlqueue.Job;
+import io.sqlqueue.JobOutcome;
 import io.sqlqueue.JobQueue;
+import io.sqlqueue.JobRecord;
+import io.sqlqueue.dashboard.AttemptLog;
 import io.sqlqueue.dashboard.DashboardContexts;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.Limit;
+import io.sqlqueue.schedule.Recurrence;
+import io.sqlqueue.schedule.ScheduleDefinition;
+import io.sqlqueue.schedule.Schedules;
+import io.sqlqueue.store.ClaimRequest;
+import io.sqlqueue.store.Completion;
+import io.sqlqueue.store.JobStore;
+import io.sqlqueue.store.Lease;
 import io.sqlqueue.workflow.Batch;
 import io.sqlqueue.workflow.BatchIds;
 
@@ -77,6 +87,44 @@ class DashboardApiTests {
 				.andExpect(jsonPath("$.queues[1].succeededPerMinute[14]").value(0))
 				.andExpect(jsonPath("$.queues[1].limits", empty()))
 				.andExpect(jsonPath("$.schedules", empty()));
+		});
+	}
+
+	/** "Queued" is told apart: due now, delayed, or waiting out a retry backoff (the database's clock). */
+	@Test
+	void overviewSplitsQueuedJobsByWhyTheyWait() {
+		DashboardContexts.runner().run((context) -> {
+			context.getBean(JobQueue.class)
+				.enqueueAll(List.of(Job.of("mail.send", 1).queue("mail"),
+						Job.of("mail.send", 2).queue("mail").delay(Duration.ofHours(1)),
+						Job.of("mail.send", 3).queue("mail").delay(Duration.ofHours(2)),
+						Job.of("report.build", 4).queue("reports")));
+			JobStore store = context.getBean(JobStore.class);
+			JobRecord flaky = claim(store).get(0);
+			store.reschedule(new Lease(flaky.id(), flaky.leaseToken()), "flaky", Duration.ofMinutes(5));
+			DashboardContexts.mvc(context)
+				.perform(get("/sqlqueue/api/overview").with(user("ops")))
+				.andExpect(jsonPath("$.queues[0].name").value("mail"))
+				.andExpect(jsonPath("$.queues[0].jobs.QUEUED").value(3))
+				.andExpect(jsonPath("$.queues[0].queued.due").value(1))
+				.andExpect(jsonPath("$.queues[0].queued.delayed").value(2))
+				.andExpect(jsonPath("$.queues[0].queued.backingOff").value(0))
+				.andExpect(jsonPath("$.queues[1].name").value("reports"))
+				.andExpect(jsonPath("$.queues[1].queued.due").value(0))
+				.andExpect(jsonPath("$.queues[1].queued.backingOff").value(1));
+		});
+	}
+
+	/** A schedule's interval reads as an operator says it, not as ISO-8601 ({@code PT1M30S}). */
+	@Test
+	void overviewShowsAScheduleIntervalInWords() {
+		DashboardContexts.runner().run((context) -> {
+			context.getBean(Schedules.class)
+				.create(ScheduleDefinition.of("sync", "report.sync", Recurrence.every(Duration.ofSeconds(90))));
+			DashboardContexts.mvc(context)
+				.perform(get("/sqlqueue/api/overview").with(user("ops")))
+				.andExpect(jsonPath("$.schedules[0].name").value("sync"))
+				.andExpect(jsonPath("$.schedules[0].when").value("every 1 min 30 s"));
 		});
 	}
 
@@ -205,6 +253,50 @@ class DashboardApiTests {
 		});
 	}
 
+	/** An operator's retry starts the count of attempts again; the timeline never names two attempts alike. */
+	@Test
+	void timelineNamesTheAttemptsAfterAnOperatorsRetryByThatRetry() {
+		DashboardContexts.runner().run((context) -> {
+			JobQueue jobs = context.getBean(JobQueue.class);
+			JobStore store = context.getBean(JobStore.class);
+			AttemptLog log = context.getBean(AttemptLog.class);
+			long seen = jobs.enqueue(Job.of("report.build", 1).queue("reports").maxAttempts(1));
+			long elsewhere = jobs.enqueue(Job.of("report.build", 2).queue("reports").maxAttempts(1));
+			for (JobRecord job : claim(store)) {
+				log.started(job, Duration.ZERO);
+				store.fail(new Lease(job.id(), job.leaseToken()), "broken");
+				log.finished(job, JobOutcome.FAILED, Duration.ZERO);
+			}
+			assertThat(jobs.retry(seen)).isTrue();
+			assertThat(jobs.retry(elsewhere)).isTrue();
+			for (JobRecord job : claim(store)) {
+				if (job.id() == seen) {
+					log.started(job, Duration.ZERO);
+				}
+				store.complete(List.of(new Completion(new Lease(job.id(), job.leaseToken()), null)));
+				if (job.id() == seen) {
+					log.finished(job, JobOutcome.SUCCEEDED, Duration.ZERO);
+				}
+			}
+			MockMvc mvc = DashboardContexts.mvc(context);
+			mvc.perform(get("/sqlqueue/api/jobs/" + seen).with(user("ops")))
+				.andExpect(jsonPath("$.timeline[*].text").value(contains("Enqueued", "Attempt 1 started",
+						"Attempt 1 ended: failed",
+						"Queued again by an operator (operator retry 1), with a fresh set of attempts; by this time at the latest",
+						"Operator retry 1, attempt 1 started", "Operator retry 1, attempt 1 ended: succeeded",
+						"Succeeded after 1 attempt of operator retry 1")));
+			// The attempt after the retry ran on another instance: the row alone tells of the retry.
+			mvc.perform(get("/sqlqueue/api/jobs/" + elsewhere).with(user("ops")))
+				.andExpect(jsonPath("$.timeline[*].event").value(contains("enqueued", "started", "ended", "requeued",
+						"started", "finished")))
+				.andExpect(jsonPath("$.timeline[4].text").value("Operator retry 1, attempt 1 started"));
+		});
+	}
+
+	private static List<JobRecord> claim(JobStore store) {
+		return store.claim(new ClaimRequest("test-worker", "reports", List.of("report.build"), 10, 60_000));
+	}
+
 	@Test
 	void jobDetailShowsItsWorkflowInLevelsAndABatchShowsItsProgress() {
 		DashboardContexts.runner().run((context) -> {
@@ -242,6 +334,14 @@ class DashboardApiTests {
 				.andExpect(jsonPath("$.failed").value(2))
 				.andExpect(jsonPath("$.pending").value(0))
 				.andExpect(jsonPath("$.callbackId").value(batch.callbackId().intValue()));
+			mvc.perform(get("/sqlqueue/api/jobs?batch=" + batch.batchId()).with(user("ops")))
+				.andExpect(jsonPath("$.jobs[*].id").value(contains(batch.jobIds().get(1).intValue(), (int) first)));
+			mvc.perform(get("/sqlqueue/api/jobs?limit=1&status=FAILED&batch=" + batch.batchId()).with(user("ops")))
+				.andExpect(jsonPath("$.jobs[*].id").value(contains(batch.jobIds().get(1).intValue())))
+				.andExpect(jsonPath("$.older").value(batch.jobIds().get(1).intValue()));
+			mvc.perform(get("/sqlqueue/api/jobs?batch=x").with(user("ops")))
+				.andExpect(status().isBadRequest())
+				.andExpect(jsonPath("$.detail").value("'batch' must be a batch id"));
 			mvc.perform(get("/sqlqueue/api/batches/424242").with(user("ops")))
 				.andExpect(status().isNotFound())
 				.andExpect(jsonPath("$.detail").value("No batch 424242"));
