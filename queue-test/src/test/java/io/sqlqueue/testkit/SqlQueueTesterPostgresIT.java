@@ -53,8 +53,8 @@ class SqlQueueTesterPostgresIT extends SqlQueueTesterScenarios {
 	}
 
 	@Override
-	protected String table() {
-		return SCHEMA + ".queue_job";
+	protected String table(String name) {
+		return SCHEMA + "." + name;
 	}
 
 }
