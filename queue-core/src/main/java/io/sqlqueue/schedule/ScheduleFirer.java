@@ -19,9 +19,24 @@ public class ScheduleFirer extends PeriodicTask {
 
 	private final Schedules schedules;
 
+	private volatile boolean autoStartup = true;
+
 	public ScheduleFirer(Schedules schedules, TaskScheduler scheduler, Duration interval) {
 		super(scheduler, interval, "schedule firer");
 		this.schedules = schedules;
+	}
+
+	/**
+	 * Whether the context starts it (default true); the test kit turns it off, as it does the
+	 * Manager's, so that no tick enqueues a job a test did not ask for.
+	 */
+	public void setAutoStartup(boolean autoStartup) {
+		this.autoStartup = autoStartup;
+	}
+
+	@Override
+	public boolean isAutoStartup() {
+		return this.autoStartup;
 	}
 
 	@Override

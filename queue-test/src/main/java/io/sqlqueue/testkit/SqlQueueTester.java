@@ -16,8 +16,12 @@ import io.sqlqueue.JobStatus;
 import io.sqlqueue.handler.HandlerRegistry;
 import io.sqlqueue.handler.PayloadCodec;
 import io.sqlqueue.manager.JobRunner;
+import io.sqlqueue.schedule.FiredTick;
+import io.sqlqueue.schedule.ScheduleRecord;
+import io.sqlqueue.schedule.Schedules;
 import io.sqlqueue.store.Backlog;
 import io.sqlqueue.store.JobStore;
+import io.sqlqueue.store.QueueReset;
 
 /**
  * Jobs in an application's tests: what was enqueued, and running it on the test's thread.
@@ -37,6 +41,11 @@ import io.sqlqueue.store.JobStore;
  * Only jobs whose handler the application has are run; a job that fails is retried with
  * the application's retry policy, so its next attempt waits for the backoff: run it with
  * {@link #runDue(boolean) runDue(true)}, {@link #runUntilSettled()} or {@link #run(long)}.
+ * <p>
+ * Schedules do not fire by themselves under the test kit (however long the tests take, no
+ * tick enqueues a job into a test that did not ask for it): a test runs a schedule's job
+ * with {@link #runSchedule(String)}, or fires the due ones with {@link #fireDueSchedules()}.
+ * {@link #reset()} empties the queue between tests.
  */
 public class SqlQueueTester {
 
@@ -53,11 +62,57 @@ public class SqlQueueTester {
 
 	private final JobRunner runner;
 
-	public SqlQueueTester(JobStore store, HandlerRegistry handlers, PayloadCodec codec, JobRunner runner) {
+	private final Schedules schedules;
+
+	private final QueueReset reset;
+
+	public SqlQueueTester(JobStore store, HandlerRegistry handlers, PayloadCodec codec, JobRunner runner,
+			Schedules schedules, QueueReset reset) {
 		this.store = store;
 		this.handlers = handlers;
 		this.codec = codec;
 		this.runner = runner;
+		this.schedules = schedules;
+		this.reset = reset;
+	}
+
+	/**
+	 * Empties the queue, for the next test: deletes every job (whatever its state and
+	 * handler), the jobs' dependency edges and batches, and the rate limits' spent windows.
+	 * The schedules (with their next due times) and the limits the application declared stay,
+	 * and so does the schema. Call it when no job runs, as under the test kit by default:
+	 * a job a background Manager runs meanwhile ends with nothing left to write to.
+	 */
+	public void reset() {
+		this.reset.reset();
+	}
+
+	/**
+	 * Runs the schedule's job now, on this thread: enqueued as a tick of the schedule enqueues
+	 * it (the stored payload, queue, priority, attempts, expiry and concurrency key; its
+	 * {@code JobContext.scheduledFor()} is now), then run as {@link #run(long)} runs a job.
+	 * The schedule's next due time stays. Jobs that the job enqueues wait for
+	 * {@link #runDue()}.
+	 * @throws IllegalArgumentException when there is no schedule of that name
+	 */
+	public RanJob runSchedule(String name) {
+		if (this.schedules.find(name).isEmpty()) {
+			throw new IllegalArgumentException("No schedule named '" + name + "'; the schedules are "
+					+ this.schedules.list().stream().map(ScheduleRecord::name).toList()
+					+ " (@Recurring and sqlqueue.schedules.* are declared at start-up where the Manager is enabled)");
+		}
+		return run(this.schedules.trigger(name));
+	}
+
+	/**
+	 * Fires the schedules that are due, as a pass of the schedule firer does in production
+	 * (their misfire and overlap policies apply, and each moves on to its next tick), and
+	 * returns the ticks handled; the jobs they enqueued wait for {@link #runDue()}. Under the
+	 * test kit no firer runs, so a schedule is due once its next tick has passed since start-up
+	 * or since its last firing.
+	 */
+	public List<FiredTick> fireDueSchedules() {
+		return this.schedules.fireDue();
 	}
 
 	/**

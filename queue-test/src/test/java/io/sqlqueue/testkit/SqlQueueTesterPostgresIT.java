@@ -3,10 +3,8 @@ package io.sqlqueue.testkit;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.util.Locale;
 import java.util.UUID;
 
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -35,12 +33,7 @@ class SqlQueueTesterPostgresIT extends SqlQueueTesterScenarios {
 			connection.isValid(2);
 		}
 		catch (SQLException ex) {
-			String required = System.getenv().getOrDefault("SQLQUEUE_TEST_REQUIRE_DATABASES", "");
-			if (required.toLowerCase(Locale.ROOT).contains("postgresql")) {
-				throw new IllegalStateException("PostgreSQL is required but does not answer at " + URL, ex);
-			}
-			Assumptions.abort("No PostgreSQL at " + URL + " (" + ex.getMessage()
-					+ "); start one there or set SQLQUEUE_TEST_POSTGRES_URL to run these tests");
+			serverMissing("PostgreSQL", URL, "SQLQUEUE_TEST_POSTGRES_URL", ex);
 		}
 	}
 
@@ -53,8 +46,8 @@ class SqlQueueTesterPostgresIT extends SqlQueueTesterScenarios {
 	}
 
 	@Override
-	protected String table() {
-		return SCHEMA + ".queue_job";
+	protected String table(String name) {
+		return SCHEMA + "." + name;
 	}
 
 }

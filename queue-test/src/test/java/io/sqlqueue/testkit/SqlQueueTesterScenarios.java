@@ -1,9 +1,13 @@
 package io.sqlqueue.testkit;
 
+import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CopyOnWriteArrayList;
 
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -22,19 +26,26 @@ import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.NonRetryableException;
+import io.sqlqueue.boot.schedule.Recurring;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.Limit;
 import io.sqlqueue.manager.Manager;
+import io.sqlqueue.schedule.FiredTick;
+import io.sqlqueue.schedule.ScheduleRecord;
+import io.sqlqueue.schedule.Schedules;
+import io.sqlqueue.workflow.Batch;
 
+import static java.time.temporal.ChronoUnit.MILLIS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
 
 /**
  * Every call of the test kit, in an application test as a user writes one: the application's
  * own handlers, its {@link JobQueue}, and the {@link SqlQueueTester} bean, on the database of
  * the subclass (the real SQL runs there).
  */
-@SpringBootTest(classes = SqlQueueTesterScenarios.App.class)
+@SpringBootTest(classes = SqlQueueTesterScenarios.App.class, properties = "sqlqueue.schedule-interval=100ms")
 abstract class SqlQueueTesterScenarios {
 
 	@Autowired
@@ -55,13 +66,38 @@ abstract class SqlQueueTesterScenarios {
 	@Autowired
 	private FlowControl flowControl;
 
-	/** The queue's table, as the subclass's database names it. */
-	protected abstract String table();
+	@Autowired
+	private Schedules schedules;
+
+	@Autowired
+	private Ticks ticks;
+
+	/** A table of the queue, as the subclass's database names it. */
+	protected abstract String table(String name);
+
+	/**
+	 * Skips the subclass's tests where its database server does not answer, or fails them
+	 * where {@code SQLQUEUE_TEST_REQUIRE_DATABASES} names it.
+	 */
+	static void serverMissing(String database, String url, String urlVariable, SQLException ex) {
+		String required = System.getenv().getOrDefault("SQLQUEUE_TEST_REQUIRE_DATABASES", "");
+		if (required.toLowerCase(Locale.ROOT).contains(database.toLowerCase(Locale.ROOT))) {
+			throw new IllegalStateException(database + " is required but does not answer at " + url, ex);
+		}
+		Assumptions.abort("No " + database + " at " + url + " (" + ex.getMessage() + "); start one there or set "
+				+ urlVariable + " to run these tests");
+	}
+
+	/** A name quoted, as Flyway names its history table (in lower case). */
+	protected String quoted(String name) {
+		return "\"" + name + "\"";
+	}
 
 	@BeforeEach
 	void emptyTheQueue() {
-		this.jdbc.update("DELETE FROM " + table());
+		this.tester.reset();
 		this.mailer.sent.clear();
+		this.ticks.scheduledFor.clear();
 	}
 
 	@Test
@@ -181,7 +217,133 @@ abstract class SqlQueueTesterScenarios {
 			.hasMessage("Job " + later + " is not queued: it is SUCCEEDED");
 	}
 
+	/**
+	 * However late in the suite a test runs, a schedule's tick does not enqueue a job into
+	 * it: here the test waits past a tick of the 1-second schedule, and then runs only its own
+	 * job (with the firer running, each tick's job ran too, and the schedule moved on).
+	 */
+	@Test
+	void aScheduleDoesNotFireIntoATestThatRunsPastItsTick() throws InterruptedException {
+		ScheduleRecord before = this.schedules.find("tick").orElseThrow();
+		waitUntilPast(before.nextRunAt().plusMillis(500));
+		long own = this.jobs.enqueue("mail.welcome", new Mail("ada@example.com"));
+
+		assertThat(this.tester.runDue()).extracting(RanJob::id).containsExactly(own);
+		assertThat(this.ticks.scheduledFor).isEmpty();
+		this.tester.assertNotEnqueued("tick");
+		assertThat(this.schedules.find("tick").orElseThrow().nextRunAt()).as("no firer moved it on")
+			.isEqualTo(before.nextRunAt());
+	}
+
+	/** runSchedule enqueues the schedule's job with its stored settings and runs it, once. */
+	@Test
+	void runScheduleRunsTheSchedulesJobOnce() {
+		ScheduleRecord schedule = this.schedules.find("tick").orElseThrow();
+
+		RanJob ran = this.tester.runSchedule("tick");
+
+		assertThat(ran.handler()).isEqualTo("tick");
+		assertThat(ran.succeeded()).isTrue();
+		assertThat(ran.result(String.class)).isEqualTo("tock");
+		assertThat(ran.job().queue()).isEqualTo("clock");
+		assertThat(ran.job().maxAttempts()).isEqualTo(2);
+		assertThat(this.ticks.scheduledFor).singleElement().isNotNull();
+		assertThat(this.tester.runDue()).as("nothing else was enqueued").isEmpty();
+		assertThat(this.ticks.scheduledFor).hasSize(1);
+		assertThat(this.schedules.find("tick").orElseThrow().nextRunAt()).as("its next tick stays")
+			.isEqualTo(schedule.nextRunAt());
+		assertThatThrownBy(() -> this.tester.runSchedule("tock")).isInstanceOf(IllegalArgumentException.class)
+			.hasMessageStartingWith("No schedule named 'tock'; the schedules are [tick]");
+	}
+
+	/** fireDueSchedules is one pass of the firer: the tick that passed enqueues one job, for runDue. */
+	@Test
+	void fireDueSchedulesFiresThePassedTickForRunDue() throws InterruptedException {
+		ScheduleRecord before = this.schedules.find("tick").orElseThrow();
+		waitUntilPast(before.nextRunAt().plusMillis(1500));
+
+		List<FiredTick> fired = this.tester.fireDueSchedules();
+
+		assertThat(fired).as("the ticks that passed, handled").hasSizeGreaterThanOrEqualTo(2)
+			.allSatisfy((tick) -> assertThat(tick.schedule()).isEqualTo("tick"));
+		List<FiredTick> enqueued = fired.stream().filter((tick) -> !tick.skipped()).toList();
+		assertThat(enqueued).as("a job for the newest only (FIRE_ONCE)").hasSize(1);
+		assertThat(this.tester.runDue()).extracting(RanJob::id).containsExactly(enqueued.get(0).jobId());
+		assertThat(this.ticks.scheduledFor).singleElement()
+			.satisfies((scheduledFor) -> assertThat(scheduledFor).isCloseTo(enqueued.get(0).tick(), within(1, MILLIS)));
+		assertThat(this.schedules.find("tick").orElseThrow().nextRunAt()).as("it moved on to its next tick")
+			.isAfter(enqueued.get(0).tick());
+	}
+
+	/**
+	 * reset() empties the queue — jobs in every state, dependency edges, batches, spent rates,
+	 * taken unique keys — and keeps the schedules, the limits and the schema history.
+	 */
+	@Test
+	void resetLeavesAnEmptyQueue() {
+		this.flowControl.setLimit("mail", Limit.rate(1, Duration.ofHours(1)));
+		this.flowControl.setKeyLimit("mail", "*", Limit.rate(1, Duration.ofHours(1)));
+		try {
+			ScheduleRecord schedule = this.schedules.find("tick").orElseThrow();
+			int history = count(quoted("sqlqueue_schema_history"));
+			Job unique = Job.of("mail.welcome", new Mail("unique@example.com")).uniqueKey("ada")
+				.delay(Duration.ofHours(1));
+			long first = this.jobs.enqueue(unique);
+			long spends = this.jobs.enqueue(Job.of("mail.welcome", new Mail("a@example.com")).concurrencyKey("acme"));
+			this.jobs.enqueue(Job.of("mail.welcome", new Mail("then@example.com")).after(spends));
+			this.jobs.enqueue(Batch.of(List.of(Job.of("mail.welcome", new Mail("b1@example.com")),
+					Job.of("mail.welcome", new Mail("b2@example.com")))).callback(Job.of("report.broken", "done")));
+			assertThat(this.tester.runDue()).as("the rest waits for the spent rate").extracting(RanJob::id)
+				.containsExactly(spends);
+			assertThat(List.of(count("queue_batch"), count("queue_rate_window"))).containsOnly(1);
+
+			this.tester.reset();
+
+			assertThat(List.of(count("queue_job"), count("queue_dependency"), count("queue_batch"),
+					count("queue_rate_window"))).containsOnly(0);
+			assertThat(count(quoted("sqlqueue_schema_history"))).as("the schema history stays").isEqualTo(history);
+			assertThat(this.schedules.find("tick")).as("the schedules stay, with their next due time")
+				.hasValueSatisfying((kept) -> assertThat(kept.nextRunAt()).isEqualTo(schedule.nextRunAt()));
+			assertThat(this.flowControl.limits("mail").isEmpty()).as("the limits stay").isFalse();
+
+			long again = this.jobs.enqueue(unique);
+			assertThat(again).as("the unique key is free again").isNotEqualTo(first);
+			long next = this.jobs.enqueue(Job.of("mail.welcome", new Mail("b@example.com")).concurrencyKey("acme"));
+			assertThat(this.tester.runDue()).as("the queue's and the key's rate are unspent")
+				.extracting(RanJob::id).containsExactly(next);
+		}
+		finally {
+			this.flowControl.removeKeyLimit("mail", "*");
+			this.flowControl.removeLimit("mail");
+		}
+	}
+
+	private int count(String table) {
+		return this.jdbc.queryForObject("SELECT COUNT(*) FROM " + table(table), Integer.class);
+	}
+
+	/** Waits until the database's clock reads past {@code instant} (on this machine, as this JVM's). */
+	private static void waitUntilPast(Instant instant) throws InterruptedException {
+		while (!Instant.now().isAfter(instant)) {
+			Thread.sleep(20);
+		}
+	}
+
 	record Mail(String email) {
+	}
+
+	/** A recurring job every second, as an application has one. */
+	static class Ticks {
+
+		final List<Instant> scheduledFor = new CopyOnWriteArrayList<>();
+
+		@JobHandler(value = "tick", queue = "clock", maxAttempts = 2)
+		@Recurring(every = "1s", payload = "\"tock\"")
+		String tick(String payload, JobContext context) {
+			this.scheduledFor.add(context.scheduledFor());
+			return payload;
+		}
+
 	}
 
 	static class Mailer {
@@ -248,6 +410,11 @@ abstract class SqlQueueTesterScenarios {
 		@Bean
 		Reports reports() {
 			return new Reports();
+		}
+
+		@Bean
+		Ticks ticks() {
+			return new Ticks();
 		}
 
 	}

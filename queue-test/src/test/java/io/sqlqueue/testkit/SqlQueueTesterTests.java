@@ -14,8 +14,8 @@ class SqlQueueTesterTests extends SqlQueueTesterScenarios {
 	}
 
 	@Override
-	protected String table() {
-		return "queue_job";
+	protected String table(String name) {
+		return name;
 	}
 
 }

@@ -2,6 +2,8 @@ package io.sqlqueue.testkit.autoconfigure;
 
 import java.util.List;
 
+import javax.sql.DataSource;
+
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -22,35 +24,52 @@ import io.sqlqueue.manager.JobRunner;
 import io.sqlqueue.manager.Manager;
 import io.sqlqueue.manager.ManagerSettings;
 import io.sqlqueue.observation.JobObservations;
+import io.sqlqueue.schedule.ScheduleFirer;
+import io.sqlqueue.schedule.Schedules;
+import io.sqlqueue.store.Dialect;
 import io.sqlqueue.store.JobStore;
+import io.sqlqueue.store.QueueReset;
 import io.sqlqueue.testkit.SqlQueueTester;
 
 /**
  * The test kit, wherever {@code queue-test} is on the class path (add it with test scope):
  * the {@link Manager} does not start, so enqueued jobs wait until the test runs them with
- * the {@link SqlQueueTester} bean. {@code sqlqueue.test.run-in-background=true} lets the
- * Manager start as in production (for end-to-end tests); the tester works either way, and
- * also where {@code sqlqueue.manager.enabled=false}.
+ * the {@link SqlQueueTester} bean, and the {@link ScheduleFirer} does not start either, so
+ * a schedule enqueues a job only when the test asks for one.
+ * {@code sqlqueue.test.run-in-background=true} lets both start as in production (for
+ * end-to-end tests); the tester works either way, and also where
+ * {@code sqlqueue.manager.enabled=false}.
  * <p>
  * Ordered after {@link SqlQueueAutoConfiguration} (not before it), so that it backs off with
  * the queue ({@code sqlqueue.enabled=false}, no data source): the Manager is kept from
- * starting by a bean post-processor, not by replacing it, so every other bean of the queue
- * (the reaper, schedules, health, metrics) stays as the application has it.
+ * starting by a bean post-processor, not by replacing it (and so is the firer), so every other
+ * bean of the queue (the reaper, the schedules' declaration, health, metrics) stays as the
+ * application has it.
  */
 @AutoConfiguration(after = SqlQueueAutoConfiguration.class)
 @ConditionalOnBean(JobQueue.class)
 @EnableConfigurationProperties(SqlQueueTestProperties.class)
 public final class SqlQueueTestAutoConfiguration {
 
-	/** Keeps the Manager from starting unless {@code sqlqueue.test.run-in-background} is on. */
+	/**
+	 * Keeps the Manager and the {@link ScheduleFirer} from starting unless
+	 * {@code sqlqueue.test.run-in-background} is on: a schedule's tick would otherwise enqueue
+	 * a job in whichever test runs when it falls, so that test's {@code runDue()} would run it.
+	 */
 	@Bean
 	static BeanPostProcessor sqlqueueTestManagerStartup(Environment environment) {
 		boolean runInBackground = environment.getProperty("sqlqueue.test.run-in-background", Boolean.class, false);
 		return new BeanPostProcessor() {
 			@Override
 			public Object postProcessBeforeInitialization(Object bean, String beanName) {
-				if (bean instanceof Manager manager && !runInBackground) {
+				if (runInBackground) {
+					return bean;
+				}
+				if (bean instanceof Manager manager) {
 					manager.setAutoStartup(false);
+				}
+				else if (bean instanceof ScheduleFirer firer) {
+					firer.setAutoStartup(false);
 				}
 				return bean;
 			}
@@ -59,9 +78,9 @@ public final class SqlQueueTestAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	SqlQueueTester sqlqueueTester(JobStore store, HandlerRegistry handlers, PayloadCodec codec, RetryPolicy retryPolicy,
-			SqlQueueProperties properties, ObjectProvider<JobListener> listeners,
-			ObjectProvider<JobObservations> observations) {
+	SqlQueueTester sqlqueueTester(DataSource dataSource, Dialect dialect, JobStore store, HandlerRegistry handlers,
+			PayloadCodec codec, RetryPolicy retryPolicy, Schedules schedules, SqlQueueProperties properties,
+			ObjectProvider<JobListener> listeners, ObjectProvider<JobObservations> observations) {
 		ManagerSettings.Builder settings = ManagerSettings.builder()
 			.retryPolicy(retryPolicy)
 			.leaseDuration(properties.getLeaseDuration())
@@ -72,7 +91,8 @@ public final class SqlQueueTestAutoConfiguration {
 		List<JobListener> all = listeners.orderedStream().toList();
 		JobRunner runner = new JobRunner(store, handlers, codec, settings.build(), JobListener.all(all),
 				observations.getIfUnique(() -> JobObservations.NONE));
-		return new SqlQueueTester(store, handlers, codec, runner);
+		return new SqlQueueTester(store, handlers, codec, runner, schedules,
+				new QueueReset(dataSource, dialect, properties.getSchema()));
 	}
 
 }

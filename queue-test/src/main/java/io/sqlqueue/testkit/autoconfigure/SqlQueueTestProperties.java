@@ -9,8 +9,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 public class SqlQueueTestProperties {
 
 	/**
-	 * Whether the Manager runs jobs in the background as in production; by default it does
-	 * not start, and the test runs jobs with SqlQueueTester.
+	 * Whether the Manager runs jobs and the schedule firer fires schedules in the background
+	 * as in production; by default neither starts, and the test runs jobs and schedules with
+	 * SqlQueueTester.
 	 */
 	private boolean runInBackground = false;
 

@@ -16,6 +16,7 @@ import io.sqlqueue.JobStatus;
 import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
 import io.sqlqueue.manager.Manager;
 import io.sqlqueue.manager.Reaper;
+import io.sqlqueue.schedule.ScheduleFirer;
 import io.sqlqueue.testkit.SqlQueueTester;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -35,6 +36,7 @@ class SqlQueueTestAutoConfigurationTests {
 		this.runner.run((context) -> {
 			assertThat(context).hasNotFailed().hasSingleBean(SqlQueueTester.class).hasSingleBean(Manager.class);
 			assertThat(context.getBean(Manager.class).isRunning()).isFalse();
+			assertThat(context.getBean(ScheduleFirer.class).isRunning()).as("no schedule fires by itself").isFalse();
 			assertThat(context.getBean(Reaper.class).isRunning()).as("the rest of the queue runs as usual").isTrue();
 			JobQueue queue = context.getBean(JobQueue.class);
 			long id = queue.enqueue("echo", "hi");
@@ -49,6 +51,7 @@ class SqlQueueTestAutoConfigurationTests {
 		this.runner.withPropertyValues("sqlqueue.test.run-in-background=true").run((context) -> {
 			assertThat(context).hasNotFailed().hasSingleBean(SqlQueueTester.class);
 			assertThat(context.getBean(Manager.class).isRunning()).isTrue();
+			assertThat(context.getBean(ScheduleFirer.class).isRunning()).isTrue();
 			JobQueue queue = context.getBean(JobQueue.class);
 			assertThat(queue.await(queue.enqueue("echo", "hi"), Duration.ofSeconds(10)).status())
 				.isEqualTo(JobStatus.SUCCEEDED);
