@@ -50,7 +50,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class DocumentedSnippetsTests {
 
-	private static final Pattern FENCE = Pattern.compile("^```java(?:[ \\t]+(\\S+))?[ \\t]*$");
+	private static final Pattern FENCE = Pattern.compile("^( *)```java(?:[ \\t]+(\\S+))?[ \\t]*$");
 
 	private static final Pattern PUBLIC_TYPE = Pattern
 		.compile("^public\\s+(?:final\\s+|abstract\\s+|sealed\\s+)*(?:class|record|interface|enum)\\s+(\\w+)",
@@ -100,13 +100,18 @@ class DocumentedSnippetsTests {
 			if (!fence.matches()) {
 				continue;
 			}
+			// A block inside a list item is indented like its fence; its lines lose that indent.
+			String indent = fence.group(1);
 			int first = i + 1;
 			int end = first;
-			while (end < lines.size() && !lines.get(end).startsWith("```")) {
+			List<String> block = new ArrayList<>();
+			while (end < lines.size() && !lines.get(end).strip().startsWith("```")) {
+				String line = lines.get(end);
+				block.add(line.startsWith(indent) ? line.substring(indent.length()) : line.stripLeading());
 				end++;
 			}
-			Kind kind = Kind.of(fence.group(1), name + ":" + (i + 1));
-			snippets.add(Snippet.of(name, first + 1, lines.subList(first, end), kind));
+			Kind kind = Kind.of(fence.group(2), name + ":" + (i + 1));
+			snippets.add(Snippet.of(name, first + 1, block, kind));
 			i = end;
 		}
 		return snippets;
@@ -116,7 +121,7 @@ class DocumentedSnippetsTests {
 	private static String classPath() throws IOException {
 		List<String> entries = new ArrayList<>();
 		entries.add(System.getProperty("surefire.test.class.path", System.getProperty("java.class.path")));
-		Path libs = Path.of("target", "snippet-libs");
+		Path libs = repositoryFile("queue-sample-app/target/snippet-libs");
 		assertThat(libs).as("the jars the pom copies for the snippets (mvn generate-test-resources)").isDirectory();
 		try (Stream<Path> jars = Files.list(libs)) {
 			jars.map(Path::toString).sorted().forEach(entries::add);
