@@ -83,7 +83,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 public abstract class QueueConformanceTests
 		implements FlowControlConformance, WorkflowConformance, ScheduleConformance, ManagerLoopsConformance,
-		CallerLockConformance {
+		CallerLockConformance, UnknownHandlerConformance {
 
 	protected static final Duration WAIT = Duration.ofSeconds(30);
 
