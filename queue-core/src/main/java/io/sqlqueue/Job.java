@@ -99,7 +99,12 @@ public final class Job {
 		return new Job(handler, payload);
 	}
 
-	/** The queue (lane with its own workers) to run in; by default the handler's queue. */
+	/**
+	 * The queue (lane with its own workers) to run in; by default the queue of this
+	 * application's handler of that name, else {@code default}. An application that enqueues
+	 * for another service's handler names that handler's queue here, or the other service's
+	 * Managers never see the job.
+	 */
 	public Job queue(String queue) {
 		return with((job) -> job.queue = queue);
 	}

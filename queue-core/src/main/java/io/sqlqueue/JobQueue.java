@@ -28,6 +28,7 @@ import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
 import io.sqlqueue.handler.PayloadCodec;
 import io.sqlqueue.handler.RetryPolicy;
+import io.sqlqueue.handler.UnknownHandlers;
 import io.sqlqueue.observation.JobObservations;
 import io.sqlqueue.store.AfterCommit;
 import io.sqlqueue.store.JobStore;
@@ -50,7 +51,9 @@ import io.sqlqueue.workflow.WorkflowIds;
  * <p>
  * A job whose handler this application has takes that handler's queue and maximum of
  * attempts unless the {@link Job} says otherwise; for any other handler, name the queue
- * that the handling application serves.
+ * that the handling application serves ({@link Job#queue(String)}), else it goes to
+ * {@value #DEFAULT_QUEUE}. An enqueue for a handler this application neither has nor
+ * declares as remote is warned about or refused by its {@link UnknownHandlers}.
  */
 public class JobQueue {
 
@@ -70,6 +73,8 @@ public class JobQueue {
 	private final JobAwaiter awaiter;
 
 	private final JobObservations observations;
+
+	private final UnknownHandlers unknownHandlers;
 
 	private final List<Consumer<Set<String>>> enqueueListeners = new CopyOnWriteArrayList<>();
 
@@ -102,6 +107,16 @@ public class JobQueue {
 	 */
 	public JobQueue(JobStore store, PayloadCodec codec, HandlerRegistry handlers, RetryPolicy retryPolicy,
 			JobListener listener, JobAwaiter awaiter, JobObservations observations) {
+		this(store, codec, handlers, retryPolicy, listener, awaiter, observations, new UnknownHandlers(handlers));
+	}
+
+	/**
+	 * @param unknownHandlers what an enqueue for a handler this application lacks does; by
+	 * default it warns once per name
+	 */
+	public JobQueue(JobStore store, PayloadCodec codec, HandlerRegistry handlers, RetryPolicy retryPolicy,
+			JobListener listener, JobAwaiter awaiter, JobObservations observations, UnknownHandlers unknownHandlers) {
+		this.unknownHandlers = unknownHandlers;
 		this.observations = observations;
 		this.store = store;
 		this.codec = codec;
@@ -138,7 +153,7 @@ public class JobQueue {
 	 */
 	public List<Long> enqueueAll(List<Job> jobs) {
 		if (jobs.stream().allMatch(JobQueue::isPlain)) {
-			return insert(jobs.stream().map(this::toRow).toList(), this.store::insert);
+			return insert(jobs.stream().map(this::checkedRow).toList(), this.store::insert);
 		}
 		List<List<Integer>> within = jobs.stream().map((job) -> List.<Integer>of()).toList();
 		return insertLinked(jobs, within, false, -1).jobIds();
@@ -194,7 +209,7 @@ public class JobQueue {
 		List<DependencyFailure> policies = jobs.stream().map(Job::onDependencyFailure).toList();
 		List<List<Long>> earlier = jobs.stream().map(Job::after).toList();
 		LinkedIds[] written = new LinkedIds[1];
-		insert(jobs.stream().map(this::toRow).toList(), (rows) -> {
+		insert(jobs.stream().map(this::checkedRow).toList(), (rows) -> {
 			written[0] = this.store.insert(new LinkedJobs(rows, earlier, within, policies, batch, callback));
 			return written[0].jobIds();
 		});
@@ -251,6 +266,17 @@ public class JobQueue {
 		return ids;
 	}
 
+	/**
+	 * The row of a job the application enqueues, its handler checked. A schedule's job is
+	 * not: a schedule may name another service's handler on purpose, and the firer must not
+	 * fail on it.
+	 */
+	private NewJob checkedRow(Job job) {
+		NewJob row = toRow(job);
+		this.unknownHandlers.check(row.handler());
+		return row;
+	}
+
 	private NewJob toRow(Job job) {
 		String handler = Names.requireHandler(job.handler());
 		Optional<HandlerDefinition> definition = this.handlers.find(handler);
@@ -268,6 +294,11 @@ public class JobQueue {
 				(maxAttempts != null) ? maxAttempts : this.retryPolicy.maxAttempts(), job.uniqueKey(), job.groupKey(),
 				job.deadline(), (job.expireAfter() != null) ? job.expireAfter().toMillis() : null, null, null,
 				job.concurrencyKey());
+	}
+
+	/** What an enqueue for a handler this application lacks does, and what the views of such a job say. */
+	public UnknownHandlers unknownHandlers() {
+		return this.unknownHandlers;
 	}
 
 	/** The job with this id, as stored now. */

@@ -86,7 +86,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 public abstract class QueueConformanceTests
 		implements FlowControlConformance, WorkflowConformance, ScheduleConformance, ManagerLoopsConformance,
-		CallerLockConformance, CompletionFlushConformance {
+		CallerLockConformance, CompletionFlushConformance, UnknownHandlerConformance {
 
 	protected static final Duration WAIT = Duration.ofSeconds(30);
 

@@ -1,6 +1,7 @@
 package io.sqlqueue.schedule;
 
 import java.time.Duration;
+import java.util.List;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -20,6 +21,8 @@ public class ScheduleFirer extends PeriodicTask {
 	private final Schedules schedules;
 
 	private volatile boolean autoStartup = true;
+
+	private volatile boolean passed;
 
 	public ScheduleFirer(Schedules schedules, TaskScheduler scheduler, Duration interval) {
 		super(scheduler, interval, "schedule firer");
@@ -41,12 +44,29 @@ public class ScheduleFirer extends PeriodicTask {
 
 	@Override
 	protected void runPass() {
+		runOnce();
+	}
+
+	/** One pass, as the schedule runs it: fires the due schedules; returns what it did (none when it failed). */
+	public List<FiredTick> runOnce() {
 		try {
-			this.schedules.fireDue();
+			return this.schedules.fireDue();
 		}
 		catch (RuntimeException ex) {
 			logger.warn("sqlqueue could not fire due schedules; trying again in {}", interval(), ex);
+			return List.of();
 		}
+		finally {
+			this.passed = true;
+		}
+	}
+
+	/**
+	 * Whether a pass has ended since this firer was made (with the application): until then a
+	 * schedule that is overdue after a restart is not behind, only not fired yet.
+	 */
+	public boolean hasPassed() {
+		return this.passed;
 	}
 
 }

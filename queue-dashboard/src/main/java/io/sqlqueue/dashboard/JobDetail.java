@@ -16,13 +16,17 @@ import io.sqlqueue.JobStatus;
  * @param payloadShown whether the payload is shown ({@code sqlqueue.endpoint.show-payload})
  * @param actions what may be done with the job in its state: {@code retry}, {@code cancel}
  * @param workflow its place in a workflow, or {@code null} for a job outside any
+ * @param handlerNotice for a job yet to run whose handler this instance neither has nor lists
+ * as remote: that it has none, the closest name, and that the job never runs if no running
+ * instance has it ({@link io.sqlqueue.handler.UnknownHandlers#notice}); {@code null} otherwise
  */
 public record JobDetail(long id, String queue, String handler, JobStatus status, int attempts, int maxAttempts,
 		int priority, @Nullable String uniqueKey, @Nullable String groupKey, Instant runAt, Instant createdAt,
 		Instant updatedAt, @Nullable Instant startedAt, @Nullable Instant finishedAt, @Nullable Instant scheduledFor,
 		@Nullable String leaseOwner, @Nullable Instant leaseExpiresAt, @Nullable String lastError,
 		@JsonRawValue @Nullable String result, @JsonRawValue @Nullable String payload, boolean payloadShown,
-		List<TimelineEvent> timeline, List<String> actions, @Nullable WorkflowView workflow) {
+		List<TimelineEvent> timeline, List<String> actions, @Nullable WorkflowView workflow,
+		@Nullable String handlerNotice) {
 
 	/**
 	 * A moment in a job's life.

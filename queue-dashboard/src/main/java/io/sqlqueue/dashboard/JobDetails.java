@@ -51,7 +51,13 @@ public class JobDetails {
 				job.priority(), job.uniqueKey(), job.groupKey(), job.runAt(), job.createdAt(), job.updatedAt(),
 				job.startedAt(), job.finishedAt(), job.scheduledFor(), job.leaseOwner(), job.leaseExpiresAt(),
 				job.lastError(), job.result(), this.showPayload ? job.payload() : null, this.showPayload,
-				timeline(job), actions(job.status()), workflow(job.id()));
+				timeline(job), actions(job.status()), workflow(job.id()), handlerNotice(job));
+	}
+
+	/** The notice of a job yet to run whose handler this instance lacks; none for others. */
+	private @Nullable String handlerNotice(JobRecord job) {
+		boolean yetToRun = job.status() == JobStatus.QUEUED || job.status() == JobStatus.WAITING;
+		return yetToRun ? this.jobs.unknownHandlers().notice(job.handler()).orElse(null) : null;
 	}
 
 	private @Nullable WorkflowView workflow(long id) {

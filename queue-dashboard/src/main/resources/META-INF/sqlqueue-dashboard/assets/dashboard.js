@@ -474,6 +474,7 @@
         }
         var content = [
             el('h1', null, 'Job #' + job.id, el('span', {id: 'job-status'}, badge(job.status)), actions),
+            job.handlerNotice ? el('div', {'class': 'panel notice', id: 'handler-notice'}, job.handlerNotice) : null,
             el('div', {'class': 'panel'}, el('dl', {'class': 'facts'},
                 fact('Queue', el('a', {href: jobsLink({queue: job.queue})}, job.queue)),
                 fact('Handler', el('a', {href: jobsLink({handler: job.handler})}, job.handler)),

@@ -298,6 +298,26 @@ class DashboardApiTests {
 	}
 
 	@Test
+	void jobDetailSaysWhenThisInstanceHasNoHandlerForAJobYetToRun() {
+		DashboardContexts.runner().withBean("reports", Reports.class).run((context) -> {
+			JobQueue jobs = context.getBean(JobQueue.class);
+			long typo = jobs.enqueue("report.biuld", 1);
+			long known = jobs.enqueue("report.build", 2);
+			MockMvc mvc = DashboardContexts.mvc(context);
+			mvc.perform(get("/sqlqueue/api/jobs/" + typo).with(user("ops")))
+				.andExpect(status().isOk())
+				.andExpect(jsonPath("$.handlerNotice").value(startsWith(
+						"This instance has no handler named 'report.biuld'. Did you mean 'report.build'?")))
+				.andExpect(jsonPath("$.handlerNotice").value(containsString("if no running instance has it")));
+			mvc.perform(get("/sqlqueue/api/jobs/" + known).with(user("ops")))
+				.andExpect(jsonPath("$.handlerNotice").value(nullValue()));
+			jobs.cancel(typo);
+			mvc.perform(get("/sqlqueue/api/jobs/" + typo).with(user("ops")))
+				.andExpect(jsonPath("$.handlerNotice").value(nullValue()));
+		});
+	}
+
+	@Test
 	void jobDetailShowsItsWorkflowInLevelsAndABatchShowsItsProgress() {
 		DashboardContexts.runner().run((context) -> {
 			JobQueue jobs = context.getBean(JobQueue.class);
@@ -430,4 +450,12 @@ class DashboardApiTests {
 		}
 
 	}
+	static class Reports {
+
+		@io.sqlqueue.JobHandler("report.build")
+		void build(int id) {
+		}
+
+	}
+
 }

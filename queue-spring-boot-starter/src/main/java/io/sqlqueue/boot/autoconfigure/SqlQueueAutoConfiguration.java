@@ -49,6 +49,7 @@ import io.sqlqueue.boot.schema.QueueSchemaInitializer;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.LimitDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
+import io.sqlqueue.handler.UnknownHandlers;
 import io.sqlqueue.handler.PayloadCodec;
 import io.sqlqueue.handler.RetryPolicy;
 import io.sqlqueue.manager.Manager;
@@ -169,13 +170,31 @@ public final class SqlQueueAutoConfiguration {
 		return new HandlerRegistry();
 	}
 
+	/**
+	 * Checks each enqueue's handler ({@code sqlqueue.unknown-handlers}) once every bean is
+	 * made: before, {@code @JobHandler} beans made later are not registered yet.
+	 */
+	@Bean
+	HandlersRegistered sqlqueueHandlersRegistered() {
+		return new HandlersRegistered();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	UnknownHandlers sqlqueueUnknownHandlers(HandlerRegistry handlers, SqlQueueProperties properties,
+			HandlersRegistered registered) {
+		return new UnknownHandlers(handlers, properties.getUnknownHandlers(), properties.getRemoteHandlers(),
+				registered);
+	}
+
 	@Bean
 	@ConditionalOnMissingBean
 	@DependsOnDatabaseInitialization
 	JobQueue jobQueue(JobStore store, PayloadCodec codec, HandlerRegistry handlers, RetryPolicy retryPolicy,
-			ObjectProvider<JobListener> listeners, JobAwaiter awaiter, ObjectProvider<JobObservations> observations) {
+			ObjectProvider<JobListener> listeners, JobAwaiter awaiter, ObjectProvider<JobObservations> observations,
+			UnknownHandlers unknownHandlers) {
 		return new JobQueue(store, codec, handlers, retryPolicy, listener(listeners), awaiter,
-				observations(observations));
+				observations(observations), unknownHandlers);
 	}
 
 	/** The {@link JobObservations} bean, or none (no Micrometer Tracing, or switched off). */

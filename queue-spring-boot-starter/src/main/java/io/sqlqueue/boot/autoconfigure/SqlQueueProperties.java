@@ -11,6 +11,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
+import io.sqlqueue.handler.UnknownHandlerPolicy;
 import io.sqlqueue.schedule.MisfirePolicy;
 import io.sqlqueue.schedule.OverlapPolicy;
 import io.sqlqueue.store.ClaimMethod;
@@ -158,6 +159,23 @@ public class SqlQueueProperties {
 	 * firing and shows as orphaned until it is deleted.
 	 */
 	private Map<String, ScheduleProperties> schedules = new LinkedHashMap<>();
+
+	/**
+	 * What an enqueue does for a handler that this instance neither has nor lists in
+	 * remote-handlers (such a job runs only where the handler is, and waits QUEUED until
+	 * then): 'warn' logs once per name with the closest known name, 'fail' refuses the job
+	 * (InvalidJobException), 'ignore' says nothing. Warn by default: a service that only
+	 * enqueues for other services' handlers keeps working, while a typo still shows at
+	 * once; 'fail' suits a service whose every handler is its own or listed.
+	 */
+	private UnknownHandlerPolicy unknownHandlers = UnknownHandlerPolicy.WARN;
+
+	/**
+	 * Handlers that other services run, by exact name or by a prefix ending in '*' (such as
+	 * 'billing.*'): an enqueue for them is expected, never warned about or refused. Their
+	 * jobs go to the queue each Job names with queue(...), else to 'default'.
+	 */
+	private List<String> remoteHandlers = new ArrayList<>();
 
 	private final Manager manager = new Manager();
 
@@ -363,6 +381,22 @@ public class SqlQueueProperties {
 
 	public void setSchedules(Map<String, ScheduleProperties> schedules) {
 		this.schedules = schedules;
+	}
+
+	public UnknownHandlerPolicy getUnknownHandlers() {
+		return this.unknownHandlers;
+	}
+
+	public void setUnknownHandlers(UnknownHandlerPolicy unknownHandlers) {
+		this.unknownHandlers = unknownHandlers;
+	}
+
+	public List<String> getRemoteHandlers() {
+		return this.remoteHandlers;
+	}
+
+	public void setRemoteHandlers(List<String> remoteHandlers) {
+		this.remoteHandlers = remoteHandlers;
 	}
 
 	public Manager getManager() {

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.BooleanSupplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -16,6 +17,11 @@ import io.sqlqueue.store.ScheduleStore;
  * The schedules that were more than their own period behind (by the database's clock)
  * when last read: {@link #refresh()} reads them, on the same pass as the queue's counts,
  * so the health indicator never queries.
+ * <p>
+ * A schedule counts only once this instance's schedule firer has had a pass: right after
+ * a restart every schedule that came due while the application was down is overdue, and
+ * would read as behind (a short one for sure) although nothing has had a chance to fire it
+ * yet. Once the firer has passed, what is still behind is behind: no instance fired it.
  */
 public class BehindSchedules {
 
@@ -25,15 +31,32 @@ public class BehindSchedules {
 
 	private final ScheduleStore store;
 
+	private final BooleanSupplier firerHasPassed;
+
 	private volatile Map<String, String> behind = Map.of();
 
+	/** Schedules count as behind at once: for an instance where no firer runs. */
 	public BehindSchedules(Schedules schedules, ScheduleStore store) {
+		this(schedules, store, () -> true);
+	}
+
+	/**
+	 * @param firerHasPassed whether this instance's firer has had a pass (see
+	 * {@link io.sqlqueue.schedule.ScheduleFirer#hasPassed()}); until then none counts as behind
+	 */
+	public BehindSchedules(Schedules schedules, ScheduleStore store, BooleanSupplier firerHasPassed) {
 		this.schedules = schedules;
 		this.store = store;
+		this.firerHasPassed = firerHasPassed;
 	}
 
 	/** Reads the schedules again; a failed read keeps the last answer (the counts' read reports the database). */
 	public void refresh() {
+		// Asked before the read: a pass that ended before it had its chance at what the read sees.
+		if (!this.firerHasPassed.getAsBoolean()) {
+			this.behind = Map.of();
+			return;
+		}
 		try {
 			Instant now = this.store.now();
 			Map<String, String> found = new TreeMap<>();

@@ -27,7 +27,8 @@ import io.sqlqueue.manager.QueueStats.Snapshot;
  * {@code throttled} instead;</li>
  * <li>the stale status as well when a schedule is more than its own period behind (it
  * should have fired and has not, although it is neither paused nor orphaned), detail
- * {@code behindSchedules};</li>
+ * {@code behindSchedules}; only once this instance's schedule firer has had a pass since
+ * start-up (see {@link BehindSchedules}), so a restart does not read as a failure;</li>
  * <li>{@code UNKNOWN} before the first read;</li>
  * <li>{@code UP} otherwise.</li>
  * </ul>

@@ -39,6 +39,9 @@ class ConfigurationMetadataTests {
 		assertThat(property(metadata, "sqlqueue.health.stale-status").get("defaultValue").asString()).isEqualTo("DOWN");
 		assertThat(property(metadata, "sqlqueue.endpoint.show-payload").get("defaultValue").asBoolean()).isFalse();
 		assertThat(property(metadata, "sqlqueue.schedule-interval").get("defaultValue").asString()).isEqualTo("1s");
+		assertThat(property(metadata, "sqlqueue.unknown-handlers").get("defaultValue").asString()).isEqualTo("warn");
+		assertThat(property(metadata, "sqlqueue.unknown-handlers").get("description").asString())
+			.contains("Warn by default");
 		assertThat(property(metadata, "sqlqueue.schedules").get("description").asString())
 			.startsWith("Recurring jobs declared in the configuration");
 		// The per-queue settings sit in a map, so their names reach IDEs only through its description.

@@ -232,7 +232,8 @@ public class SqlQueueEndpoint {
 
 	/**
 	 * The job with this id as stored, with its place in a workflow (what it runs after, what
-	 * runs after it, its batch), or {@code null} (404) when there is none.
+	 * runs after it, its batch), or {@code null} (404) when there is none. A job yet to run
+	 * whose handler this instance lacks has a {@code handlerNotice}.
 	 */
 	@ReadOperation
 	public @Nullable JobDescriptor job(@Selector long id) {
@@ -240,8 +241,14 @@ public class SqlQueueEndpoint {
 			.map((job) -> JobDescriptor.of(job, this.showPayload, this.jobs.links(id)
 				.filter(JobLinks::inWorkflow)
 				.map((links) -> WorkflowDescriptor.of(links, this.jobs.graph(id).orElse(null)))
-				.orElse(null)))
+				.orElse(null), handlerNotice(job)))
 			.orElse(null);
+	}
+
+	/** What {@link io.sqlqueue.handler.UnknownHandlers#notice} says of a job yet to run; none for others. */
+	private @Nullable String handlerNotice(JobRecord job) {
+		boolean yetToRun = job.status() == JobStatus.QUEUED || job.status() == JobStatus.WAITING;
+		return yetToRun ? this.jobs.unknownHandlers().notice(job.handler()).orElse(null) : null;
 	}
 
 	/** The batch with this id and its counts now ({@code GET /sqlqueue/batches/{id}}), or {@code null} (404). */
@@ -445,6 +452,9 @@ public class SqlQueueEndpoint {
 	 * @param crashes attempts that ended because their worker was lost (lease expired)
 	 * @param deadline when the job, not started by then, is cancelled instead
 	 * @param cancelRequestedAt when a cancel of the running job was asked for
+	 * @param handlerNotice for a job yet to run whose handler this instance neither has nor
+	 * lists as remote: that it has none, the closest name, and that the job never runs if no
+	 * running instance has it; {@code null} otherwise
 	 */
 	public record JobDescriptor(long id, String queue, String handler, JobStatus status, int attempts,
 			int maxAttempts, int crashes, int priority, @JsonRawValue @Nullable String payload,
@@ -452,14 +462,15 @@ public class SqlQueueEndpoint {
 			@Nullable String groupKey, @Nullable String leaseOwner, @Nullable Instant leaseExpiresAt, Instant runAt,
 			@Nullable Instant deadline, @Nullable Instant cancelRequestedAt, Instant createdAt, Instant updatedAt,
 			@Nullable Instant startedAt, @Nullable Instant finishedAt,
-			@Nullable WorkflowDescriptor workflow) implements OperationResponseBody {
+			@Nullable WorkflowDescriptor workflow, @Nullable String handlerNotice) implements OperationResponseBody {
 
-		static JobDescriptor of(JobRecord job, boolean showPayload, @Nullable WorkflowDescriptor workflow) {
+		static JobDescriptor of(JobRecord job, boolean showPayload, @Nullable WorkflowDescriptor workflow,
+				@Nullable String handlerNotice) {
 			return new JobDescriptor(job.id(), job.queue(), job.handler(), job.status(), job.attempts(),
 					job.maxAttempts(), job.crashes(), job.priority(), showPayload ? job.payload() : null,
 					job.result(), job.lastError(), job.uniqueKey(), job.groupKey(), job.leaseOwner(),
 					job.leaseExpiresAt(), job.runAt(), job.deadline(), job.cancelRequestedAt(), job.createdAt(),
-					job.updatedAt(), job.startedAt(), job.finishedAt(), workflow);
+					job.updatedAt(), job.startedAt(), job.finishedAt(), workflow, handlerNotice);
 		}
 
 	}

@@ -17,6 +17,7 @@ import io.sqlqueue.boot.health.BehindSchedules;
 import io.sqlqueue.boot.health.SqlQueueHealthIndicator;
 import io.sqlqueue.manager.Manager;
 import io.sqlqueue.manager.QueueStats;
+import io.sqlqueue.schedule.ScheduleFirer;
 import io.sqlqueue.schedule.Schedules;
 import io.sqlqueue.store.ScheduleStore;
 
@@ -34,13 +35,16 @@ public final class SqlQueueHealthContributorAutoConfiguration {
 	@ConditionalOnMissingBean(name = "sqlqueueHealthIndicator")
 	SqlQueueHealthIndicator sqlqueueHealthIndicator(QueueStats stats, ObjectProvider<Manager> manager,
 			SqlQueueProperties properties, ObjectProvider<Schedules> schedules,
-			ObjectProvider<ScheduleStore> scheduleStore) {
+			ObjectProvider<ScheduleStore> scheduleStore, ObjectProvider<ScheduleFirer> firer) {
 		SqlQueueProperties.Health health = properties.getHealth();
 		BehindSchedules behind = null;
 		Schedules scheduleBean = schedules.getIfUnique();
 		ScheduleStore storeBean = scheduleStore.getIfUnique();
 		if (scheduleBean != null && storeBean != null && stats instanceof NotifyingQueueStats notifying) {
-			BehindSchedules read = new BehindSchedules(scheduleBean, storeBean);
+			ScheduleFirer firerBean = firer.getIfUnique();
+			BehindSchedules read = (firerBean != null)
+					? new BehindSchedules(scheduleBean, storeBean, firerBean::hasPassed)
+					: new BehindSchedules(scheduleBean, storeBean);
 			notifying.subscribe((snapshot) -> read.refresh());
 			behind = read;
 		}

@@ -209,6 +209,21 @@ class SqlQueueEndpointAutoConfigurationTests {
 	}
 
 	@Test
+	void saysWhenThisInstanceHasNoHandlerForAJobYetToRun() {
+		this.runner.withBean("mail", Mail.class).withPropertyValues("sqlqueue.remote-handlers=billing.*").run((context) -> {
+			JobQueue jobs = context.getBean(JobQueue.class);
+			SqlQueueEndpoint endpoint = context.getBean(SqlQueueEndpoint.class);
+			long typo = jobs.enqueue("mail.welcom", null);
+			assertThat(endpoint.job(typo).handlerNotice()).contains("This instance has no handler named 'mail.welcom'",
+					"Did you mean 'mail.welcome'?", "if no running instance has it, the job stays QUEUED and never runs");
+			assertThat(endpoint.job(jobs.enqueue("mail.welcome", null)).handlerNotice()).isNull();
+			assertThat(endpoint.job(jobs.enqueue("billing.charge", null)).handlerNotice()).isNull();
+			jobs.cancel(typo);
+			assertThat(endpoint.job(typo).handlerNotice()).isNull();
+		});
+	}
+
+	@Test
 	void showsThePayloadWhenAllowed() {
 		this.runner.withPropertyValues("sqlqueue.endpoint.show-payload=true").run((context) -> {
 			long id = context.getBean(JobQueue.class).enqueue(Job.of("mail.send", Map.of("to", "ada@example.com")));
@@ -342,6 +357,14 @@ class SqlQueueEndpointAutoConfigurationTests {
 		for (JobRecord job : store.claim(new ClaimRequest("test", queue, List.of(handlers), 100, 60_000))) {
 			store.fail(new Lease(job.id(), job.leaseToken()), "broken");
 		}
+	}
+
+	static class Mail {
+
+		@io.sqlqueue.JobHandler(value = "mail.welcome", queue = "mail")
+		void welcome() {
+		}
+
 	}
 
 }

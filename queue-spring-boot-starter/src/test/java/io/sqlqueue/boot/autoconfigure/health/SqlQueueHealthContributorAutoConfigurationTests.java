@@ -38,6 +38,7 @@ import io.sqlqueue.manager.Manager;
 import io.sqlqueue.manager.QueueStats;
 import io.sqlqueue.schedule.Recurrence;
 import io.sqlqueue.schedule.ScheduleDefinition;
+import io.sqlqueue.schedule.ScheduleFirer;
 import io.sqlqueue.schedule.Schedules;
 import io.sqlqueue.store.JobStore;
 
@@ -64,6 +65,7 @@ class SqlQueueHealthContributorAutoConfigurationTests {
 			schedules.create(ScheduleDefinition.of("onTime", "nobody", Recurrence.every(Duration.ofMinutes(1))));
 			schedules.create(ScheduleDefinition.of("held", "nobody", Recurrence.every(Duration.ofMinutes(1))));
 			schedules.pause("held");
+			context.getBean(ScheduleFirer.class).runOnce();
 			new JdbcTemplate(context.getBean(DataSource.class))
 				.update("UPDATE queue_schedule SET next_run_at = DATEADD('MINUTE', -5, CURRENT_TIMESTAMP) "
 						+ "WHERE name IN ('minutely', 'held')");
@@ -78,6 +80,32 @@ class SqlQueueHealthContributorAutoConfigurationTests {
 			Health after = context.getBean(SqlQueueHealthIndicator.class).health();
 			assertThat(after.getStatus()).isEqualTo(Status.UP);
 			assertThat(after.getDetails()).doesNotContainKey("behindSchedules");
+		});
+	}
+
+	/**
+	 * Right after a restart an overdue schedule is not behind yet: the firer has not had a
+	 * pass on this instance. Once it has, a schedule it could not fire (this instance lacks
+	 * its handler and the schedule names no queue) is.
+	 */
+	@Test
+	void aScheduleCountsAsBehindOnlyAfterTheFirerHadAPass() {
+		this.runner.withPropertyValues("sqlqueue.schedule-interval=1h").run((context) -> {
+			context.getBean(Schedules.class)
+				.create(ScheduleDefinition.of("short", "elsewhere", Recurrence.every(Duration.ofSeconds(5))));
+			new JdbcTemplate(context.getBean(DataSource.class))
+				.update("UPDATE queue_schedule SET next_run_at = DATEADD('MINUTE', -5, CURRENT_TIMESTAMP)");
+			QueueStats stats = context.getBean(QueueStats.class);
+			SqlQueueHealthIndicator indicator = context.getBean(SqlQueueHealthIndicator.class);
+			stats.refresh();
+			assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
+			assertThat(indicator.health().getDetails()).doesNotContainKey("behindSchedules");
+			context.getBean(ScheduleFirer.class).runOnce();
+			stats.refresh();
+			Health health = indicator.health();
+			assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+			assertThat(health.getDetails().get("behindSchedules")).asInstanceOf(InstanceOfAssertFactories.MAP)
+				.containsOnlyKeys("short");
 		});
 	}
 
