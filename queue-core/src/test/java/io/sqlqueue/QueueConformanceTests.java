@@ -508,6 +508,54 @@ public abstract class QueueConformanceTests
 			.containsExactly(2);
 	}
 
+	/**
+	 * The connection is lost as a transactional handler's transaction commits: the commit
+	 * landed, but its answer was lost, and so was the look-up of the row that followed. The
+	 * failure write then finds the row finished under the attempt's token: the success landed,
+	 * which is neither a lost lease nor a failure (seen in the fault suite, whose terminated
+	 * connections counted it as a lost lease).
+	 */
+	@Test
+	void transactionalSuccessWhoseCommitAnswerAndLookUpWereLostIsASuccess() {
+		AtomicBoolean answerLost = new AtomicBoolean();
+		AtomicBoolean lookUpLost = new AtomicBoolean();
+		JobStore store = new JobStore(this.database.dataSource(), this.database.dialect(), this.database.schema(),
+				claimMethod()) {
+			@Override
+			public <T> T inTransaction(java.util.function.Supplier<T> work) {
+				T result = super.inTransaction(work);
+				if (answerLost.compareAndSet(false, true)) {
+					throw new org.springframework.dao.DataAccessResourceFailureException("Connection lost at commit (test)");
+				}
+				return result;
+			}
+
+			@Override
+			public Set<Lease> finishedUnder(java.util.Collection<Lease> leases) {
+				if (lookUpLost.compareAndSet(false, true)) {
+					throw new org.springframework.dao.DataAccessResourceFailureException("Connection lost (test)");
+				}
+				return super.finishedUnder(leases);
+			}
+		};
+		AtomicInteger runs = new AtomicInteger();
+		transactionalHandler("pay", (payload, context) -> {
+			runs.incrementAndGet();
+			return "paid";
+		});
+		Manager manager = this.fixture.startManager(store, QueueFixture.fastSettings().build(), 4);
+		long id = this.fixture.queue().enqueue("pay", null);
+		await().atMost(WAIT).until(() -> this.fixture.status(id) == JobStatus.SUCCEEDED && answerLost.get());
+		// The attempt's end is told once its failure write found what had landed.
+		await().atMost(WAIT).until(() -> !this.fixture.listener().events("finished pay").isEmpty()
+				|| !this.fixture.listener().events("lease lost pay").isEmpty());
+		assertThat(this.fixture.listener().events("lease lost pay")).isEmpty();
+		assertThat(this.fixture.listener().events("finished pay")).containsExactly("finished pay succeeded");
+		assertThat(manager.leaseLosses()).isZero();
+		assertThat(runs).hasValue(1);
+		assertThat(this.fixture.job(id).attempts()).isEqualTo(1);
+	}
+
 	@Test
 	void transactionalHandlerWhoseLeaseWasLostRollsItsWritesBack() {
 		this.fixture.jdbc().execute("CREATE TABLE effect (job_id BIGINT NOT NULL, attempt INT NOT NULL)");

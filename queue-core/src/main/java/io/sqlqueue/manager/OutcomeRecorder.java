@@ -57,22 +57,34 @@ final class OutcomeRecorder {
 	}
 
 	void failed(Attempt attempt, Throwable failure, boolean timedOut) {
+		failed(attempt, failure, timedOut, false);
+	}
+
+	/**
+	 * As {@link #failed(Attempt, Throwable, boolean)}; {@code successMayHaveLanded} when the
+	 * attempt's success was written in a transaction whose outcome is not known (its connection
+	 * was lost at commit, and the look-up of the row failed too): a failure write that then
+	 * finds the row finished under the attempt's token learns that the success landed.
+	 */
+	private void failed(Attempt attempt, Throwable failure, boolean timedOut, boolean successMayHaveLanded) {
 		String error = ErrorText.describe(failure);
 		String plainError = ErrorText.of(failure.getClass().getName()
 				+ " (its message could not be stored; see this instance's log)");
 		int attempts = attempt.job.attempts();
 		if (!timedOut && attempt.handler.isNonRetryable(failure)) {
 			logger.warn("{} failed for good (not retryable): {}", attempt, ErrorText.of(failure.toString()));
-			write(attempt, JobOutcome.FAILED, List.of(error, plainError), (text) -> this.store.fail(attempt.lease, text));
+			write(attempt, JobOutcome.FAILED, List.of(error, plainError), successMayHaveLanded,
+					(text) -> this.store.fail(attempt.lease, text));
 		}
 		else if (attempts >= attempt.job.maxAttempts()) {
 			logger.warn("{} failed for good (attempts used up): {}", attempt, ErrorText.of(failure.toString()));
-			write(attempt, JobOutcome.FAILED, List.of(error, plainError), (text) -> this.store.fail(attempt.lease, text));
+			write(attempt, JobOutcome.FAILED, List.of(error, plainError), successMayHaveLanded,
+					(text) -> this.store.fail(attempt.lease, text));
 		}
 		else {
 			Duration backoff = this.retryPolicy.backoff(attempts);
 			logger.debug("{} failed; retrying in {}: {}", attempt, backoff, failure.toString());
-			write(attempt, JobOutcome.RETRIED, List.of(error, plainError),
+			write(attempt, JobOutcome.RETRIED, List.of(error, plainError), successMayHaveLanded,
 					(text) -> this.store.reschedule(attempt.lease, text, backoff));
 		}
 	}
@@ -92,7 +104,7 @@ final class OutcomeRecorder {
 			return;
 		}
 		logger.warn("{} returned, but its transaction failed; recording the attempt as failed", attempt, failure);
-		failed(attempt, failure, false);
+		failed(attempt, failure, false, true);
 	}
 
 	/** The attempt's cancel was asked for: the job ends {@code CANCELLED}, never retried. */
@@ -128,6 +140,11 @@ final class OutcomeRecorder {
 	 * again after a wait while the database is away.
 	 */
 	private void write(Attempt attempt, JobOutcome outcome, List<String> errors, FencedWrite write) {
+		write(attempt, outcome, errors, false, write);
+	}
+
+	private void write(Attempt attempt, JobOutcome outcome, List<String> errors, boolean successMayHaveLanded,
+			FencedWrite write) {
 		int texts = 0;
 		int failures = 0;
 		while (true) {
@@ -135,6 +152,9 @@ final class OutcomeRecorder {
 				if (write.held(errors.get(texts)) || (failures > 0 && landed(attempt))) {
 					attempt.endedAs(outcome);
 					this.listener.finished(attempt.job, outcome, attempt.runningFor());
+				}
+				else if (successMayHaveLanded && landed(attempt)) {
+					completed(attempt, true);
 				}
 				else {
 					leaseLost(attempt, "recording " + outcome.tag());
