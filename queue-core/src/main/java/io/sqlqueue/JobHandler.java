@@ -53,6 +53,17 @@ public @interface JobHandler {
 	boolean transactional() default false;
 
 	/**
+	 * Whether the payload decodes leniently: unknown properties are ignored, and missing or
+	 * {@code null} ones decode as the application's {@code JsonMapper} is configured to (by
+	 * default {@code null}, or a primitive's zero). By default it decodes strictly: a payload with a property the type lacks, or
+	 * without (or {@code null} in) a record component or {@code @JsonCreator} parameter that is
+	 * neither {@code @Nullable} nor {@code Optional}, fails its job at once with a
+	 * {@link io.sqlqueue.handler.PayloadDecodingException} naming the type and the field. Turn it
+	 * on while a payload type changes shape and jobs of its old shape still wait.
+	 */
+	boolean lenientPayload() default false;
+
+	/**
 	 * Most jobs with one concurrency key running at once in the handler's queue, across every
 	 * instance (README "Flow control"): a limit for every key of the queue (the pattern
 	 * {@code *}); 0 for none. Configuration ({@code sqlqueue.queues.<queue>.key-limits}) for

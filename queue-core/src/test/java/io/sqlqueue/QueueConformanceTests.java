@@ -1,9 +1,11 @@
 package io.sqlqueue;
 
+import java.lang.reflect.Method;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -616,6 +618,47 @@ public abstract class QueueConformanceTests
 		assertThat(job.lastError()).contains("PayloadDecodingException")
 			.contains("cannot be decoded as io.sqlqueue.QueueConformanceTests$Greeting");
 		assertThat(greeter.calls).hasValue(0);
+	}
+
+	@Test
+	void payloadOfAnotherShapeFailsAtOnceNamingTheField() throws Exception {
+		Greeter greeter = new Greeter();
+		Method greet = Greeter.class.getDeclaredMethod("greet", Greeting.class, JobContext.class);
+		this.fixture.register(HandlerDefinition.of("greet", "default",
+				new MethodJobInvoker(greeter, greet, "greet", this.fixture.codec())));
+		this.fixture.startManager((s) -> s);
+		long otherType = this.fixture.queue().enqueue("greet", Map.of("customer", "acme", "copies", 7));
+		long unknown = this.fixture.queue().enqueue("greet", Map.of("name", "Grace", "times", 2, "nickname", "x"));
+		long missing = this.fixture.queue().enqueue("greet", Map.of("times", 2));
+		Map<String, Object> nullName = new HashMap<>();
+		nullName.put("name", null);
+		nullName.put("times", 2);
+		long nulled = this.fixture.queue().enqueue("greet", nullName);
+		long missingNumber = this.fixture.queue().enqueue("greet", Map.of("name", "Grace"));
+		Map<Long, String> fields = Map.of(otherType, "'name'", unknown, "Unrecognized property \"nickname\"",
+				missing, "'name'", nulled, "\"name\"", missingNumber, "'times'");
+		fields.forEach((id, field) -> {
+			await().atMost(WAIT).pollInterval(Duration.ofMillis(20)).until(() -> this.fixture.status(id).isFinished());
+			JobRecord job = this.fixture.job(id);
+			assertThat(job.status()).as("status of job %d", id).isEqualTo(JobStatus.FAILED);
+			assertThat(job.attempts()).as("attempts of job %d", id).isEqualTo(1);
+			assertThat(job.lastError()).contains("PayloadDecodingException")
+				.contains("cannot be decoded as io.sqlqueue.QueueConformanceTests$Greeting")
+				.contains(field);
+		});
+		assertThat(greeter.calls).hasValue(0);
+	}
+
+	@Test
+	void lenientHandlerRunsAPayloadOfAnotherShape() throws Exception {
+		Greeter greeter = new Greeter();
+		Method greet = Greeter.class.getDeclaredMethod("greet", Greeting.class, JobContext.class);
+		this.fixture.register(new HandlerDefinition("greet", "default", null, null, Set.of(),
+				new MethodJobInvoker(greeter, greet, "greet", this.fixture.codec(), true), "greet", false, true));
+		this.fixture.startManager((s) -> s);
+		long id = this.fixture.queue().enqueue("greet", Map.of("times", 2, "nickname", "Amazing"));
+		awaitStatus(id, JobStatus.SUCCEEDED);
+		assertThat(this.fixture.job(id).result()).isEqualTo("\"Hello null x2 (job " + id + ")\"");
 	}
 
 	@Test

@@ -16,9 +16,12 @@ import io.sqlqueue.Names;
  * @param noRetryFor exceptions that fail the job at once
  * @param description where it comes from, for messages (such as the bean method)
  * @param transactional whether the handler runs in the transaction that completes its job
+ * @param lenientPayload whether its payloads decode leniently (see {@link PayloadCodec}); its
+ * invoker does the decoding, and this says so to those that decode its payloads elsewhere
  */
 public record HandlerDefinition(String name, String queue, @Nullable Integer maxAttempts, @Nullable Duration timeout,
-		Set<Class<? extends Throwable>> noRetryFor, JobInvoker invoker, String description, boolean transactional) {
+		Set<Class<? extends Throwable>> noRetryFor, JobInvoker invoker, String description, boolean transactional,
+		boolean lenientPayload) {
 
 	public HandlerDefinition {
 		Names.requireHandler(name);
@@ -30,6 +33,12 @@ public record HandlerDefinition(String name, String queue, @Nullable Integer max
 			throw new IllegalArgumentException("timeout of handler '" + name + "' must be positive");
 		}
 		noRetryFor = Set.copyOf(noRetryFor);
+	}
+
+	/** A handler whose payloads decode strictly. */
+	public HandlerDefinition(String name, String queue, @Nullable Integer maxAttempts, @Nullable Duration timeout,
+			Set<Class<? extends Throwable>> noRetryFor, JobInvoker invoker, String description, boolean transactional) {
+		this(name, queue, maxAttempts, timeout, noRetryFor, invoker, description, transactional, false);
 	}
 
 	/** A handler that does not run in its job's completing transaction. */

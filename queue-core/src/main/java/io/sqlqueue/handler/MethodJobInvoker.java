@@ -14,7 +14,8 @@ import io.sqlqueue.JobContext;
 
 /**
  * Calls a handler method: at most one payload parameter (decoded from JSON into its
- * declared, possibly generic, type) and at most one {@link JobContext}, in either order.
+ * declared, possibly generic, type; strictly unless the handler is lenient, see
+ * {@link PayloadCodec}) and at most one {@link JobContext}, in either order.
  */
 public final class MethodJobInvoker implements JobInvoker {
 
@@ -32,7 +33,19 @@ public final class MethodJobInvoker implements JobInvoker {
 
 	private final int contextIndex;
 
+	private final boolean lenientPayload;
+
+	/** An invoker that decodes payloads strictly. */
 	public MethodJobInvoker(Object target, Method method, String handler, PayloadCodec codec) {
+		this(target, method, handler, codec, false);
+	}
+
+	/**
+	 * @param lenientPayload whether payloads decode leniently: unknown properties ignored and
+	 * missing ones {@code null}, for a handler whose type changes while jobs of its old shape wait
+	 */
+	public MethodJobInvoker(Object target, Method method, String handler, PayloadCodec codec,
+			boolean lenientPayload) {
 		this.target = target;
 		this.method = method;
 		this.handler = handler;
@@ -57,6 +70,7 @@ public final class MethodJobInvoker implements JobInvoker {
 		this.payloadIndex = payload;
 		this.payloadType = (payload >= 0) ? codec.type(types[payload]) : null;
 		this.contextIndex = context;
+		this.lenientPayload = lenientPayload;
 		ReflectionUtils.makeAccessible(method);
 	}
 
@@ -70,7 +84,8 @@ public final class MethodJobInvoker implements JobInvoker {
 	public @Nullable Object invoke(String payload, JobContext context) throws Exception {
 		Object[] args = new Object[this.method.getParameterCount()];
 		if (this.payloadType != null) {
-			args[this.payloadIndex] = this.codec.decode(payload, this.payloadType, this.handler);
+			args[this.payloadIndex] = this.codec.decode(payload, this.payloadType, this.handler,
+					this.lenientPayload);
 		}
 		if (this.contextIndex >= 0) {
 			args[this.contextIndex] = context;

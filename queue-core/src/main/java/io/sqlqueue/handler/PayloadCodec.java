@@ -15,6 +15,13 @@ import io.sqlqueue.InvalidJobException;
  * Payloads and results as JSON, through Jackson 3. JSON only: no Java serialization and no
  * type names taken from the payload (polymorphic typing from data is a remote-code-execution
  * hole), so a payload decodes only into the type the handler declares.
+ * <p>
+ * Payloads decode strictly unless a handler asks otherwise: through a copy of the mapper
+ * that refuses unknown properties and missing or {@code null} creator parameters (record
+ * components) that are neither {@code @Nullable} nor {@code Optional}, so that a payload of
+ * another shape fails its job instead of running the handler with nulls. A lenient
+ * handler's payloads decode through a copy that ignores unknown properties. The mapper
+ * itself (the application's, with its settings as they are) encodes, and decodes results.
  */
 public class PayloadCodec {
 
@@ -23,6 +30,10 @@ public class PayloadCodec {
 
 	private final JsonMapper mapper;
 
+	private final JsonMapper strictMapper;
+
+	private final JsonMapper lenientMapper;
+
 	private final int maxPayloadBytes;
 
 	public PayloadCodec(JsonMapper mapper, int maxPayloadBytes) {
@@ -30,6 +41,8 @@ public class PayloadCodec {
 			throw new IllegalArgumentException("maxPayloadBytes must be positive");
 		}
 		this.mapper = mapper;
+		this.strictMapper = StrictPayloads.strict(mapper);
+		this.lenientMapper = StrictPayloads.lenient(mapper);
 		this.maxPayloadBytes = maxPayloadBytes;
 	}
 
@@ -68,14 +81,46 @@ public class PayloadCodec {
 		return this.mapper.getTypeFactory().constructType(type);
 	}
 
-	/** Decodes a stored payload, or throws {@link PayloadDecodingException} saying why it cannot. */
+	/**
+	 * Decodes a stored payload strictly, or throws {@link PayloadDecodingException} saying why
+	 * it cannot.
+	 */
 	public @Nullable Object decode(String payload, JavaType type, String handler) {
+		return decode(payload, type, handler, false);
+	}
+
+	/**
+	 * Decodes a stored payload, strictly unless {@code lenient} (then unknown properties are
+	 * ignored, and missing or {@code null} ones are decoded as the mapper is configured to:
+	 * by default {@code null}, or a primitive's zero), or throws
+	 * {@link PayloadDecodingException} saying why it cannot.
+	 */
+	public @Nullable Object decode(String payload, JavaType type, String handler, boolean lenient) {
 		try {
-			return this.mapper.readValue(payload, type);
+			return (lenient ? this.lenientMapper : this.strictMapper).readValue(payload, type);
 		}
 		catch (JacksonException ex) {
-			throw new PayloadDecodingException("The payload cannot be decoded as " + type.toCanonical()
-					+ " for handler '" + handler + "': " + ex.getOriginalMessage(), ex);
+			String why = "The payload cannot be decoded as " + type.toCanonical() + " for handler '" + handler
+					+ "': " + ex.getOriginalMessage();
+			if (ex.getPath().size() > 1) {
+				why += " (at " + ex.getPathReference() + ")";
+			}
+			if (!lenient && decodesLeniently(payload, type)) {
+				why += "; a handler that accepts payloads of other shapes (while its type evolves) declares "
+						+ "@JobHandler(lenientPayload = true), or the field @Nullable";
+			}
+			throw new PayloadDecodingException(why, ex);
+		}
+	}
+
+	/** Whether the payload fails only strict decoding, so the message can say how to relax it. */
+	private boolean decodesLeniently(String payload, JavaType type) {
+		try {
+			this.lenientMapper.readValue(payload, type);
+			return true;
+		}
+		catch (JacksonException ex) {
+			return false;
 		}
 	}
 

@@ -13,6 +13,7 @@ import tools.jackson.databind.JavaType;
 
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
 import io.sqlqueue.handler.PayloadCodec;
 import io.sqlqueue.manager.JobRunner;
@@ -128,12 +129,17 @@ public class SqlQueueTester {
 		return waiting;
 	}
 
-	/** The payloads of the jobs of this handler waiting to run, decoded as {@code type}, oldest first. */
+	/**
+	 * The payloads of the jobs of this handler waiting to run, decoded as {@code type}, oldest
+	 * first: strictly, as the handler will decode them, unless it is
+	 * {@code @JobHandler(lenientPayload = true)}, so a payload of the wrong shape fails here.
+	 */
 	public <T> List<T> enqueued(String handler, Class<T> type) {
 		JavaType javaType = this.codec.type(type);
+		boolean lenient = this.handlers.find(handler).map(HandlerDefinition::lenientPayload).orElse(false);
 		List<T> payloads = new ArrayList<>();
 		for (JobRecord job : enqueued(handler)) {
-			payloads.add(type.cast(this.codec.decode(job.payload(), javaType, handler)));
+			payloads.add(type.cast(this.codec.decode(job.payload(), javaType, handler, lenient)));
 		}
 		return payloads;
 	}

@@ -131,8 +131,9 @@ public class JobHandlerBeanPostProcessor implements BeanPostProcessor, BeanFacto
 			definition = new HandlerDefinition(annotation.value(), annotation.queue(),
 					(annotation.maxAttempts() != 0) ? annotation.maxAttempts() : null, timeout(annotation),
 					Set.copyOf(Arrays.asList(annotation.noRetryFor())),
-					new MethodJobInvoker(bean, invocable, annotation.value(), this.codec.getObject()), description,
-					annotation.transactional());
+					new MethodJobInvoker(bean, invocable, annotation.value(), this.codec.getObject(),
+							annotation.lenientPayload()),
+					description, annotation.transactional(), annotation.lenientPayload());
 		}
 		catch (IllegalArgumentException ex) {
 			throw new IllegalStateException(

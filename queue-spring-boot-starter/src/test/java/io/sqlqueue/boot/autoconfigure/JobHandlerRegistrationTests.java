@@ -62,6 +62,26 @@ class JobHandlerRegistrationTests {
 			assertThat(ping.maxAttempts()).isNull();
 			assertThat(ping.timeout()).isNull();
 			assertThat(ping.transactional()).isFalse();
+			assertThat(ping.lenientPayload()).isFalse();
+		});
+	}
+
+	@Test
+	void aPayloadOfAnotherShapeFailsThroughBootsMapperUnlessTheHandlerIsLenient() {
+		// Boot's JsonMapper ignores unknown properties: the queue's strictness must not depend on it.
+		this.runner.withBean("greeter", Greeter.class).withBean("lenient", LenientGreeter.class).run((context) -> {
+			assertThat(context.getBean(HandlerRegistry.class).find("greet.lenient").orElseThrow().lenientPayload())
+				.isTrue();
+			JobQueue jobs = context.getBean(JobQueue.class);
+			long strict = jobs.enqueue("greet", java.util.Map.of("customer", "acme", "copies", 7));
+			long lenient = jobs.enqueue("greet.lenient", java.util.Map.of("customer", "acme", "copies", 7));
+			JobRecord failed = jobs.await(strict, Duration.ofSeconds(20)).job();
+			assertThat(failed.status()).isEqualTo(JobStatus.FAILED);
+			assertThat(failed.attempts()).isEqualTo(1);
+			assertThat(failed.lastError()).contains("PayloadDecodingException")
+				.contains("JobHandlerRegistrationTests$Greeting")
+				.contains("'name'");
+			assertThat(jobs.await(lenient, Duration.ofSeconds(20)).status()).isEqualTo(JobStatus.SUCCEEDED);
 		});
 	}
 
@@ -202,6 +222,15 @@ class JobHandlerRegistrationTests {
 
 		@JobHandler("ping")
 		void ping() {
+		}
+
+	}
+
+	static class LenientGreeter {
+
+		@JobHandler(value = "greet.lenient", lenientPayload = true)
+		String greet(Greeting greeting) {
+			return "Hello, " + greeting.name();
 		}
 
 	}
