@@ -1915,7 +1915,10 @@ public abstract class QueueConformanceTests
 			.toList();
 	}
 
-	/** Three instances firing one schedule every second for 30 ticks: one job per tick, none missed. */
+	/**
+	 * Three instances firing one schedule every second for 12 ticks: one job per tick, none
+	 * missed (each tick is a race of three firers; 30 ticks took 30 s on each database).
+	 */
 	@Test
 	void threeInstancesFireEachTickOfAScheduleOnce() throws Exception {
 		handler("tick", (payload, context) -> null);
@@ -1940,7 +1943,7 @@ public abstract class QueueConformanceTests
 				}))
 				.toList();
 			await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
-				.until(() -> jobsOf("tick").size() >= 30);
+				.until(() -> jobsOf("tick").size() >= 12);
 			stop.set(true);
 			CompletableFuture.allOf(firers.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
 		}
@@ -1948,7 +1951,7 @@ public abstract class QueueConformanceTests
 			pools.forEach(HikariDataSource::close);
 		}
 		List<Instant> ticks = jobsOf("tick").stream().map(JobRecord::scheduledFor).toList();
-		assertThat(ticks).doesNotContainNull().doesNotHaveDuplicates().hasSizeGreaterThanOrEqualTo(30);
+		assertThat(ticks).doesNotContainNull().doesNotHaveDuplicates().hasSizeGreaterThanOrEqualTo(12);
 		for (int i = 1; i < ticks.size(); i++) {
 			assertThat(Duration.between(ticks.get(i - 1), ticks.get(i))).isEqualTo(Duration.ofSeconds(1));
 		}
