@@ -5,12 +5,16 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
+
+import org.springframework.dao.PessimisticLockingFailureException;
 
 import io.sqlqueue.flow.Limit;
 import io.sqlqueue.handler.HandlerDefinition;
@@ -25,6 +29,7 @@ import io.sqlqueue.schedule.ScheduleFirer;
 import io.sqlqueue.schedule.Schedules;
 import io.sqlqueue.store.ClaimMethod;
 import io.sqlqueue.store.ClaimRequest;
+import io.sqlqueue.store.Lease;
 import io.sqlqueue.store.ScheduleStore;
 import io.sqlqueue.test.OpenTransaction;
 import io.sqlqueue.test.QueueFixture;
@@ -33,6 +38,7 @@ import io.sqlqueue.workflow.Batch;
 import io.sqlqueue.workflow.BatchIds;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -228,6 +234,32 @@ interface CallerLockConformance {
 				return fixture().status(held) == JobStatus.FAILED;
 			});
 		}
+	}
+
+	/**
+	 * The queue's own write of an attempt's failure waits for a running job's row that a
+	 * caller's transaction holds a bounded while ({@code JobStore.SWEEP_LOCK_WAIT}), then
+	 * fails as a transient error, to be tried again, instead of holding its thread until
+	 * that transaction ends; once it has, the write lands.
+	 */
+	@Test
+	default void anAttemptsFailureWaitsForAHeldRowOnlyABoundedWhile() throws Exception {
+		assumeRowLocks();
+		assumeTheDatabasesOwnClaimMethod();
+		long held = fixture().queue().enqueue(Job.of("work", "held"));
+		JobRecord claimed = fixture().store()
+			.claim(new ClaimRequest("worker", "default", List.of("work"), 1, 30_000))
+			.get(0);
+		Lease lease = new Lease(held, claimed.leaseToken());
+		try (OpenTransaction<Long> caller = enqueueAfter(held)) {
+			CompletableFuture<Boolean> write = CompletableFuture
+				.supplyAsync(() -> fixture().store().fail(lease, "failed while held"));
+			assertThatThrownBy(() -> write.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+				.hasCauseInstanceOf(PessimisticLockingFailureException.class);
+			assertThat(fixture().status(held)).isEqualTo(JobStatus.RUNNING);
+		}
+		assertThat(fixture().store().fail(lease, "failed once free")).isTrue();
+		assertThat(fixture().status(held)).isEqualTo(JobStatus.FAILED);
 	}
 
 	/**

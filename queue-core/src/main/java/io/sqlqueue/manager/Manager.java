@@ -628,9 +628,27 @@ public class Manager implements SmartLifecycle {
 		for (Attempt attempt : this.inFlight) {
 			Duration timeout = timeoutOf(attempt.handler);
 			if (attempt.isRunning() && attempt.runningFor().compareTo(timeout) > 0 && attempt.settle()) {
-				this.recorder.failed(attempt, new JobTimeoutException(timeout), true);
-				attempt.interrupt();
+				timedOut(attempt, new JobTimeoutException(timeout));
 			}
+		}
+	}
+
+	/**
+	 * Records the timed-out attempt's failure, then interrupts its handler, on the scheduler:
+	 * the write may wait (a bounded while, and tries again) for a row a caller's transaction
+	 * holds, and the sweep goes on timing out the other attempts meanwhile. Where the
+	 * scheduler refuses it (the application closes), on this thread.
+	 */
+	private void timedOut(Attempt attempt, JobTimeoutException failure) {
+		Runnable fail = () -> {
+			this.recorder.failed(attempt, failure, true);
+			attempt.interrupt();
+		};
+		try {
+			this.scheduler.schedule(fail, Instant.now());
+		}
+		catch (RuntimeException ex) {
+			fail.run();
 		}
 	}
 
