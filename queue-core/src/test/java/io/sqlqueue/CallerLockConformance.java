@@ -238,7 +238,7 @@ interface CallerLockConformance {
 
 	/**
 	 * The queue's own write of an attempt's failure waits for a running job's row that a
-	 * caller's transaction holds a bounded while ({@code JobStore.SWEEP_LOCK_WAIT}), then
+	 * caller's transaction holds a bounded while ({@code JobStore.OWN_LOCK_WAIT}), then
 	 * fails as a transient error, to be tried again, instead of holding its thread until
 	 * that transaction ends; once it has, the write lands.
 	 */

@@ -1559,7 +1559,7 @@ public abstract class QueueConformanceTests
 	/**
 	 * Settling the end that the deadline sweep gives a job may need a row that a caller's
 	 * transaction holds: here its waiting dependent, after which the caller enqueues a job.
-	 * The sweep waits for that row at most {@link JobStore#SWEEP_LOCK_WAIT}, leaves the job as
+	 * The sweep waits for that row at most {@link JobStore#OWN_LOCK_WAIT}, leaves the job as
 	 * it was for the next pass, and ends the other jobs meanwhile.
 	 */
 	@Test

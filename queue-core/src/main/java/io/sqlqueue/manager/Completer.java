@@ -45,7 +45,7 @@ import io.sqlqueue.store.Lease;
  * <p>
  * A success whose row another transaction holds (a caller's open transaction that enqueued a
  * job to run after it, or cancels it), or whose settling needs a row it holds past
- * {@link JobStore#SWEEP_LOCK_WAIT}, is passed over by the write ({@link JobStore#completeUnlessHeld})
+ * {@link JobStore#OWN_LOCK_WAIT}, is passed over by the write ({@link JobStore#completeUnlessHeld})
  * and written again on its own after {@link #HELD_WAITS} (100 ms, growing to a second), until
  * it lands or its lease turns out lost: never dropped, never counted as a failed try or a
  * lost lease. It gives its room back when it is passed over, so that a transaction left open

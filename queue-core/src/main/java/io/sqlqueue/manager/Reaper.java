@@ -20,7 +20,7 @@ import io.sqlqueue.store.ReapedJob;
  * otherwise take down instance after instance), and cancels them when their cancel was
  * asked for. In the same pass it cancels queued jobs whose deadline passed. Compares with
  * the database's clock; safe to run on every instance at once. It never waits for a job's
- * row that another transaction holds, and waits at most {@link JobStore#SWEEP_LOCK_WAIT} for
+ * row that another transaction holds, and waits at most {@link JobStore#OWN_LOCK_WAIT} for
  * another row that settling a job's end needs: such jobs are ended at a later pass.
  */
 public class Reaper extends PeriodicTask {

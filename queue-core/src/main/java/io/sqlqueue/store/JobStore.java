@@ -70,7 +70,7 @@ public class JobStore {
 	 * than success ({@link #attemptEnd}) wait as long, then fail as a transient error and are
 	 * tried again. See docs/locking.md.
 	 */
-	public static final Duration SWEEP_LOCK_WAIT = Duration.ofSeconds(1);
+	public static final Duration OWN_LOCK_WAIT = Duration.ofSeconds(1);
 
 	/** The reason a job cancelled while it ran gives in its last error. */
 	public static final String CANCELLED_WHILE_RUNNING = "Cancelled while running, on request";
@@ -363,7 +363,7 @@ public class JobStore {
 	 * caller's open transaction that enqueued a job to run after it, or cancels it): it
 	 * passes over that job, whose success is to be written later, and records the others.
 	 * What a job's end settles (its dependents, its batch) is written with it, in a
-	 * transaction of its own that waits at most {@link #SWEEP_LOCK_WAIT} for a row another
+	 * transaction of its own that waits at most {@link #OWN_LOCK_WAIT} for a row another
 	 * transaction holds; a job whose settling waits longer is passed over too. SQLite has one
 	 * writer at a time: it writes when no other transaction does, within its busy timeout,
 	 * and passes over nothing.
@@ -438,7 +438,7 @@ public class JobStore {
 	/**
 	 * Completes jobs whose end settles others, and settles it, in a transaction of its own;
 	 * returns the leases it recorded. Where the database has {@code SKIP LOCKED} it passes over
-	 * the jobs' rows another transaction holds, and waits at most {@link #SWEEP_LOCK_WAIT} for
+	 * the jobs' rows another transaction holds, and waits at most {@link #OWN_LOCK_WAIT} for
 	 * any other row (a batch's, a dependent's): past that, the whole transaction is rolled
 	 * back and each job is tried alone, so that one held row leaves only its own job for later.
 	 */
@@ -458,7 +458,7 @@ public class JobStore {
 			}
 			logger.debug("The success of job {} is left for a later flush: settling its end needs a row that another "
 					+ "transaction has held for longer than {} ({})", completions.get(0).lease().jobId(),
-					SWEEP_LOCK_WAIT, ex.getMessage());
+					OWN_LOCK_WAIT, ex.getMessage());
 			return Set.of();
 		}
 	}
@@ -527,7 +527,7 @@ public class JobStore {
 	 * over those another transaction holds (a caller's open transaction that enqueued a job to
 	 * run after one of them, or cancels it; a worker frozen in its completion), so that the
 	 * sweep never waits for them and ends them at a later pass. What it locks besides while
-	 * it settles the jobs' ends it waits for at most {@link #SWEEP_LOCK_WAIT}; a job whose
+	 * it settles the jobs' ends it waits for at most {@link #OWN_LOCK_WAIT}; a job whose
 	 * settling waits longer is left for the next pass ({@link #endInSweep}). SQLite has one
 	 * writer at a time: its sweep writes when no other transaction does, within its busy
 	 * timeout. The function is told whether its rows are to be locked.
@@ -541,7 +541,7 @@ public class JobStore {
 
 	/**
 	 * Runs {@code work} in a short READ COMMITTED transaction of its own whose waits for a row
-	 * another transaction holds last at most {@link #SWEEP_LOCK_WAIT}, then fail as a
+	 * another transaction holds last at most {@link #OWN_LOCK_WAIT}, then fail as a
 	 * {@code CannotAcquireLockException}. Only where the database has row locks.
 	 */
 	private <T> T bounded(Supplier<T> work) {
@@ -549,11 +549,11 @@ public class JobStore {
 	}
 
 	/**
-	 * Runs {@code work} in the current transaction waiting at most {@link #SWEEP_LOCK_WAIT}
+	 * Runs {@code work} in the current transaction waiting at most {@link #OWN_LOCK_WAIT}
 	 * for any row lock, where the database can bound it ({@link Dialect#boundLockWaits}).
 	 */
 	private <T> T withBoundedLockWaits(Supplier<T> work) {
-		Runnable restore = this.dialect.boundLockWaits(this.jdbc, SWEEP_LOCK_WAIT);
+		Runnable restore = this.dialect.boundLockWaits(this.jdbc, OWN_LOCK_WAIT);
 		try {
 			return work.get();
 		}
@@ -596,7 +596,7 @@ public class JobStore {
 		}
 		catch (PessimisticLockingFailureException ex) {
 			logger.info("Job {} is left as it was until the next pass: settling its end needs a row that another "
-					+ "transaction has held for longer than {} ({})", id, SWEEP_LOCK_WAIT, ex.getMessage());
+					+ "transaction has held for longer than {} ({})", id, OWN_LOCK_WAIT, ex.getMessage());
 			return false;
 		}
 		catch (RuntimeException ex) {
