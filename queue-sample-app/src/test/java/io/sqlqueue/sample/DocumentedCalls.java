@@ -33,7 +33,8 @@ import static org.assertj.core.api.Assertions.fail;
 import static org.awaitility.Awaitility.await;
 
 /**
- * Runs the curl commands of a page against a fresh sample application, in page order,
+ * Runs the curl commands of a page (or of pages that go on from each other) against a fresh
+ * sample application, in page order,
  * each with its {@link Step}, and holds every answer to what the page shows:
  * <ul>
  * <li>the status: {@code HTTP/1.1 409} where the page writes one, else 2xx;</li>
@@ -87,12 +88,25 @@ final class DocumentedCalls {
 
 	/** Runs the page's curl commands with these steps, in order, on a fresh application. */
 	static void run(Path page, List<Step> steps) throws IOException {
-		List<DocumentedCurl> curls = DocumentedCurl.read(page);
+		run(List.of(page), steps);
+	}
+
+	/**
+	 * Runs the curl commands of these pages with these steps, in order, on one fresh
+	 * application: a page that goes on from another (its ids are those the first one's calls
+	 * made) follows it in the list.
+	 */
+	static void run(List<Path> pages, List<Step> steps) throws IOException {
+		List<DocumentedCurl> curls = new ArrayList<>();
+		for (Path page : pages) {
+			curls.addAll(DocumentedCurl.read(page));
+		}
 		List<String> documented = curls.stream().map((curl) -> DocumentedCurl.normalize(curl.command())).toList();
 		List<String> checked = steps.stream().map(Step::command).toList();
 		if (!documented.equals(checked)) {
 			fail("The curl commands of %s and the steps of its test differ: each documented call needs a step, "
-					+ "in page order.%nThe page:%n%s%nThe steps:%n%s", page.getFileName(),
+					+ "in page order.%nThe pages:%n%s%nThe steps:%n%s",
+					pages.stream().map(Path::getFileName).map(Path::toString).collect(Collectors.joining(", ")),
 					curls.stream().map((curl) -> curl.where() + "  " + curl.command()).collect(Collectors.joining("\n")),
 					String.join("\n", checked));
 		}

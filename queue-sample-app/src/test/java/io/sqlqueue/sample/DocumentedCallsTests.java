@@ -1,12 +1,17 @@
 package io.sqlqueue.sample;
 
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 
@@ -20,8 +25,8 @@ import static io.sqlqueue.sample.DocumentedCalls.step;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Every {@code curl} in {@code README.md} and {@code queue-sample-app/USAGE.md} answers
- * what the page says.
+ * Every {@code curl} in {@code README.md}, {@code docs/*.md} and
+ * {@code queue-sample-app/USAGE.md} answers what the page says.
  * <p>
  * Each page is read from the repository and its curl commands run in page order, over real
  * HTTP, against a fresh sample application with its own settings (2 s initial backoff,
@@ -30,9 +35,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  * check of what its comment or shown output promises; {@link DocumentedCalls} adds the
  * checks every call gets (status, headers, the JSON fragments the page shows) and fails
  * when a page has a command without a step. A page change that changes an answer changes
- * its step too.
+ * its step too. A page that goes on from another ({@code docs/operations.md} curls the jobs
+ * the README's calls made) runs after it on the same application; a page with curl commands
+ * that no test here runs fails {@link #everyPageWithCurlCommandsIsRun}.
  */
 class DocumentedCallsTests {
+
+	/** The pages each test below runs, in the order it runs them. */
+	private static final List<List<String>> RUNS = List.of(List.of("README.md", "docs/operations.md"),
+			List.of("queue-sample-app/USAGE.md"));
 
 	/** "A moment later", "right away", "at once". */
 	private static final Duration MOMENT = Duration.ofSeconds(5);
@@ -41,8 +52,25 @@ class DocumentedCallsTests {
 	private static final Duration RETRIES = Duration.ofSeconds(30);
 
 	@Test
-	void readmeCallsAnswerAsTheReadmeSays() throws Exception {
-		run(repositoryFile("README.md"), List.of(
+	void everyPageWithCurlCommandsIsRun() throws IOException {
+		List<String> pages = new ArrayList<>(List.of("README.md", "queue-sample-app/USAGE.md"));
+		try (Stream<Path> docs = Files.list(repositoryFile("docs"))) {
+			docs.map((page) -> "docs/" + page.getFileName())
+				.filter((page) -> page.endsWith(".md"))
+				.sorted()
+				.forEach(pages::add);
+		}
+		Set<String> run = RUNS.stream().flatMap(List::stream).collect(Collectors.toSet());
+		for (String page : pages) {
+			if (!DocumentedCurl.read(repositoryFile(page)).isEmpty()) {
+				assertThat(run).as("pages whose curl commands a test of DocumentedCallsTests runs").contains(page);
+			}
+		}
+	}
+
+	@Test
+	void readmeAndOperationsCallsAnswerAsTheySay() throws Exception {
+		run(RUNS.get(0).stream().map(DocumentedCalls::repositoryFile).toList(), List.of(
 				step("""
 						curl -i -X POST localhost:8080/signups -H 'Content-Type: application/json' \
 						     -d '{"email": "ada@example.com", "name": "Ada"}'""",
@@ -125,7 +153,7 @@ class DocumentedCallsTests {
 		String signUpAda = """
 				curl -i -X POST localhost:8080/signups -H 'Content-Type: application/json' \
 				     -d '{"email": "ada@example.com", "name": "Ada"}'""";
-		run(repositoryFile("queue-sample-app/USAGE.md"), List.of(
+		run(RUNS.get(1).stream().map(DocumentedCalls::repositoryFile).toList(), List.of(
 				step(signUpAda, Call::send),
 				step("curl localhost:8080/jobs/1", (call) -> {
 					Answer job = call.until(MOMENT, status("SUCCEEDED"));

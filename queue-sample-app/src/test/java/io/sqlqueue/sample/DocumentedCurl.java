@@ -38,7 +38,7 @@ record DocumentedCurl(String file, int line, String command, String promise) {
 	 */
 	static List<DocumentedCurl> read(Path page) throws IOException {
 		List<String> lines = Files.readAllLines(page);
-		String file = page.getFileName().toString();
+		String file = DocumentedCalls.repositoryFile("").relativize(page).toString();
 		List<DocumentedCurl> curls = new ArrayList<>();
 		String fence = null;
 		for (int i = 0; i < lines.size(); i++) {
