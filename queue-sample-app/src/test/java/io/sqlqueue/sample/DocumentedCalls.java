@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import com.jayway.jsonpath.JsonPath;
 import com.jayway.jsonpath.PathNotFoundException;
@@ -84,6 +85,20 @@ final class DocumentedCalls {
 			}
 		}
 		throw new IllegalStateException("Not inside the sqlqueue repository: " + Path.of("").toAbsolutePath());
+	}
+
+	/**
+	 * The pages of this repository's documentation: {@code README.md},
+	 * {@code queue-sample-app/USAGE.md} and {@code docs/*.md}, in that order.
+	 */
+	static List<Path> documentedPages() throws IOException {
+		List<Path> pages = new ArrayList<>();
+		pages.add(repositoryFile("README.md"));
+		pages.add(repositoryFile("queue-sample-app/USAGE.md"));
+		try (Stream<Path> docs = Files.list(repositoryFile("docs"))) {
+			docs.filter((path) -> path.toString().endsWith(".md")).sorted().forEach(pages::add);
+		}
+		return pages;
 	}
 
 	/** Runs the page's curl commands with these steps, in order, on a fresh application. */

@@ -1,17 +1,14 @@
 package io.sqlqueue.sample;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 import org.junit.jupiter.api.Test;
 
@@ -53,17 +50,11 @@ class DocumentedCallsTests {
 
 	@Test
 	void everyPageWithCurlCommandsIsRun() throws IOException {
-		List<String> pages = new ArrayList<>(List.of("README.md", "queue-sample-app/USAGE.md"));
-		try (Stream<Path> docs = Files.list(repositoryFile("docs"))) {
-			docs.map((page) -> "docs/" + page.getFileName())
-				.filter((page) -> page.endsWith(".md"))
-				.sorted()
-				.forEach(pages::add);
-		}
 		Set<String> run = RUNS.stream().flatMap(List::stream).collect(Collectors.toSet());
-		for (String page : pages) {
-			if (!DocumentedCurl.read(repositoryFile(page)).isEmpty()) {
-				assertThat(run).as("pages whose curl commands a test of DocumentedCallsTests runs").contains(page);
+		for (Path page : DocumentedCalls.documentedPages()) {
+			if (!DocumentedCurl.read(page).isEmpty()) {
+				assertThat(run).as("pages whose curl commands a test of DocumentedCallsTests runs")
+					.contains(repositoryFile("").relativize(page).toString());
 			}
 		}
 	}

@@ -23,6 +23,7 @@ import javax.tools.ToolProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import static io.sqlqueue.sample.DocumentedCalls.documentedPages;
 import static io.sqlqueue.sample.DocumentedCalls.repositoryFile;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -59,7 +60,7 @@ class DocumentedSnippetsTests {
 	@Test
 	void everyJavaSnippetCompiles(@TempDir Path classes) throws IOException {
 		List<Snippet> snippets = new ArrayList<>();
-		for (Path page : pages()) {
+		for (Path page : documentedPages()) {
 			snippets.addAll(snippets(page));
 		}
 		assertThat(snippets).as("Java snippets found in the README").hasSizeGreaterThan(5);
@@ -78,16 +79,6 @@ class DocumentedSnippetsTests {
 			}
 		}
 		assertThat(errors).as("compile errors of the documented snippets").isEmpty();
-	}
-
-	private static List<Path> pages() throws IOException {
-		List<Path> pages = new ArrayList<>();
-		pages.add(repositoryFile("README.md"));
-		pages.add(repositoryFile("queue-sample-app/USAGE.md"));
-		try (Stream<Path> docs = Files.list(repositoryFile("docs"))) {
-			docs.filter((path) -> path.toString().endsWith(".md")).sorted().forEach(pages::add);
-		}
-		return pages;
 	}
 
 	/** The {@code ```java} blocks of a page, each as a compilation unit. */
