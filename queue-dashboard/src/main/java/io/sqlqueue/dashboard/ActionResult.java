@@ -5,9 +5,10 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.admin.AdminResult;
 
 /**
- * What an action did.
+ * What an action did, as the dashboard's API answers it.
  *
  * @param done whether it changed anything
  * @param message what happened, or why nothing did, in words
@@ -16,8 +17,9 @@ import io.sqlqueue.JobStatus;
  */
 public record ActionResult(boolean done, String message, @Nullable JobStatus status, List<Long> ids) {
 
-	static ActionResult notDone(String message, @Nullable JobStatus status) {
-		return new ActionResult(false, message, status, List.of());
+	/** What this {@link io.sqlqueue.admin.QueueAdmin} action did. */
+	public static ActionResult of(AdminResult result) {
+		return new ActionResult(result.done(), result.message(), result.status(), result.ids());
 	}
 
 }

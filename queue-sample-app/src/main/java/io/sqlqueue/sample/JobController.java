@@ -17,12 +17,16 @@ import org.springframework.web.server.ResponseStatusException;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.admin.AdminResult;
+import io.sqlqueue.admin.QueueAdmin;
+import io.sqlqueue.admin.Refusal;
 
 /**
  * Look at a job as stored, retry a {@code FAILED} one, cancel a queued or running one. (The
- * starter's Actuator endpoint offers the same to operators; this shows the
- * {@link JobQueue} API an application would use.) Retry and cancel run in a transaction, so
- * they answer with the job as they left it: workers hear of a retried job only when it commits.
+ * starter's Actuator endpoint and the dashboard offer the same to operators; like them, this
+ * calls the {@link QueueAdmin} bean, and answers its refusals' messages.) Retry and cancel run
+ * in a transaction, so they answer with the job as they left it: workers hear of a retried job
+ * only when it commits.
  */
 @RestController
 @RequestMapping("/jobs/{id}")
@@ -30,8 +34,11 @@ public class JobController {
 
 	private final JobQueue jobs;
 
-	public JobController(JobQueue jobs) {
+	private final QueueAdmin admin;
+
+	public JobController(JobQueue jobs, QueueAdmin admin) {
 		this.jobs = jobs;
+		this.admin = admin;
 	}
 
 	@GetMapping
@@ -43,12 +50,7 @@ public class JobController {
 	@PostMapping("/retry")
 	@Transactional
 	public JobView retry(@PathVariable long id) {
-		JobRecord job = find(id);
-		if (!this.jobs.retry(id)) {
-			throw new ResponseStatusException(HttpStatus.CONFLICT,
-					"Job " + id + " is " + job.status() + "; only a FAILED job can be retried");
-		}
-		return JobView.of(find(id));
+		return answer(id, this.admin.retry(id));
 	}
 
 	/**
@@ -58,10 +60,15 @@ public class JobController {
 	@PostMapping("/cancel")
 	@Transactional
 	public JobView cancel(@PathVariable long id) {
-		JobRecord job = find(id);
-		if (!this.jobs.cancel(id)) {
-			throw new ResponseStatusException(HttpStatus.CONFLICT,
-					"Job " + id + " is " + job.status() + "; only a WAITING, QUEUED or RUNNING job can be cancelled");
+		return answer(id, this.admin.cancel(id));
+	}
+
+	/** The job as the action left it; 404 when there is none, 409 with the reason when it was refused. */
+	private JobView answer(long id, AdminResult result) {
+		if (!result.done()) {
+			throw new ResponseStatusException(
+					(result.refusal() == Refusal.NO_SUCH_JOB) ? HttpStatus.NOT_FOUND : HttpStatus.CONFLICT,
+					result.message());
 		}
 		return JobView.of(find(id));
 	}

@@ -22,11 +22,11 @@ import org.springframework.util.ClassUtils;
 import org.springframework.web.servlet.function.RouterFunction;
 
 import io.sqlqueue.JobQueue;
+import io.sqlqueue.admin.QueueAdmin;
 import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
 import io.sqlqueue.boot.autoconfigure.SqlQueueProperties;
 import io.sqlqueue.dashboard.AttemptLog;
 import io.sqlqueue.dashboard.JobDetails;
-import io.sqlqueue.dashboard.Operations;
 import io.sqlqueue.dashboard.OverviewReader;
 import io.sqlqueue.dashboard.web.DashboardAccess;
 import io.sqlqueue.dashboard.web.DashboardHosts;
@@ -51,7 +51,7 @@ import io.sqlqueue.store.JobStore;
 		afterName = "org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration")
 @ConditionalOnWebApplication(type = Type.SERVLET)
 @ConditionalOnClass(RouterFunction.class)
-@ConditionalOnBean({ JobQueue.class, JobStore.class, SqlQueueProperties.class })
+@ConditionalOnBean({ JobQueue.class, JobStore.class, SqlQueueProperties.class, QueueAdmin.class })
 @ConditionalOnBooleanProperty(name = "sqlqueue.dashboard.enabled", matchIfMissing = true)
 @EnableConfigurationProperties(SqlQueueDashboardProperties.class)
 public final class SqlQueueDashboardAutoConfiguration {
@@ -89,13 +89,6 @@ public final class SqlQueueDashboardAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	Operations sqlqueueOperations(JobQueue jobs, JobStore store, ObjectProvider<Manager> manager,
-			ObjectProvider<Schedules> schedules) {
-		return new Operations(jobs, store, manager.getIfUnique(), schedules.getIfUnique());
-	}
-
-	@Bean
-	@ConditionalOnMissingBean
 	DashboardAccess sqlqueueDashboardAccess(SqlQueueDashboardProperties properties, ResourceLoader resourceLoader,
 			ObjectProvider<EndpointAccessLookup> endpointAccess) {
 		EndpointAccessLookup lookup = endpointAccess.getIfUnique();
@@ -107,7 +100,7 @@ public final class SqlQueueDashboardAutoConfiguration {
 	@ConditionalOnMissingBean
 	DashboardRouter sqlqueueDashboardRouter(SqlQueueDashboardProperties properties, Environment environment,
 			ResourceLoader resourceLoader, DashboardAccess access, OverviewReader overview, JobBrowser browser,
-			JobDetails details, Operations operations) {
+			JobDetails details, QueueAdmin admin) {
 		int pageSize = properties.getPageSize();
 		if (pageSize < 1 || pageSize > JobBrowser.MAX_PAGE_SIZE) {
 			throw new IllegalStateException(
@@ -115,7 +108,7 @@ public final class SqlQueueDashboardAutoConfiguration {
 		}
 		DashboardHosts hosts = DashboardHosts.of(properties.getAllowedHosts(), securityPresent(resourceLoader));
 		return new DashboardRouter(DashboardPath.check(properties.getPath(), environment), access, hosts, overview,
-				browser, details, operations, properties.getRefreshInterval(), pageSize);
+				browser, details, admin, properties.getRefreshInterval(), pageSize);
 	}
 
 	private static boolean securityPresent(ResourceLoader resourceLoader) {

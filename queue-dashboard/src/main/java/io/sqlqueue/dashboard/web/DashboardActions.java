@@ -4,38 +4,40 @@ import org.springframework.http.HttpStatus;
 import org.springframework.web.servlet.function.ServerRequest;
 import org.springframework.web.servlet.function.ServerResponse;
 
-import io.sqlqueue.dashboard.Operations;
+import io.sqlqueue.admin.AdminResult;
+import io.sqlqueue.admin.QueueAdmin;
+import io.sqlqueue.dashboard.ActionResult;
 
 /**
  * The dashboard's actions, each a POST that passes the {@link ActionGuard} first:
  * {@code api/jobs/{id}/retry}, {@code api/jobs/{id}/cancel},
  * {@code api/jobs/retry-failed?queue=&handler=} and
- * {@code api/schedules/{name}/trigger|pause|resume}. Each answers what it did
- * ({@link io.sqlqueue.dashboard.ActionResult}), {@code done: false} with the reason when
+ * {@code api/schedules/{name}/trigger|pause|resume}. Each is a {@link QueueAdmin} action
+ * and answers what it did ({@link ActionResult}), {@code done: false} with the reason when
  * the job or schedule was not in a state for it.
  */
 final class DashboardActions {
 
-	private final Operations operations;
+	private final QueueAdmin admin;
 
 	private final ActionGuard guard;
 
-	DashboardActions(Operations operations, ActionGuard guard) {
-		this.operations = operations;
+	DashboardActions(QueueAdmin admin, ActionGuard guard) {
+		this.admin = admin;
 		this.guard = guard;
 	}
 
 	ServerResponse retry(ServerRequest request) {
-		return guarded(request, () -> Responses.json(this.operations.retry(DashboardApi.pathId(request))));
+		return guarded(request, () -> answer(this.admin.retry(DashboardApi.pathId(request))));
 	}
 
 	ServerResponse cancel(ServerRequest request) {
-		return guarded(request, () -> Responses.json(this.operations.cancel(DashboardApi.pathId(request))));
+		return guarded(request, () -> answer(this.admin.cancel(DashboardApi.pathId(request))));
 	}
 
 	ServerResponse retryFailed(ServerRequest request) {
-		return guarded(request, () -> Responses.json(this.operations
-			.retryFailed(DashboardApi.name(request, "queue"), DashboardApi.name(request, "handler"))));
+		return guarded(request, () -> answer(
+				this.admin.retryFailed(DashboardApi.name(request, "queue"), DashboardApi.name(request, "handler"))));
 	}
 
 	ServerResponse schedule(ServerRequest request) {
@@ -44,8 +46,16 @@ final class DashboardActions {
 			return Responses.problem(HttpStatus.NOT_FOUND, "Unknown schedule action '" + action
 					+ "'; use trigger, pause or resume");
 		}
-		return guarded(request,
-				() -> Responses.json(this.operations.schedule(request.pathVariable("name"), action)));
+		String name = request.pathVariable("name");
+		return guarded(request, () -> answer(switch (action) {
+			case "trigger" -> this.admin.triggerSchedule(name);
+			case "pause" -> this.admin.pauseSchedule(name);
+			default -> this.admin.resumeSchedule(name);
+		}));
+	}
+
+	private static ServerResponse answer(AdminResult result) {
+		return Responses.json(ActionResult.of(result));
 	}
 
 	private ServerResponse guarded(ServerRequest request, java.util.function.Supplier<ServerResponse> action) {

@@ -11,9 +11,9 @@ import org.springframework.web.servlet.function.RouterFunctions;
 import org.springframework.web.servlet.function.ServerRequest;
 import org.springframework.web.servlet.function.ServerResponse;
 
+import io.sqlqueue.admin.QueueAdmin;
 import io.sqlqueue.dashboard.JobDetails;
 import io.sqlqueue.dashboard.OverviewReader;
-import io.sqlqueue.dashboard.Operations;
 import io.sqlqueue.store.JobBrowser;
 
 /**
@@ -33,10 +33,10 @@ public final class DashboardRouter implements RouterFunction<ServerResponse> {
 	 * @param pageSize jobs per page unless a request says otherwise
 	 */
 	public DashboardRouter(String path, DashboardAccess access, DashboardHosts hosts, OverviewReader overview,
-			JobBrowser browser, JobDetails details, Operations operations, Duration refresh, int pageSize) {
+			JobBrowser browser, JobDetails details, QueueAdmin admin, Duration refresh, int pageSize) {
 		DashboardPage page = new DashboardPage(access, refresh.toMillis(), pageSize);
 		DashboardApi api = new DashboardApi(overview, browser, details, pageSize);
-		DashboardActions actions = new DashboardActions(operations, new ActionGuard(access));
+		DashboardActions actions = new DashboardActions(admin, new ActionGuard(access));
 		String lastSegment = path.substring(path.lastIndexOf('/') + 1);
 		RouterFunction<ServerResponse> reads = RouterFunctions.route()
 			.GET(path + "/api/overview", api::overview)

@@ -16,6 +16,9 @@ import org.springframework.test.web.servlet.request.MockHttpServletRequestBuilde
 import io.sqlqueue.Job;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.admin.AdminResult;
+import io.sqlqueue.admin.QueueAdmin;
+import io.sqlqueue.admin.Refusal;
 import io.sqlqueue.store.JobStore;
 import io.sqlqueue.store.ClaimRequest;
 import io.sqlqueue.dashboard.DashboardContexts;
@@ -26,6 +29,8 @@ import io.sqlqueue.schedule.Schedules;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.containsString;
+import static org.mockito.BDDMockito.given;
+import static org.mockito.Mockito.mock;
 import static org.springframework.security.test.web.servlet.request.SecurityMockMvcRequestPostProcessors.csrf;
 import static org.springframework.security.test.web.servlet.request.SecurityMockMvcRequestPostProcessors.user;
 import static org.springframework.test.web.servlet.request.MockMvcRequestBuilders.get;
@@ -111,6 +116,23 @@ class DashboardActionsTests {
 			mvc.perform(fromThePage("/sqlqueue/api/jobs/retry-failed").queryParam("queue", "no such"))
 				.andExpect(status().isBadRequest());
 		});
+	}
+
+	@Test
+	void actionsCallTheApplicationsQueueAdminAndAnswerAsBefore() {
+		QueueAdmin admin = mock(QueueAdmin.class);
+		given(admin.retry(7)).willReturn(
+				new AdminResult(false, Refusal.NOT_FAILED, "Not now", JobStatus.RUNNING, List.of()));
+		DashboardContexts.runner()
+			.withPropertyValues("sqlqueue.dashboard.actions-enabled=true")
+			.withBean(QueueAdmin.class, () -> admin)
+			.run((context) -> DashboardContexts.mvc(context)
+				.perform(fromThePage("/sqlqueue/api/jobs/7/retry"))
+				.andExpect(jsonPath("$.done").value(false))
+				.andExpect(jsonPath("$.message").value("Not now"))
+				.andExpect(jsonPath("$.status").value("RUNNING"))
+				.andExpect(jsonPath("$.ids").isEmpty())
+				.andExpect(jsonPath("$.refusal").doesNotExist()));
 	}
 
 	@Test

@@ -41,6 +41,7 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 import io.sqlqueue.JobListener;
 import io.sqlqueue.JobQueue;
+import io.sqlqueue.admin.QueueAdmin;
 import io.sqlqueue.await.JobAwaiter;
 import io.sqlqueue.boot.flow.LimitDeclarer;
 import io.sqlqueue.boot.handler.JobHandlerBeanPostProcessor;
@@ -52,6 +53,7 @@ import io.sqlqueue.handler.HandlerRegistry;
 import io.sqlqueue.handler.UnknownHandlers;
 import io.sqlqueue.handler.PayloadCodec;
 import io.sqlqueue.handler.RetryPolicy;
+import io.sqlqueue.internal.admin.DefaultQueueAdmin;
 import io.sqlqueue.manager.Manager;
 import io.sqlqueue.manager.ManagerSettings;
 import io.sqlqueue.manager.Pruner;
@@ -295,6 +297,15 @@ public final class SqlQueueAutoConfiguration {
 	Schedules sqlqueueSchedules(ScheduleStore store, JobQueue jobQueue, HandlerRegistry handlers,
 			ObjectProvider<JobListener> listeners) {
 		return new Schedules(store, jobQueue, handlers, listener(listeners));
+	}
+
+	/** The operator actions, which the endpoint, the dashboard and application code call. */
+	@Bean
+	@ConditionalOnMissingBean
+	QueueAdmin sqlqueueQueueAdmin(JobQueue jobs, JobStore store, ObjectProvider<Manager> manager,
+			ObjectProvider<Schedules> schedules, ObjectProvider<FlowControl> flowControl) {
+		return new DefaultQueueAdmin(jobs, store, manager.getIfUnique(), schedules.getIfUnique(),
+				flowControl.getIfUnique());
 	}
 
 	/** The enabled schedules of {@code sqlqueue.schedules.*}, checked. */

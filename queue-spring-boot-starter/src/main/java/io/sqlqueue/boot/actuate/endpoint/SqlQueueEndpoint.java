@@ -5,8 +5,6 @@ import java.time.Instant;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
 
 import com.fasterxml.jackson.annotation.JsonRawValue;
@@ -19,14 +17,15 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
-import io.sqlqueue.DuplicateJobException;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.admin.AdminResult;
+import io.sqlqueue.admin.QueueAdmin;
+import io.sqlqueue.admin.RefusedException;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.Limit;
 import io.sqlqueue.flow.QueueLimits;
-import io.sqlqueue.flow.RateLimit;
 import io.sqlqueue.manager.Manager;
 import io.sqlqueue.schedule.Recurrence;
 import io.sqlqueue.schedule.ScheduleRecord;
@@ -47,13 +46,11 @@ import io.sqlqueue.workflow.WorkflowGraph;
  * ({@code POST /sqlqueue/schedules/{name}} with an {@code action}); each queue's limits and
  * the due jobs they hold back, and setting or removing a limit
  * ({@code POST /sqlqueue/limits/{queue}} with an {@code action}); a job's place in a
- * workflow, and a batch's progress ({@code GET /sqlqueue/batches/{id}}).
+ * workflow, and a batch's progress ({@code GET /sqlqueue/batches/{id}}). The writes are
+ * {@link QueueAdmin}'s actions, answered with its messages.
  */
 @Endpoint(id = "sqlqueue")
 public class SqlQueueEndpoint {
-
-	/** Most failed jobs one {@code retry-failed} call queues again unless it names a limit. */
-	public static final int DEFAULT_RETRY_LIMIT = 1000;
 
 	private final JobQueue jobs;
 
@@ -67,15 +64,19 @@ public class SqlQueueEndpoint {
 
 	private final @Nullable FlowControl flowControl;
 
+	private final QueueAdmin admin;
+
 	/**
 	 * @param manager this instance's Manager, or {@code null} when it runs no jobs
 	 * @param showPayload whether a job's payload is shown
 	 * @param schedules the recurring jobs, or {@code null} to show none
 	 * @param flowControl the limits, or {@code null} to show none
+	 * @param admin the operator actions the writes call
 	 */
 	public SqlQueueEndpoint(JobQueue jobs, JobStore store, @Nullable Manager manager, boolean showPayload,
-			@Nullable Schedules schedules, @Nullable FlowControl flowControl) {
+			@Nullable Schedules schedules, @Nullable FlowControl flowControl, QueueAdmin admin) {
 		this.flowControl = flowControl;
+		this.admin = admin;
 		this.jobs = jobs;
 		this.store = store;
 		this.manager = manager;
@@ -147,36 +148,17 @@ public class SqlQueueEndpoint {
 			throw new InvalidEndpointRequestException("Unknown action '" + action + "'; use 'set' or 'remove'",
 					"Unknown action");
 		}
-		if (this.flowControl == null) {
-			return new LimitActionDescriptor(queue, keys, action, false, null, "This application has no limits");
-		}
-		String where = "queue '" + queue + "'" + ((keys != null) ? " keys '" + keys + "'" : "");
-		boolean done;
-		String message;
+		AdminResult result;
 		try {
-			if (action.equals("set")) {
-				Limit limit = new Limit(concurrency,
-						(rateLimit != null && !rateLimit.isBlank()) ? RateLimit.parse(rateLimit) : null);
-				if (keys != null) {
-					this.flowControl.setKeyLimit(queue, keys, limit);
-				}
-				else {
-					this.flowControl.setLimit(queue, limit);
-				}
-				done = true;
-				message = "Limit of " + where + " is " + limit;
-			}
-			else {
-				done = (keys != null) ? this.flowControl.removeKeyLimit(queue, keys) : this.flowControl.removeLimit(queue);
-				message = done ? "Limit of " + where + " is removed" : "No limit of " + where;
-			}
+			result = action.equals("set") ? this.admin.setLimit(queue, keys, concurrency, rateLimit)
+					: this.admin.removeLimit(queue, keys);
 		}
-		catch (IllegalArgumentException ex) {
-			throw new InvalidEndpointRequestException("Invalid limit of " + where + ": " + ex.getMessage(),
-					"Invalid limit");
+		catch (RefusedException ex) {
+			throw new InvalidEndpointRequestException(ex.getMessage(), "Invalid limit");
 		}
-		return new LimitActionDescriptor(queue, keys, action, done,
-				LimitsDescriptor.of(this.flowControl.limits(queue)), message);
+		LimitsDescriptor limits = (this.flowControl != null) ? LimitsDescriptor.of(this.flowControl.limits(queue))
+				: null;
+		return new LimitActionDescriptor(queue, keys, action, result.done(), limits, result.message());
 	}
 
 	private ScheduleActionDescriptor scheduleAction(String name, String action) {
@@ -184,42 +166,15 @@ public class SqlQueueEndpoint {
 			throw new InvalidEndpointRequestException(
 					"Unknown action '" + action + "'; use 'pause', 'resume' or 'trigger'", "Unknown action");
 		}
-		Optional<ScheduleRecord> before = (this.schedules != null) ? this.schedules.find(name) : Optional.empty();
-		if (this.schedules == null || before.isEmpty()) {
-			return new ScheduleActionDescriptor(name, action, false, null, null, "No schedule named '" + name + "'");
-		}
-		Long jobId = null;
-		boolean done;
-		String message;
-		switch (action) {
-			case "pause" -> {
-				done = !before.get().paused() && this.schedules.pause(name);
-				message = done ? "Schedule '" + name + "' is paused" : "Schedule '" + name + "' was paused already";
-			}
-			case "resume" -> {
-				done = before.get().paused() && this.schedules.resume(name);
-				message = done ? "Schedule '" + name + "' fires again from its next tick"
-						: "Schedule '" + name + "' was not paused";
-			}
-			default -> {
-				try {
-					jobId = this.schedules.trigger(name);
-					done = true;
-					message = "Schedule '" + name + "' fired job " + jobId;
-					if (this.manager != null) {
-						this.manager.wakeUp(this.manager.totalWorkers().keySet());
-					}
-				}
-				catch (IllegalStateException ex) {
-					// Its jobs' settings are not stored and this instance lacks the handler, or it
-					// kept changing under the trigger: nothing was enqueued.
-					done = false;
-					message = String.valueOf(ex.getMessage());
-				}
-			}
-		}
-		ScheduleDescriptor after = this.schedules.find(name).map(ScheduleDescriptor::of).orElse(null);
-		return new ScheduleActionDescriptor(name, action, done, jobId, after, message);
+		AdminResult result = switch (action) {
+			case "pause" -> this.admin.pauseSchedule(name);
+			case "resume" -> this.admin.resumeSchedule(name);
+			default -> this.admin.triggerSchedule(name);
+		};
+		Long jobId = (result.done() && action.equals("trigger")) ? result.ids().get(0) : null;
+		ScheduleDescriptor after = (this.schedules != null)
+				? this.schedules.find(name).map(ScheduleDescriptor::of).orElse(null) : null;
+		return new ScheduleActionDescriptor(name, action, result.done(), jobId, after, result.message());
 	}
 
 	private static Map<JobStatus, Long> zeroCounts() {
@@ -272,45 +227,14 @@ public class SqlQueueEndpoint {
 			throw new InvalidEndpointRequestException("Unknown action '" + action + "'; use 'retry' or 'cancel'",
 					"Unknown action");
 		}
-		Optional<JobRecord> before = this.jobs.find(id);
-		if (before.isEmpty()) {
-			return new ActionDescriptor(id, action, false, null, "No job " + id);
-		}
-		boolean done;
-		String message;
-		if (action.equals("retry")) {
-			try {
-				done = this.jobs.retry(id);
-				message = done ? "Job " + id + " is queued again with a fresh set of attempts"
-						: "Job " + id + " is " + before.get().status() + "; only a FAILED job can be retried";
-			}
-			catch (DuplicateJobException ex) {
-				done = false;
-				message = "Job " + id + " cannot be retried: " + ex.getMessage();
-			}
-		}
-		else {
-			done = this.jobs.cancel(id);
-			JobStatus after = this.jobs.find(id).map(JobRecord::status).orElse(null);
-			if (!done) {
-				message = "Job " + id + " is " + after + "; only a WAITING, QUEUED or RUNNING job can be cancelled";
-			}
-			else if (after == JobStatus.RUNNING) {
-				message = "Job " + id + " is running: its cancel is asked for, and the instance that runs it stops it";
-			}
-			else {
-				message = "Job " + id + " is cancelled";
-			}
-			return new ActionDescriptor(id, action, done, after, message);
-		}
-		// The state the action left, not a later read: a worker may have claimed the retried job already.
-		JobStatus status = done ? JobStatus.QUEUED : this.jobs.find(id).map(JobRecord::status).orElse(null);
-		return new ActionDescriptor(id, action, done, status, message);
+		AdminResult result = action.equals("retry") ? this.admin.retry(id) : this.admin.cancel(id);
+		return new ActionDescriptor(id, action, result.done(), result.status(), result.message());
 	}
 
 	/**
-	 * Retries ({@code action=retry-failed}) up to {@code limit} failed jobs, oldest first,
-	 * of this queue and this handler (either left out for any).
+	 * Retries ({@code action=retry-failed}) up to {@code limit} (1 to
+	 * {@link QueueAdmin#MAX_BULK}, that many when left out) failed jobs, oldest first, of this
+	 * queue and this handler (either left out for any).
 	 */
 	@WriteOperation
 	public RetriedDescriptor retryFailed(String action, @Nullable String queue, @Nullable String handler,
@@ -320,13 +244,12 @@ public class SqlQueueEndpoint {
 					"Unknown action '" + action + "'; use 'retry-failed', or name a job: /sqlqueue/{id}",
 					"Unknown action");
 		}
-		int max = (limit != null) ? limit : DEFAULT_RETRY_LIMIT;
-		if (max < 1) {
-			throw new InvalidEndpointRequestException("The limit must be positive, not " + max, "Invalid limit");
+		List<Long> ids;
+		try {
+			ids = this.admin.retryFailed(queue, handler, (limit != null) ? limit : QueueAdmin.MAX_BULK).ids();
 		}
-		List<Long> ids = this.store.retryAllFailed(queue, handler, max);
-		if (!ids.isEmpty() && this.manager != null) {
-			this.manager.wakeUp((queue != null) ? Set.of(queue) : this.manager.totalWorkers().keySet());
+		catch (RefusedException ex) {
+			throw new InvalidEndpointRequestException(ex.getMessage(), "Invalid limit");
 		}
 		return new RetriedDescriptor(action, queue, handler, ids.size(), ids);
 	}

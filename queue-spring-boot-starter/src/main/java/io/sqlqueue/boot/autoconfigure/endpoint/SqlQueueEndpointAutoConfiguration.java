@@ -9,6 +9,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.context.annotation.Bean;
 
 import io.sqlqueue.JobQueue;
+import io.sqlqueue.admin.QueueAdmin;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint;
 import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
 import io.sqlqueue.boot.autoconfigure.SqlQueueProperties;
@@ -28,12 +29,13 @@ import io.sqlqueue.store.JobStore;
 public final class SqlQueueEndpointAutoConfiguration {
 
 	@Bean
-	@ConditionalOnBean({ JobQueue.class, JobStore.class, SqlQueueProperties.class })
+	@ConditionalOnBean({ JobQueue.class, JobStore.class, SqlQueueProperties.class, QueueAdmin.class })
 	@ConditionalOnMissingBean
 	SqlQueueEndpoint sqlqueueEndpoint(JobQueue jobs, JobStore store, ObjectProvider<Manager> manager,
-			SqlQueueProperties properties, ObjectProvider<Schedules> schedules, ObjectProvider<FlowControl> flowControl) {
+			SqlQueueProperties properties, ObjectProvider<Schedules> schedules, ObjectProvider<FlowControl> flowControl,
+			QueueAdmin admin) {
 		return new SqlQueueEndpoint(jobs, store, manager.getIfUnique(), properties.getEndpoint().isShowPayload(),
-				schedules.getIfUnique(), flowControl.getIfUnique());
+				schedules.getIfUnique(), flowControl.getIfUnique(), admin);
 	}
 
 }

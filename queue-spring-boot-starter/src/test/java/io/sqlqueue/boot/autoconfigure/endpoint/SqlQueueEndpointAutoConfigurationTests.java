@@ -18,6 +18,9 @@ import io.sqlqueue.Job;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.admin.AdminResult;
+import io.sqlqueue.admin.QueueAdmin;
+import io.sqlqueue.admin.Refusal;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.ActionDescriptor;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.BatchDescriptor;
@@ -31,6 +34,7 @@ import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.RetriedDescriptor;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.ScheduleActionDescriptor;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.ScheduleDescriptor;
 import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
+import io.sqlqueue.internal.admin.DefaultQueueAdmin;
 import io.sqlqueue.schedule.Recurrence;
 import io.sqlqueue.schedule.ScheduleDefinition;
 import io.sqlqueue.schedule.ScheduleSource;
@@ -45,6 +49,8 @@ import io.sqlqueue.workflow.JobLinks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.mockito.BDDMockito.given;
+import static org.mockito.Mockito.mock;
 
 /**
  * The endpoint's operations called on the bean; the sample app calls them over HTTP. The
@@ -250,6 +256,8 @@ class SqlQueueEndpointAutoConfigurationTests {
 			assertThat(retry.status()).isEqualTo(JobStatus.QUEUED);
 			assertThat(jobs.find(failed)).map(JobRecord::attempts).hasValue(0);
 			assertThat(endpoint.jobAction(failed, "retry").done()).isFalse();
+			assertThat(endpoint.jobAction(failed, "retry").message())
+				.isEqualTo("Job " + failed + " is QUEUED; only a FAILED job can be retried");
 
 			ActionDescriptor cancel = endpoint.jobAction(queued, "cancel");
 			assertThat(cancel.done()).isTrue();
@@ -304,8 +312,30 @@ class SqlQueueEndpointAutoConfigurationTests {
 			assertThatExceptionOfType(InvalidEndpointRequestException.class)
 				.isThrownBy(() -> endpoint.retryFailed("retry", "mail", null, null));
 			assertThatExceptionOfType(InvalidEndpointRequestException.class)
-				.isThrownBy(() -> endpoint.retryFailed("retry-failed", "mail", null, 0));
+				.isThrownBy(() -> endpoint.retryFailed("retry-failed", "mail", null, 0))
+				.withMessage("The limit must be 1 to 1000, not 0");
+			assertThatExceptionOfType(InvalidEndpointRequestException.class)
+				.isThrownBy(() -> endpoint.retryFailed("retry-failed", "mail", null, QueueAdmin.MAX_BULK + 1))
+				.withMessage("The limit must be 1 to 1000, not 1001");
 		});
+	}
+
+	@Test
+	void writesThroughTheApplicationsQueueAdmin() {
+		QueueAdmin admin = mock(QueueAdmin.class);
+		given(admin.retry(42)).willReturn(new AdminResult(false, Refusal.NO_SUCH_JOB, "Not here", null, List.of()));
+		this.runner.withBean(QueueAdmin.class, () -> admin).run((context) -> {
+			assertThat(context).hasSingleBean(QueueAdmin.class);
+			ActionDescriptor retry = context.getBean(SqlQueueEndpoint.class).jobAction(42, "retry");
+			assertThat(retry.message()).isEqualTo("Not here");
+		});
+	}
+
+	@Test
+	void providesAQueueAdmin() {
+		this.runner.run((context) -> assertThat(context).hasSingleBean(QueueAdmin.class)
+			.getBean(QueueAdmin.class)
+			.isInstanceOf(DefaultQueueAdmin.class));
 	}
 
 	/** Claims the due jobs of these handlers in the queue and fails them. */

@@ -1,0 +1,102 @@
+package io.sqlqueue.admin;
+
+import org.jspecify.annotations.Nullable;
+
+import io.sqlqueue.flow.Limit;
+
+/**
+ * What an operator may do to the queue, in one place: the Actuator endpoint, the dashboard
+ * and application code call the same methods, with the same rules and the same messages.
+ * An action answers an {@link AdminResult}: done, or not done with a {@link Refusal} and its
+ * message when the job, schedule or limit was not in a state for it. A request wrong in
+ * itself (more than {@link #MAX_BULK} jobs, an invalid limit) throws a
+ * {@link RefusedException} and changes nothing.
+ * <p>
+ * The starter provides one as a bean; inject it ({@code QueueAdmin admin}) and call it.
+ * Who may call it is the application's concern: the endpoint and the dashboard guard their
+ * own requests.
+ */
+public interface QueueAdmin {
+
+	/** Most jobs one bulk action (a retry of the failed jobs of a queue or handler) changes. */
+	int MAX_BULK = 1000;
+
+	/**
+	 * Queues a {@code FAILED} job again with a fresh set of attempts. Refused when there is
+	 * no such job ({@link Refusal#NO_SUCH_JOB}), when it is not failed
+	 * ({@link Refusal#NOT_FAILED}), or when an unfinished job holds its unique key
+	 * ({@link Refusal#UNIQUE_KEY_TAKEN}).
+	 */
+	AdminResult retry(long id);
+
+	/**
+	 * Cancels a {@code WAITING} or {@code QUEUED} job at once; for a {@code RUNNING} one asks
+	 * the instance that runs it to stop it (the result's status then still says
+	 * {@code RUNNING}). Refused when there is no such job ({@link Refusal#NO_SUCH_JOB}) or it
+	 * has finished ({@link Refusal#NOT_CANCELLABLE}).
+	 */
+	AdminResult cancel(long id);
+
+	/**
+	 * Queues again up to {@link #MAX_BULK} failed jobs, oldest first, of this queue and this
+	 * handler ({@code null}: any). A failed job whose unique key an unfinished job holds
+	 * stays failed. Not done ({@link Refusal#NO_FAILED_JOBS}) when there were none.
+	 */
+	default AdminResult retryFailed(@Nullable String queue, @Nullable String handler) {
+		return retryFailed(queue, handler, MAX_BULK);
+	}
+
+	/**
+	 * As {@link #retryFailed(String, String)}, up to {@code limit} jobs.
+	 * @throws RefusedException ({@link Refusal#BULK_LIMIT}) when {@code limit} is not 1 to
+	 * {@link #MAX_BULK}
+	 */
+	AdminResult retryFailed(@Nullable String queue, @Nullable String handler, int limit);
+
+	/**
+	 * Fires the schedule now: enqueues its job (the result's {@code ids}) whatever its next
+	 * tick, paused or not. Refused when there is no such schedule
+	 * ({@link Refusal#NO_SUCH_SCHEDULE}) or it could not fire ({@link Refusal#NOT_FIRED}).
+	 */
+	AdminResult triggerSchedule(String name);
+
+	/**
+	 * Pauses the schedule: it fires no more until resumed. Refused when there is no such
+	 * schedule or it was paused already ({@link Refusal#ALREADY_PAUSED}).
+	 */
+	AdminResult pauseSchedule(String name);
+
+	/**
+	 * Resumes a paused schedule from its next tick. Refused when there is no such schedule
+	 * or it was not paused ({@link Refusal#NOT_PAUSED}).
+	 */
+	AdminResult resumeSchedule(String name);
+
+	/**
+	 * Sets the queue's own limit, or with {@code keys} the limit of the concurrency keys that
+	 * pattern matches, on every instance. Refused when the application has no flow control
+	 * ({@link Refusal#NO_LIMITS}).
+	 * @throws RefusedException ({@link Refusal#INVALID_LIMIT}) when the queue's name or the
+	 * pattern is not valid
+	 */
+	AdminResult setLimit(String queue, @Nullable String keys, Limit limit);
+
+	/**
+	 * As {@link #setLimit(String, String, Limit)} with the limit as an operator types it:
+	 * a concurrency and/or a rate such as {@code 100/1m}.
+	 * @throws RefusedException ({@link Refusal#INVALID_LIMIT}) when neither is given or the
+	 * rate is malformed
+	 */
+	AdminResult setLimit(String queue, @Nullable String keys, @Nullable Integer concurrency,
+			@Nullable String rateLimit);
+
+	/**
+	 * Removes the queue's own limit, or with {@code keys} the limit of that key pattern.
+	 * Refused when there was none ({@link Refusal#NO_SUCH_LIMIT}) or the application has no
+	 * flow control ({@link Refusal#NO_LIMITS}).
+	 * @throws RefusedException ({@link Refusal#INVALID_LIMIT}) when the queue's name or the
+	 * pattern is not valid
+	 */
+	AdminResult removeLimit(String queue, @Nullable String keys);
+
+}

@@ -1,0 +1,65 @@
+package io.sqlqueue.admin;
+
+/**
+ * Why an operator action did nothing, each reason with the one message every caller shows
+ * (the Actuator endpoint, the dashboard, application code). The first kind is a state of
+ * the data (the action answers {@code done: false}); {@link #BULK_LIMIT} and
+ * {@link #INVALID_LIMIT} are requests that are wrong in themselves, thrown as a
+ * {@link RefusedException}.
+ */
+public enum Refusal {
+
+	/** There is no job with this id. */
+	NO_SUCH_JOB("No job %s"),
+
+	/** Only a {@code FAILED} job can be retried. */
+	NOT_FAILED("Job %s is %s; only a FAILED job can be retried"),
+
+	/** An unfinished job holds the failed job's unique key, so it stays failed. */
+	UNIQUE_KEY_TAKEN("Job %s cannot be retried: %s"),
+
+	/** Only a {@code WAITING}, {@code QUEUED} or {@code RUNNING} job can be cancelled. */
+	NOT_CANCELLABLE("Job %s is %s; only a WAITING, QUEUED or RUNNING job can be cancelled"),
+
+	/** A retry of the failed jobs of a queue or handler found none. */
+	NO_FAILED_JOBS("No failed jobs%s to retry"),
+
+	/** A bulk action asked for fewer than one or more than {@link QueueAdmin#MAX_BULK} jobs. */
+	BULK_LIMIT("The limit must be 1 to " + QueueAdmin.MAX_BULK + ", not %s"),
+
+	/** There is no schedule with this name. */
+	NO_SUCH_SCHEDULE("No schedule named '%s'"),
+
+	/** The schedule was paused already. */
+	ALREADY_PAUSED("Schedule '%s' was paused already"),
+
+	/** The schedule was not paused. */
+	NOT_PAUSED("Schedule '%s' was not paused"),
+
+	/**
+	 * The schedule could not fire: its jobs' settings are not stored and this instance lacks
+	 * its handler, or it kept changing under the trigger. The message says which.
+	 */
+	NOT_FIRED("%s"),
+
+	/** This application has no flow control. */
+	NO_LIMITS("This application has no limits"),
+
+	/** There was no such limit to remove. */
+	NO_SUCH_LIMIT("No limit of %s"),
+
+	/** The limit is not valid (no concurrency and no rate, a malformed rate, a bad name...). */
+	INVALID_LIMIT("Invalid limit of %s: %s");
+
+	private final String template;
+
+	Refusal(String template) {
+		this.template = template;
+	}
+
+	/** The message, its {@code %s} filled in with these values in order. */
+	public String message(Object... values) {
+		return String.format(this.template, values);
+	}
+
+}
