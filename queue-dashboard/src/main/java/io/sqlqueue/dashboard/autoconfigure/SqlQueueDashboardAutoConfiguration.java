@@ -62,7 +62,7 @@ public final class SqlQueueDashboardAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	JobBrowser sqlqueueJobBrowser(DataSource dataSource, Dialect dialect, SqlQueueProperties properties) {
-		return new JobBrowser(dataSource, dialect, properties.getSchema());
+		return new JobBrowser(dataSource, dialect, properties.getJdbc().getSchema());
 	}
 
 	@Bean
