@@ -51,7 +51,7 @@ class ObserveAndOperateTests {
 		awaitStatus(flaky, "FAILED");
 		awaitStatus(unknownKind, "FAILED");
 
-		// One job, without its payload (sqlqueue.endpoint.show-payload is off).
+		// One job, without its payload (management.endpoint.sqlqueue.show-payload is off).
 		this.http.get()
 			.uri("/actuator/sqlqueue/{id}", flaky)
 			.exchange()

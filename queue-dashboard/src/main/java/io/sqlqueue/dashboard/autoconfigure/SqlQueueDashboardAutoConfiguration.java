@@ -24,6 +24,7 @@ import org.springframework.web.servlet.function.RouterFunction;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
 import io.sqlqueue.boot.autoconfigure.SqlQueueProperties;
+import io.sqlqueue.boot.autoconfigure.endpoint.SqlQueueEndpointProperties;
 import io.sqlqueue.dashboard.AttemptLog;
 import io.sqlqueue.dashboard.JobDetails;
 import io.sqlqueue.dashboard.Operations;
@@ -53,7 +54,7 @@ import io.sqlqueue.store.JobStore;
 @ConditionalOnClass(RouterFunction.class)
 @ConditionalOnBean({ JobQueue.class, JobStore.class, SqlQueueProperties.class })
 @ConditionalOnBooleanProperty(name = "sqlqueue.dashboard.enabled", matchIfMissing = true)
-@EnableConfigurationProperties(SqlQueueDashboardProperties.class)
+@EnableConfigurationProperties({ SqlQueueDashboardProperties.class, SqlQueueEndpointProperties.class })
 public final class SqlQueueDashboardAutoConfiguration {
 
 	/** The class whose presence means Spring Security guards the application. */
@@ -83,8 +84,8 @@ public final class SqlQueueDashboardAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	JobDetails sqlqueueJobDetails(JobQueue jobs, AttemptLog attempts, SqlQueueProperties properties) {
-		return new JobDetails(jobs, attempts, properties.getEndpoint().isShowPayload());
+	JobDetails sqlqueueJobDetails(JobQueue jobs, AttemptLog attempts, SqlQueueEndpointProperties endpoint) {
+		return new JobDetails(jobs, attempts, endpoint.isShowPayload());
 	}
 
 	@Bean

@@ -21,8 +21,9 @@ import io.sqlqueue.schedule.OverlapPolicy;
  * settings at the top (the queues, the schedules, what an enqueue accepts), and a group
  * for each part: {@code jdbc} (tables and statements), {@code manager} (everything the
  * Manager reads), {@code maintenance} (the periodic loops' intervals), {@code retry},
- * {@code retention}, {@code await}, {@code observations}, {@code metrics},
- * {@code health} and {@code endpoint}.
+ * {@code retention}, {@code await}, {@code observations} and {@code metrics}. The
+ * Actuator endpoint and the health indicator have theirs under {@code management.*}
+ * ({@code SqlQueueEndpointProperties}, {@code SqlQueueHealthIndicatorProperties}).
  */
 @ConfigurationProperties("sqlqueue")
 public class SqlQueueProperties {
@@ -90,10 +91,6 @@ public class SqlQueueProperties {
 	private final Observations observations = new Observations();
 
 	private final Metrics metrics = new Metrics();
-
-	private final Health health = new Health();
-
-	private final Endpoint endpoint = new Endpoint();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -173,14 +170,6 @@ public class SqlQueueProperties {
 
 	public Metrics getMetrics() {
 		return this.metrics;
-	}
-
-	public Health getHealth() {
-		return this.health;
-	}
-
-	public Endpoint getEndpoint() {
-		return this.endpoint;
 	}
 
 	/**
@@ -611,60 +600,6 @@ public class SqlQueueProperties {
 
 		public void setPercentilesHistogram(boolean percentilesHistogram) {
 			this.percentilesHistogram = percentilesHistogram;
-		}
-
-	}
-
-	/**
-	 * The health indicator (enabled with 'management.health.sqlqueue.enabled').
-	 */
-	public static class Health {
-
-		/**
-		 * Longest a due job may wait before its queue counts as stuck.
-		 */
-		private Duration maxDueAge = Duration.ofMinutes(5);
-
-		/**
-		 * Health status reported while a queue is stuck, such as 'DOWN' or a custom one
-		 * (add a custom one to 'management.endpoint.health.status.order').
-		 */
-		private String staleStatus = "DOWN";
-
-		public Duration getMaxDueAge() {
-			return this.maxDueAge;
-		}
-
-		public void setMaxDueAge(Duration maxDueAge) {
-			this.maxDueAge = maxDueAge;
-		}
-
-		public String getStaleStatus() {
-			return this.staleStatus;
-		}
-
-		public void setStaleStatus(String staleStatus) {
-			this.staleStatus = staleStatus;
-		}
-
-	}
-
-	/**
-	 * The 'sqlqueue' Actuator endpoint.
-	 */
-	public static class Endpoint {
-
-		/**
-		 * Whether a job's payload is shown; payloads may hold personal data.
-		 */
-		private boolean showPayload = false;
-
-		public boolean isShowPayload() {
-			return this.showPayload;
-		}
-
-		public void setShowPayload(boolean showPayload) {
-			this.showPayload = showPayload;
 		}
 
 	}

@@ -11,8 +11,9 @@ import io.sqlqueue.manager.ManagerSettings;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The metadata the configuration processor generates from {@link SqlQueueProperties}, for
- * IDE completion.
+ * The metadata the configuration processor generates from {@link SqlQueueProperties} and the
+ * {@code management.*} properties of the endpoint and the health indicator, for IDE
+ * completion.
  */
 class ConfigurationMetadataTests {
 
@@ -39,11 +40,11 @@ class ConfigurationMetadataTests {
 			.isEqualTo("30s");
 		assertThat(property(metadata, "sqlqueue.retention.succeeded").get("defaultValue").asString()).isEqualTo("7d");
 		assertThat(property(metadata, "sqlqueue.retention.failed").get("defaultValue").asString()).isEqualTo("30d");
-		assertThat(property(metadata, "sqlqueue.health.max-due-age").get("defaultValue").asString())
+		assertThat(property(metadata, "management.health.sqlqueue.max-due-age").get("defaultValue").asString())
 			.isEqualTo("5m");
-		assertThat(property(metadata, "sqlqueue.health.stale-status").get("defaultValue").asString())
+		assertThat(property(metadata, "management.health.sqlqueue.stale-status").get("defaultValue").asString())
 			.isEqualTo("DOWN");
-		assertThat(property(metadata, "sqlqueue.endpoint.show-payload").get("defaultValue").asBoolean())
+		assertThat(property(metadata, "management.endpoint.sqlqueue.show-payload").get("defaultValue").asBoolean())
 			.isFalse();
 		assertThat(property(metadata, "sqlqueue.maintenance.schedule-interval").get("defaultValue").asString())
 			.isEqualTo("1s");
@@ -63,6 +64,7 @@ class ConfigurationMetadataTests {
 			.isEqualTo("15s");
 		assertThat(property(metadata, "sqlqueue.jdbc.migrate").get("defaultValue").asBoolean()).isTrue();
 		assertThat(property(metadata, "sqlqueue.jdbc.notify").get("defaultValue").asBoolean()).isTrue();
+		assertThat(property(metadata, "management.health.sqlqueue.enabled").get("defaultValue").asBoolean()).isTrue();
 		for (JsonNode property : metadata.get("properties")) {
 			assertThat(property.path("description").asString()).as(property.get("name").asString())
 				.isNotBlank()

@@ -10,6 +10,8 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.util.unit.DataSize;
 
+import io.sqlqueue.boot.autoconfigure.endpoint.SqlQueueEndpointProperties;
+import io.sqlqueue.boot.autoconfigure.health.SqlQueueHealthIndicatorProperties;
 import io.sqlqueue.handler.UnknownHandlerPolicy;
 import io.sqlqueue.store.ClaimMethod;
 
@@ -17,7 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Each group of the properties binds under its name: {@code sqlqueue.*} at the top,
- * {@code sqlqueue.jdbc.*}, {@code sqlqueue.manager.*} and {@code sqlqueue.maintenance.*}.
+ * {@code sqlqueue.jdbc.*}, {@code sqlqueue.manager.*}, {@code sqlqueue.maintenance.*}, and
+ * the endpoint's and the health indicator's under {@code management.*}.
  */
 class SqlQueuePropertiesTests {
 
@@ -108,11 +111,33 @@ class SqlQueuePropertiesTests {
 			assertThat(properties.getManager().getPollInterval()).isEqualTo(Duration.ofSeconds(1));
 			assertThat(properties.getManager().getHeartbeatInterval()).isNull();
 			assertThat(properties.getMaintenance().getPrunerInterval()).isEqualTo(Duration.ofMinutes(10));
+			assertThat(context.getBean(SqlQueueEndpointProperties.class).isShowPayload()).isFalse();
+			assertThat(context.getBean(SqlQueueHealthIndicatorProperties.class).getMaxDueAge())
+				.isEqualTo(Duration.ofMinutes(5));
 		});
 	}
 
+	@Test
+	void bindsTheEndpointsSettingsUnderManagementEndpoint() {
+		this.runner.withPropertyValues("management.endpoint.sqlqueue.show-payload=true")
+			.run((context) -> assertThat(context.getBean(SqlQueueEndpointProperties.class).isShowPayload()).isTrue());
+	}
+
+	@Test
+	void bindsTheHealthIndicatorsSettingsUnderManagementHealth() {
+		this.runner
+			.withPropertyValues("management.health.sqlqueue.max-due-age=1m",
+					"management.health.sqlqueue.stale-status=STALE")
+			.run((context) -> {
+				SqlQueueHealthIndicatorProperties health = context.getBean(SqlQueueHealthIndicatorProperties.class);
+				assertThat(health.getMaxDueAge()).isEqualTo(Duration.ofMinutes(1));
+				assertThat(health.getStaleStatus()).isEqualTo("STALE");
+			});
+	}
+
 	@Configuration(proxyBeanMethods = false)
-	@EnableConfigurationProperties(SqlQueueProperties.class)
+	@EnableConfigurationProperties({ SqlQueueProperties.class, SqlQueueEndpointProperties.class,
+			SqlQueueHealthIndicatorProperties.class })
 	static class AllProperties {
 
 	}

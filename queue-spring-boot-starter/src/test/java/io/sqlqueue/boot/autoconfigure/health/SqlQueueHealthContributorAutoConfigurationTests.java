@@ -135,7 +135,7 @@ class SqlQueueHealthContributorAutoConfigurationTests {
 
 	@Test
 	void downWhenAQueueIsStuck() {
-		this.runner.withPropertyValues("sqlqueue.health.max-due-age=1s").run((context) -> {
+		this.runner.withPropertyValues("management.health.sqlqueue.max-due-age=1s").run((context) -> {
 			context.getBean(JobQueue.class)
 				.enqueue(Job.of("unknown.handler", null).queue("orphans").runAt(Instant.now().minusSeconds(30)));
 			context.getBean(QueueStats.class).refresh();
@@ -149,7 +149,7 @@ class SqlQueueHealthContributorAutoConfigurationTests {
 	/** Jobs a rate limit holds back wait by design: their queue is throttled, not stuck. */
 	@Test
 	void aQueueWhoseLimitsHoldJobsBackIsThrottledNotStuck() {
-		this.runner.withPropertyValues("sqlqueue.health.max-due-age=1s").run((context) -> {
+		this.runner.withPropertyValues("management.health.sqlqueue.max-due-age=1s").run((context) -> {
 			context.getBean(FlowControl.class).setLimit("payments", Limit.rate(1, Duration.ofHours(1)));
 			Instant overdue = Instant.now().minusSeconds(30);
 			context.getBean(JobQueue.class)
@@ -168,8 +168,8 @@ class SqlQueueHealthContributorAutoConfigurationTests {
 
 	@Test
 	void reportsTheConfiguredStatusWhenAQueueIsStuck() {
-		this.runner.withPropertyValues("sqlqueue.health.max-due-age=1s",
-				"sqlqueue.health.stale-status=STALE")
+		this.runner.withPropertyValues("management.health.sqlqueue.max-due-age=1s",
+				"management.health.sqlqueue.stale-status=STALE")
 			.run((context) -> {
 				context.getBean(JobQueue.class)
 					.enqueue(Job.of("unknown.handler", null).runAt(Instant.now().minusSeconds(30)));
