@@ -115,6 +115,12 @@ public final class SqlQueueAutoConfiguration {
 	/** The name of the executor whose threads run handlers. */
 	public static final String WORKER_EXECUTOR_BEAN_NAME = "sqlqueueWorkerExecutor";
 
+	/** Fails start-up while a property is still set under a name it moved from. */
+	@Bean
+	static MovedProperties sqlqueueMovedProperties(Environment environment) {
+		return new MovedProperties(environment);
+	}
+
 	@Bean
 	@ConditionalOnMissingBean
 	static JobHandlerBeanPostProcessor sqlqueueJobHandlerBeanPostProcessor(ObjectProvider<HandlerRegistry> registry,

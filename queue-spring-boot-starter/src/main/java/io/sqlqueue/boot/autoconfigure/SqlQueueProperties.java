@@ -24,6 +24,9 @@ import io.sqlqueue.schedule.OverlapPolicy;
  * {@code retention}, {@code await}, {@code observations} and {@code metrics}. The
  * Actuator endpoint and the health indicator have theirs under {@code management.*}
  * ({@code SqlQueueEndpointProperties}, {@code SqlQueueHealthIndicatorProperties}).
+ * <p>
+ * Names that moved when the properties were grouped are listed in {@link MovedProperties}:
+ * start-up fails when one is still set, naming its replacement.
  */
 @ConfigurationProperties("sqlqueue")
 public class SqlQueueProperties {

@@ -1,6 +1,8 @@
 package io.sqlqueue.boot.autoconfigure;
 
 import java.io.InputStream;
+import java.util.HashMap;
+import java.util.Map;
 
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
@@ -66,6 +68,9 @@ class ConfigurationMetadataTests {
 		assertThat(property(metadata, "sqlqueue.jdbc.notify").get("defaultValue").asBoolean()).isTrue();
 		assertThat(property(metadata, "management.health.sqlqueue.enabled").get("defaultValue").asBoolean()).isTrue();
 		for (JsonNode property : metadata.get("properties")) {
+			if (property.has("deprecation")) {
+				continue; // a moved name, checked by listsEveryMovedNameAsAnErrorWithItsReplacement
+			}
 			assertThat(property.path("description").asString()).as(property.get("name").asString())
 				.isNotBlank()
 				.doesNotStartWith("The ")
@@ -73,6 +78,23 @@ class ConfigurationMetadataTests {
 			if (property.get("type").asString().equals("java.lang.Boolean")) {
 				assertThat(property.get("description").asString()).startsWith("Whether");
 			}
+		}
+	}
+
+	@Test
+	void listsEveryMovedNameAsAnErrorWithItsReplacement() throws Exception {
+		JsonNode metadata = read("META-INF/spring-configuration-metadata.json");
+		Map<String, String> deprecated = new HashMap<>();
+		for (JsonNode property : metadata.get("properties")) {
+			JsonNode deprecation = property.get("deprecation");
+			if (deprecation != null) {
+				assertThat(deprecation.get("level").asString()).as(property.get("name").asString()).isEqualTo("error");
+				deprecated.put(property.get("name").asString(), deprecation.get("replacement").asString());
+			}
+		}
+		assertThat(deprecated).isEqualTo(MovedProperties.MOVED);
+		for (String replacement : deprecated.values()) {
+			assertThat(property(metadata, replacement).has("deprecation")).as(replacement).isFalse();
 		}
 	}
 
