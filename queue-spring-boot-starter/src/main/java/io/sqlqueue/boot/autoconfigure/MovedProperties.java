@@ -24,7 +24,8 @@ import org.springframework.core.env.Environment;
  * would double the properties classes and leave two working names for one setting. The
  * configuration metadata ({@code additional-spring-configuration-metadata.json}) lists the
  * same names as deprecated with level {@code error} and their replacements, so IDEs and
- * Spring Boot's properties migrator point to the new names as well; a test keeps both lists
+ * Spring Boot's properties migrator point to the new names as well (where the migrator
+ * copies an old name's value to its new name, start-up goes on); a test keeps both lists
  * equal. Drop both once no user can have the old names left.
  */
 final class MovedProperties implements BeanFactoryPostProcessor {
@@ -74,7 +75,9 @@ final class MovedProperties implements BeanFactoryPostProcessor {
 	}
 
 	/**
-	 * Fails when the environment sets a moved name, in any of its relaxed forms.
+	 * Fails when the environment sets a moved name, in any of its relaxed forms, unless the
+	 * new name has the same value (as Spring Boot's properties migrator sets it): then
+	 * nothing is lost.
 	 * @param environment the application's environment
 	 * @throws IllegalStateException naming each moved name that is set, where it is set,
 	 * and its replacement
@@ -90,6 +93,9 @@ final class MovedProperties implements BeanFactoryPostProcessor {
 				for (ConfigurationPropertySource source : sources) {
 					ConfigurationProperty property = source.getConfigurationProperty(name);
 					if (property != null) {
+						if (isAlsoSetUnderItsNewName(environment, property, moved.getValue())) {
+							break;
+						}
 						String origin = (property.getOrigin() != null) ? " (" + property.getOrigin() + ")" : "";
 						found.add("'" + moved.getKey() + "'" + origin + " is now '" + moved.getValue() + "'");
 						break;
@@ -101,6 +107,12 @@ final class MovedProperties implements BeanFactoryPostProcessor {
 					+ "these names are no longer read (their settings would keep their defaults): "
 					+ String.join("; ", found) + ". Rename them.");
 		}
+	}
+
+	private static boolean isAlsoSetUnderItsNewName(Environment environment, ConfigurationProperty property,
+			String replacement) {
+		Object value = property.getValue();
+		return value != null && String.valueOf(value).equals(environment.getProperty(replacement));
 	}
 
 }

@@ -77,4 +77,13 @@ class MovedPropertiesTests {
 			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(JobQueue.class));
 	}
 
+	@Test
+	void startsWhenTheNewNameHasTheSameValueAsTheMigratorSetsIt() {
+		this.runner.withPropertyValues("sqlqueue.poll-interval=50ms", "sqlqueue.manager.poll-interval=50ms")
+			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(JobQueue.class));
+		this.runner.withPropertyValues("sqlqueue.poll-interval=50ms", "sqlqueue.manager.poll-interval=60ms")
+			.run((context) -> assertThat(context).getFailure()
+				.hasMessageContaining("is now 'sqlqueue.manager.poll-interval'"));
+	}
+
 }
