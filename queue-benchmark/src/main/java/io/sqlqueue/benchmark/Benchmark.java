@@ -142,10 +142,10 @@ public final class Benchmark {
 	private void drainWith(int instances, int concurrency, int batch, String workload) {
 		int total = (concurrency == 1 && batch == 1) ? Math.min(this.jobs, 10_000) : this.jobs;
 		Map<String, Object> settings = new LinkedHashMap<>();
-		settings.put("sqlqueue.concurrency", concurrency);
+		settings.put("sqlqueue.manager.concurrency", concurrency);
 		settings.put("spring.datasource.hikari.maximum-pool-size", concurrency + 6);
 		if (batch > 0) {
-			settings.put("sqlqueue.batch-size", batch);
+			settings.put("sqlqueue.manager.batch-size", batch);
 		}
 		List<Instance> workers = new ArrayList<>();
 		try (Instance producer = Instance.producer(this.target, true)) {
@@ -184,7 +184,7 @@ public final class Benchmark {
 
 	private void latencyWith(boolean notify, String workload) {
 		int total = 500;
-		try (Instance worker = Instance.start(this.target, Map.of("sqlqueue.notify", String.valueOf(notify)));
+		try (Instance worker = Instance.start(this.target, Map.of("sqlqueue.jdbc.notify", String.valueOf(notify)));
 				Instance producer = Instance.producer(this.target, notify)) {
 			Executions executions = Executions.expect(total);
 			long[] enqueued = new long[total];
@@ -267,8 +267,8 @@ public final class Benchmark {
 	/** A fixed rate for a while, sampling the table: with retention on, it must stay flat. */
 	private void soak(Duration duration, int rate) {
 		int total = (int) (duration.toSeconds() * rate);
-		Map<String, Object> settings = Map.of("sqlqueue.retention.succeeded", "30s", "sqlqueue.retention.interval",
-				"5s", "sqlqueue.vacuum-interval", "10s");
+		Map<String, Object> settings = Map.of("sqlqueue.retention.succeeded", "30s",
+				"sqlqueue.maintenance.pruner-interval", "5s", "sqlqueue.maintenance.vacuum-interval", "10s");
 		try (Instance worker = Instance.start(this.target, settings);
 				Instance producer = Instance.producer(this.target, true)) {
 			Executions executions = Executions.expect(total);

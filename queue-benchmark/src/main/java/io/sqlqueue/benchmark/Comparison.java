@@ -77,10 +77,10 @@ final class Comparison {
 		if (small) {
 			if (this.target.isPostgres()) {
 				peers.add(() -> sqlqueue("sqlqueue, defaults without NOTIFY", "bench-sqlqueue-no-notify", 100,
-						Map.of("sqlqueue.notify", false)));
+						Map.of("sqlqueue.jdbc.notify", false)));
 			}
 			peers.add(() -> sqlqueue("sqlqueue, batch size 1, completion batch 1", "bench-sqlqueue-batch-1", 1,
-					Map.of("sqlqueue.batch-size", 1, "sqlqueue.completion.batch-size", 1)));
+					Map.of("sqlqueue.manager.batch-size", 1, "sqlqueue.manager.completion.batch-size", 1)));
 			if (this.target.isPostgres()) {
 				peers.add(() -> new DbSchedulerPeer(this.target, WORKERS));
 			}
@@ -106,7 +106,7 @@ final class Comparison {
 
 	private static Map<String, Object> settings(Map<String, Object> extra) {
 		Map<String, Object> settings = new LinkedHashMap<>();
-		settings.put("sqlqueue.concurrency", WORKERS);
+		settings.put("sqlqueue.manager.concurrency", WORKERS);
 		settings.put("spring.datasource.hikari.maximum-pool-size", WORKERS + 6);
 		settings.putAll(extra);
 		return settings;

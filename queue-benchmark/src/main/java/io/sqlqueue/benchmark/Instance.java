@@ -37,7 +37,8 @@ final class Instance implements AutoCloseable {
 
 	/** An instance that only enqueues. */
 	static Instance producer(Target target, boolean notify) {
-		return start(target, Map.of("sqlqueue.manager.enabled", "false", "sqlqueue.notify", String.valueOf(notify)));
+		return start(target, Map.of("sqlqueue.manager.enabled", "false",
+				"sqlqueue.jdbc.notify", String.valueOf(notify)));
 	}
 
 	JobQueue jobs() {

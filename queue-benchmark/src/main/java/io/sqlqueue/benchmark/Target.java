@@ -35,7 +35,7 @@ record Target(String url, String user, String password, @Nullable String schema)
 		properties.put("spring.datasource.username", this.user);
 		properties.put("spring.datasource.password", this.password);
 		if (this.schema != null) {
-			properties.put("sqlqueue.schema", this.schema);
+			properties.put("sqlqueue.jdbc.schema", this.schema);
 		}
 		return properties;
 	}

@@ -40,7 +40,7 @@ final class Results {
 			int bytes = json.getBytes(StandardCharsets.UTF_8).length;
 			if (bytes > limit) {
 				return withoutResult(attempt, "it is " + bytes + " bytes of JSON, larger than the limit of " + limit
-						+ " (sqlqueue.result-max-size)");
+						+ " (sqlqueue.manager.result-max-size)");
 			}
 		}
 		String problem = store.whyNotStorable(json);

@@ -58,8 +58,8 @@ public final class Dialects {
 			if (dialect == null) {
 				throw new IllegalStateException("sqlqueue does not support the database '" + product + " "
 						+ metaData.getDatabaseProductVersion() + "'; supported: " + SUPPORTED
-						+ " (set sqlqueue.dialect to use one of them explicitly, "
-						+ "and sqlqueue.claim-method=compare-and-set where SKIP LOCKED is missing)");
+						+ " (set sqlqueue.jdbc.dialect to use one of them explicitly, "
+						+ "and sqlqueue.jdbc.claim-method=compare-and-set where SKIP LOCKED is missing)");
 			}
 			dialect.checkDatabase(metaData);
 			return dialect;

@@ -55,7 +55,7 @@ class DialectsTests {
 			.withMessageContaining("MariaDB 10.6+ and MySQL 8.0.1+ (mariadb)")
 			.withMessageContaining("H2 2.x (h2)")
 			.withMessageContaining("SQLite 3.35+ (sqlite)")
-			.withMessageContaining("sqlqueue.dialect")
+			.withMessageContaining("sqlqueue.jdbc.dialect")
 			.withMessageContaining("compare-and-set");
 	}
 

@@ -13,7 +13,7 @@ import io.sqlqueue.JobStatus;
  * with it now. Payload and result are the JSON they are; the payload only where the
  * application allows it.
  *
- * @param payloadShown whether the payload is shown ({@code sqlqueue.endpoint.show-payload})
+ * @param payloadShown whether the payload is shown ({@code management.endpoint.sqlqueue.show-payload})
  * @param actions what may be done with the job in its state: {@code retry}, {@code cancel}
  * @param workflow its place in a workflow, or {@code null} for a job outside any
  * @param handlerNotice for a job yet to run whose handler this instance neither has nor lists

@@ -511,7 +511,7 @@
         content.push(el('h2', null, 'Payload'));
         content.push(job.payloadShown ? el('div', {'class': 'panel'}, el('pre', {id: 'payload'}, pretty(job.payload)))
             : el('p', {'class': 'muted', id: 'payload'},
-                'Hidden: payloads may hold personal data (set sqlqueue.endpoint.show-payload=true to show them).'));
+                'Hidden: payloads may hold personal data (set management.endpoint.sqlqueue.show-payload=true to show them).'));
         show(content);
     }
 

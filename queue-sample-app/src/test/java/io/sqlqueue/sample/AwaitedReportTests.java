@@ -23,7 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
 		"spring.datasource.url=jdbc:h2:mem:awaited-test;DB_CLOSE_DELAY=-1",
-		"sqlqueue.poll-interval=50ms",
+		"sqlqueue.manager.poll-interval=50ms",
 		"sqlqueue.test.run-in-background=true" })
 @AutoConfigureRestTestClient
 class AwaitedReportTests {

@@ -42,7 +42,7 @@ import static org.awaitility.Awaitility.await;
 		"spring.datasource.url=jdbc:h2:mem:dashboard-browser;DB_CLOSE_DELAY=-1",
 		// The operator watches jobs the application runs, as in production (not the test kit's way).
 		"sqlqueue.test.run-in-background=true",
-		"sqlqueue.poll-interval=50ms",
+		"sqlqueue.manager.poll-interval=50ms",
 		"sqlqueue.retry.initial-backoff=50ms",
 		"sqlqueue.retry.max-backoff=200ms",
 		"sqlqueue.dashboard.refresh-interval=1s",

@@ -26,10 +26,10 @@ import static org.awaitility.Awaitility.await;
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
 		"spring.datasource.url=jdbc:h2:mem:observe-test;DB_CLOSE_DELAY=-1",
-		"sqlqueue.poll-interval=50ms",
+		"sqlqueue.manager.poll-interval=50ms",
 		"sqlqueue.retry.initial-backoff=50ms",
 		"sqlqueue.retry.max-backoff=200ms",
-		"sqlqueue.stats-interval=100ms",
+		"sqlqueue.maintenance.stats-interval=100ms",
 		"sample.followup-delay=1h",
 		"sqlqueue.test.run-in-background=true" })
 @AutoConfigureRestTestClient
@@ -51,7 +51,7 @@ class ObserveAndOperateTests {
 		awaitStatus(flaky, "FAILED");
 		awaitStatus(unknownKind, "FAILED");
 
-		// One job, without its payload (sqlqueue.endpoint.show-payload is off).
+		// One job, without its payload (management.endpoint.sqlqueue.show-payload is off).
 		this.http.get()
 			.uri("/actuator/sqlqueue/{id}", flaky)
 			.exchange()

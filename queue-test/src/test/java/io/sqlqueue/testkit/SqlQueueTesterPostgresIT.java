@@ -42,7 +42,7 @@ class SqlQueueTesterPostgresIT extends SqlQueueTesterScenarios {
 		registry.add("spring.datasource.url", () -> URL);
 		registry.add("spring.datasource.username", () -> USER);
 		registry.add("spring.datasource.password", () -> PASSWORD);
-		registry.add("sqlqueue.schema", () -> SCHEMA);
+		registry.add("sqlqueue.jdbc.schema", () -> SCHEMA);
 	}
 
 	@Override

@@ -45,7 +45,7 @@ import static org.assertj.core.api.Assertions.within;
  * own handlers, its {@link JobQueue}, and the {@link SqlQueueTester} bean, on the database of
  * the subclass (the real SQL runs there).
  */
-@SpringBootTest(classes = SqlQueueTesterScenarios.App.class, properties = "sqlqueue.schedule-interval=100ms")
+@SpringBootTest(classes = SqlQueueTesterScenarios.App.class, properties = "sqlqueue.maintenance.schedule-interval=100ms")
 abstract class SqlQueueTesterScenarios {
 
 	@Autowired

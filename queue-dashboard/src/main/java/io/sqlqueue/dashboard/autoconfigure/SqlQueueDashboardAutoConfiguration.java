@@ -25,6 +25,7 @@ import io.sqlqueue.JobQueue;
 import io.sqlqueue.admin.QueueAdmin;
 import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
 import io.sqlqueue.boot.autoconfigure.SqlQueueProperties;
+import io.sqlqueue.boot.autoconfigure.endpoint.SqlQueueEndpointProperties;
 import io.sqlqueue.dashboard.AttemptLog;
 import io.sqlqueue.dashboard.JobDetails;
 import io.sqlqueue.dashboard.OverviewReader;
@@ -53,7 +54,7 @@ import io.sqlqueue.store.JobStore;
 @ConditionalOnClass(RouterFunction.class)
 @ConditionalOnBean({ JobQueue.class, JobStore.class, SqlQueueProperties.class, QueueAdmin.class })
 @ConditionalOnBooleanProperty(name = "sqlqueue.dashboard.enabled", matchIfMissing = true)
-@EnableConfigurationProperties(SqlQueueDashboardProperties.class)
+@EnableConfigurationProperties({ SqlQueueDashboardProperties.class, SqlQueueEndpointProperties.class })
 public final class SqlQueueDashboardAutoConfiguration {
 
 	/** The class whose presence means Spring Security guards the application. */
@@ -62,7 +63,7 @@ public final class SqlQueueDashboardAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	JobBrowser sqlqueueJobBrowser(DataSource dataSource, Dialect dialect, SqlQueueProperties properties) {
-		return new JobBrowser(dataSource, dialect, properties.getSchema());
+		return new JobBrowser(dataSource, dialect, properties.getJdbc().getSchema());
 	}
 
 	@Bean
@@ -83,8 +84,8 @@ public final class SqlQueueDashboardAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	JobDetails sqlqueueJobDetails(JobQueue jobs, AttemptLog attempts, SqlQueueProperties properties) {
-		return new JobDetails(jobs, attempts, properties.getEndpoint().isShowPayload());
+	JobDetails sqlqueueJobDetails(JobQueue jobs, AttemptLog attempts, SqlQueueEndpointProperties endpoint) {
+		return new JobDetails(jobs, attempts, endpoint.isShowPayload());
 	}
 
 	@Bean

@@ -243,7 +243,7 @@ class DashboardApiTests {
 				.andExpect(jsonPath("$.timeline[1].owner").value("test-worker"))
 				.andExpect(jsonPath("$.timeline[2].text").value("Failed for good after 1 attempt"));
 		});
-		DashboardContexts.runner().withPropertyValues("sqlqueue.endpoint.show-payload=true").run((context) -> {
+		DashboardContexts.runner().withPropertyValues("management.endpoint.sqlqueue.show-payload=true").run((context) -> {
 			long id = context.getBean(JobQueue.class).enqueue(Job.of("report.build", "<script>x</script>"));
 			DashboardContexts.mvc(context)
 				.perform(get("/sqlqueue/api/jobs/" + id).with(user("ops")))

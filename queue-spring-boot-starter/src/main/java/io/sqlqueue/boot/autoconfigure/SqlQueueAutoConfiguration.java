@@ -117,6 +117,12 @@ public final class SqlQueueAutoConfiguration {
 	/** The name of the executor whose threads run handlers. */
 	public static final String WORKER_EXECUTOR_BEAN_NAME = "sqlqueueWorkerExecutor";
 
+	/** Fails start-up while a property is still set under a name it moved from. */
+	@Bean
+	static MovedProperties sqlqueueMovedProperties(Environment environment) {
+		return new MovedProperties(environment);
+	}
+
 	@Bean
 	@ConditionalOnMissingBean
 	static JobHandlerBeanPostProcessor sqlqueueJobHandlerBeanPostProcessor(ObjectProvider<HandlerRegistry> registry,
@@ -127,7 +133,7 @@ public final class SqlQueueAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	Dialect sqlqueueDialect(DataSource dataSource, SqlQueueProperties properties) {
-		String name = properties.getDialect();
+		String name = properties.getJdbc().getDialect();
 		if (name == null) {
 			return Dialects.detect(dataSource);
 		}
@@ -139,15 +145,15 @@ public final class SqlQueueAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	JobStore sqlqueueJobStore(DataSource dataSource, Dialect dialect, SqlQueueProperties properties) {
-		ClaimMethod claimMethod = (properties.getClaimMethod() != null) ? properties.getClaimMethod()
-				: dialect.claimMethod();
-		return new JobStore(dataSource, dialect, properties.getSchema(), claimMethod, notifyChannel(dialect, properties));
+		JdbcProperties jdbc = properties.getJdbc();
+		ClaimMethod claimMethod = (jdbc.getClaimMethod() != null) ? jdbc.getClaimMethod() : dialect.claimMethod();
+		return new JobStore(dataSource, dialect, jdbc.getSchema(), claimMethod, notifyChannel(dialect, properties));
 	}
 
-	/** Where enqueues are announced: PostgreSQL with {@code sqlqueue.notify}, else nowhere. */
+	/** Where enqueues are announced: PostgreSQL with {@code sqlqueue.jdbc.notify}, else nowhere. */
 	static @Nullable String notifyChannel(Dialect dialect, SqlQueueProperties properties) {
-		return (properties.isNotify() && dialect.notifyStatement() != null)
-				? PostgresNotifications.channel(properties.getSchema()) : null;
+		return (properties.getJdbc().isNotify() && dialect.notifyStatement() != null)
+				? PostgresNotifications.channel(properties.getJdbc().getSchema()) : null;
 	}
 
 	@Bean
@@ -251,7 +257,7 @@ public final class SqlQueueAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	FlowStore sqlqueueFlowStore(DataSource dataSource, Dialect dialect, SqlQueueProperties properties) {
-		return new FlowStore(dataSource, dialect, properties.getSchema(), notifyChannel(dialect, properties));
+		return new FlowStore(dataSource, dialect, properties.getJdbc().getSchema(), notifyChannel(dialect, properties));
 	}
 
 	/** The limits of queues and of their concurrency keys, across every instance. */
@@ -288,7 +294,7 @@ public final class SqlQueueAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	ScheduleStore sqlqueueScheduleStore(DataSource dataSource, Dialect dialect, SqlQueueProperties properties) {
-		return new ScheduleStore(dataSource, dialect, properties.getSchema());
+		return new ScheduleStore(dataSource, dialect, properties.getJdbc().getSchema());
 	}
 
 	@Bean
@@ -324,32 +330,33 @@ public final class SqlQueueAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	@ConditionalOnProperty(prefix = "sqlqueue", name = "migrate", matchIfMissing = true)
+	@ConditionalOnProperty(prefix = "sqlqueue.jdbc", name = "migrate", matchIfMissing = true)
 	QueueSchemaInitializer sqlqueueSchemaInitializer(DataSource dataSource, Dialect dialect,
 			SqlQueueProperties properties) {
-		return new QueueSchemaInitializer(dataSource, dialect, properties.getSchema());
+		return new QueueSchemaInitializer(dataSource, dialect, properties.getJdbc().getSchema());
 	}
 
 	/** The settings of the Manager from the properties. */
 	static ManagerSettings managerSettings(SqlQueueProperties properties, RetryPolicy retryPolicy) {
-		requireBatchRange("sqlqueue.batch-size", properties.getBatchSize(), 1);
-		if (properties.getPrefetch() != null) {
-			requireBatchRange("sqlqueue.prefetch", properties.getPrefetch(), 0);
+		ManagerProperties manager = properties.getManager();
+		requireBatchRange("sqlqueue.manager.batch-size", manager.getBatchSize(), 1);
+		if (manager.getPrefetch() != null) {
+			requireBatchRange("sqlqueue.manager.prefetch", manager.getPrefetch(), 0);
 		}
 		ManagerSettings.Builder settings = ManagerSettings.builder();
 		PropertyMapper map = PropertyMapper.get();
-		map.from(properties::getWorkerId).to(settings::workerId);
-		map.from(properties::getPollInterval).to(settings::pollInterval);
-		map.from(properties::getBatchSize).to(settings::batchSize);
-		map.from(properties::getPrefetch).to(settings::prefetch);
-		map.from(properties.getCompletion()::getLinger).to(settings::completionLinger);
-		map.from(properties.getCompletion()::getBatchSize).to(settings::completionBatchSize);
-		map.from(properties::getLeaseDuration).to(settings::leaseDuration);
-		map.from(properties::getHeartbeatInterval).to(settings::heartbeatInterval);
-		map.from(properties::getShutdownTimeout).to(settings::shutdownTimeout);
-		map.from(properties::getHandlerTimeout).to(settings::handlerTimeout);
-		map.from(properties::getConcurrency).to(settings::defaultConcurrency);
-		map.from(properties::getResultMaxSize)
+		map.from(manager::getWorkerId).to(settings::workerId);
+		map.from(manager::getPollInterval).to(settings::pollInterval);
+		map.from(manager::getBatchSize).to(settings::batchSize);
+		map.from(manager::getPrefetch).to(settings::prefetch);
+		map.from(manager.getCompletion()::getLinger).to(settings::completionLinger);
+		map.from(manager.getCompletion()::getBatchSize).to(settings::completionBatchSize);
+		map.from(manager::getLeaseDuration).to(settings::leaseDuration);
+		map.from(manager::getHeartbeatInterval).to(settings::heartbeatInterval);
+		map.from(manager::getShutdownTimeout).to(settings::shutdownTimeout);
+		map.from(manager::getHandlerTimeout).to(settings::handlerTimeout);
+		map.from(manager::getConcurrency).to(settings::defaultConcurrency);
+		map.from(manager::getResultMaxSize)
 			.as((size) -> (int) Math.min(Integer.MAX_VALUE, size.toBytes()))
 			.to(settings::resultMaxSize);
 		Map<String, Integer> concurrency = new LinkedHashMap<>();
@@ -442,7 +449,7 @@ public final class SqlQueueAutoConfiguration {
 		@DependsOnDatabaseInitialization
 		Vacuumer sqlqueueVacuumer(JobStore store, SqlQueueProperties properties,
 				@Qualifier(TASK_SCHEDULER_BEAN_NAME) TaskScheduler scheduler) {
-			return new Vacuumer(store, scheduler, properties.getVacuumInterval());
+			return new Vacuumer(store, scheduler, properties.getMaintenance().getVacuumInterval());
 		}
 
 		@Bean
@@ -450,8 +457,8 @@ public final class SqlQueueAutoConfiguration {
 		@DependsOnDatabaseInitialization
 		Reaper sqlqueueReaper(JobStore store, SqlQueueProperties properties,
 				@Qualifier(TASK_SCHEDULER_BEAN_NAME) TaskScheduler scheduler, ObjectProvider<JobListener> listeners) {
-			return new Reaper(store, scheduler, properties.getReaperInterval(), properties.getRetry().getMaxCrashes(),
-					listener(listeners));
+			return new Reaper(store, scheduler, properties.getMaintenance().getReaperInterval(),
+					properties.getRetry().getMaxCrashes(), listener(listeners));
 		}
 
 		@Bean
@@ -459,7 +466,7 @@ public final class SqlQueueAutoConfiguration {
 		@DependsOnDatabaseInitialization
 		ScheduleFirer sqlqueueScheduleFirer(Schedules schedules, SqlQueueProperties properties,
 				@Qualifier(TASK_SCHEDULER_BEAN_NAME) TaskScheduler scheduler) {
-			return new ScheduleFirer(schedules, scheduler, properties.getScheduleInterval());
+			return new ScheduleFirer(schedules, scheduler, properties.getMaintenance().getScheduleInterval());
 		}
 
 		/**
@@ -483,7 +490,8 @@ public final class SqlQueueAutoConfiguration {
 		@DependsOnDatabaseInitialization
 		QueueStats sqlqueueQueueStats(JobStore store, SqlQueueProperties properties,
 				@Qualifier(TASK_SCHEDULER_BEAN_NAME) TaskScheduler scheduler, ObjectProvider<FlowControl> flowControl) {
-			return new NotifyingQueueStats(store, scheduler, properties.getStatsInterval(), flowControl.getIfUnique());
+			return new NotifyingQueueStats(store, scheduler, properties.getMaintenance().getStatsInterval(),
+					flowControl.getIfUnique());
 		}
 
 		@Bean
@@ -492,8 +500,8 @@ public final class SqlQueueAutoConfiguration {
 		Pruner sqlqueuePruner(JobStore store, SqlQueueProperties properties,
 				@Qualifier(TASK_SCHEDULER_BEAN_NAME) TaskScheduler scheduler) {
 			SqlQueueProperties.Retention retention = properties.getRetention();
-			return new Pruner(store, scheduler, retention.getInterval(), retention.getSucceeded(),
-					retention.getCancelled(), retention.getFailed());
+			return new Pruner(store, scheduler, properties.getMaintenance().getPrunerInterval(),
+					retention.getSucceeded(), retention.getCancelled(), retention.getFailed());
 		}
 
 	}

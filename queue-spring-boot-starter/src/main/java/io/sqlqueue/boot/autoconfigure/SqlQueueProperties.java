@@ -9,15 +9,24 @@ import java.util.Map;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.boot.context.properties.NestedConfigurationProperty;
 import org.springframework.util.unit.DataSize;
 
 import io.sqlqueue.handler.UnknownHandlerPolicy;
 import io.sqlqueue.schedule.MisfirePolicy;
 import io.sqlqueue.schedule.OverlapPolicy;
-import io.sqlqueue.store.ClaimMethod;
 
 /**
- * Configuration of sqlqueue, under {@code sqlqueue.*}.
+ * Configuration of sqlqueue, under {@code sqlqueue.*}, shaped as Spring Boot's own: a few
+ * settings at the top (the queues, the schedules, what an enqueue accepts), and a group
+ * for each part: {@code jdbc} (tables and statements), {@code manager} (everything the
+ * Manager reads), {@code maintenance} (the periodic loops' intervals), {@code retry},
+ * {@code retention}, {@code await}, {@code observations} and {@code metrics}. The
+ * Actuator endpoint and the health indicator have theirs under {@code management.*}
+ * ({@code SqlQueueEndpointProperties}, {@code SqlQueueHealthIndicatorProperties}).
+ * <p>
+ * Names that moved when the properties were grouped are listed in {@link MovedProperties}:
+ * start-up fails when one is still set, naming its replacement.
  */
 @ConfigurationProperties("sqlqueue")
 public class SqlQueueProperties {
@@ -26,99 +35,6 @@ public class SqlQueueProperties {
 	 * Whether to auto-configure sqlqueue.
 	 */
 	private boolean enabled = true;
-
-	/**
-	 * Schema of the queue's table and its migration history. When not set, the
-	 * connection's default schema is used.
-	 */
-	private @Nullable String schema;
-
-	/**
-	 * Whether to create and upgrade the queue's table at start-up, with its own migration
-	 * history (sqlqueue_schema_history).
-	 */
-	private boolean migrate = true;
-
-	/**
-	 * Database dialect, such as 'postgresql' or 'h2'. When not set, it is detected from
-	 * the database's metadata.
-	 */
-	private @Nullable String dialect;
-
-	/**
-	 * How due jobs are claimed. When not set, the dialect's own method is used;
-	 * 'compare-and-set' selects the optimistic fallback.
-	 */
-	private @Nullable ClaimMethod claimMethod;
-
-	/**
-	 * Identifier of this instance in the leases it takes. When not set, host, process id
-	 * and a random suffix.
-	 */
-	private @Nullable String workerId;
-
-	/**
-	 * Longest wait between claims when the queues are empty.
-	 */
-	private Duration pollInterval = Duration.ofSeconds(1);
-
-	/**
-	 * Most jobs one claim takes, 1 to 4096 (a claim binds up to twice as many parameters, an
-	 * eighth of PostgreSQL's limit).
-	 */
-	private int batchSize = 100;
-
-	/**
-	 * Most claimed jobs a queue holds beyond its busy workers, ready for the next free one;
-	 * it holds only as many as its workers finish within about 100 ms, and at most 4096. When
-	 * not set, the batch size.
-	 */
-	private @Nullable Integer prefetch;
-
-	/**
-	 * Whether an enqueue on PostgreSQL sends a NOTIFY when it commits, and running
-	 * instances LISTEN for it, so idle workers start new jobs at once instead of at their
-	 * next poll. Ignored on other databases.
-	 */
-	private boolean notify = true;
-
-	/**
-	 * How often the queue vacuums its tables itself where the database would not (PostgreSQL
-	 * with autovacuum off); where autovacuum runs, the queue leaves it alone.
-	 */
-	private Duration vacuumInterval = Duration.ofMinutes(1);
-
-	/**
-	 * How long a claim holds without a heartbeat before the reaper may hand the job to
-	 * another worker.
-	 */
-	private Duration leaseDuration = Duration.ofSeconds(60);
-
-	/**
-	 * How often the leases of running jobs are extended. When not set, a third of the
-	 * lease duration.
-	 */
-	private @Nullable Duration heartbeatInterval;
-
-	/**
-	 * How often expired leases are looked for and their jobs re-queued.
-	 */
-	private Duration reaperInterval = Duration.ofSeconds(15);
-
-	/**
-	 * How long stopping waits for running handlers before leaving them to the reaper.
-	 */
-	private Duration shutdownTimeout = Duration.ofSeconds(30);
-
-	/**
-	 * How long an attempt may run unless its handler says otherwise.
-	 */
-	private Duration handlerTimeout = Duration.ofMinutes(15);
-
-	/**
-	 * Workers per queue unless the queue's own concurrency says otherwise.
-	 */
-	private int concurrency = 8;
 
 	/**
 	 * Settings per queue, by queue name (use brackets for names with dots, such as
@@ -132,33 +48,16 @@ public class SqlQueueProperties {
 	private Map<String, QueueProperties> queues = new LinkedHashMap<>();
 
 	/**
-	 * Largest encoded payload (JSON) a job may have.
-	 */
-	private DataSize payloadMaxSize = DataSize.ofMegabytes(1);
-
-	/**
-	 * Largest encoded result (JSON) that is stored; a larger one is left out, and the job
-	 * still succeeds with the reason in its last error.
-	 */
-	private DataSize resultMaxSize = DataSize.ofMegabytes(1);
-
-	/**
-	 * How often the jobs per queue and state are counted (one grouped query) for the
-	 * gauges and the health indicator.
-	 */
-	private Duration statsInterval = Duration.ofSeconds(30);
-
-	/**
-	 * How often due schedules are looked for and fired, where the Manager runs.
-	 */
-	private Duration scheduleInterval = Duration.ofSeconds(1);
-
-	/**
 	 * Recurring jobs declared in the configuration, by schedule name. They are declared
 	 * at every start-up where the Manager runs; one removed from here (or disabled) stops
 	 * firing and shows as orphaned until it is deleted.
 	 */
 	private Map<String, ScheduleProperties> schedules = new LinkedHashMap<>();
+
+	/**
+	 * Largest encoded payload (JSON) a job may have.
+	 */
+	private DataSize payloadMaxSize = DataSize.ofMegabytes(1);
 
 	/**
 	 * What an enqueue does for a handler that this instance neither has nor lists in
@@ -177,23 +76,24 @@ public class SqlQueueProperties {
 	 */
 	private List<String> remoteHandlers = new ArrayList<>();
 
-	private final Manager manager = new Manager();
+	@NestedConfigurationProperty
+	private final JdbcProperties jdbc = new JdbcProperties();
 
-	private final Completion completion = new Completion();
+	@NestedConfigurationProperty
+	private final ManagerProperties manager = new ManagerProperties();
+
+	@NestedConfigurationProperty
+	private final MaintenanceProperties maintenance = new MaintenanceProperties();
 
 	private final Retry retry = new Retry();
+
+	private final Retention retention = new Retention();
 
 	private final Await await = new Await();
 
 	private final Observations observations = new Observations();
 
-	private final Retention retention = new Retention();
-
-	private final Health health = new Health();
-
 	private final Metrics metrics = new Metrics();
-
-	private final Endpoint endpoint = new Endpoint();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -201,138 +101,6 @@ public class SqlQueueProperties {
 
 	public void setEnabled(boolean enabled) {
 		this.enabled = enabled;
-	}
-
-	public @Nullable String getSchema() {
-		return this.schema;
-	}
-
-	public void setSchema(@Nullable String schema) {
-		this.schema = schema;
-	}
-
-	public boolean isMigrate() {
-		return this.migrate;
-	}
-
-	public void setMigrate(boolean migrate) {
-		this.migrate = migrate;
-	}
-
-	public @Nullable String getDialect() {
-		return this.dialect;
-	}
-
-	public void setDialect(@Nullable String dialect) {
-		this.dialect = dialect;
-	}
-
-	public @Nullable ClaimMethod getClaimMethod() {
-		return this.claimMethod;
-	}
-
-	public void setClaimMethod(@Nullable ClaimMethod claimMethod) {
-		this.claimMethod = claimMethod;
-	}
-
-	public @Nullable String getWorkerId() {
-		return this.workerId;
-	}
-
-	public void setWorkerId(@Nullable String workerId) {
-		this.workerId = workerId;
-	}
-
-	public Duration getPollInterval() {
-		return this.pollInterval;
-	}
-
-	public void setPollInterval(Duration pollInterval) {
-		this.pollInterval = pollInterval;
-	}
-
-	public @Nullable Integer getPrefetch() {
-		return this.prefetch;
-	}
-
-	public void setPrefetch(@Nullable Integer prefetch) {
-		this.prefetch = prefetch;
-	}
-
-	public Duration getVacuumInterval() {
-		return this.vacuumInterval;
-	}
-
-	public void setVacuumInterval(Duration vacuumInterval) {
-		this.vacuumInterval = vacuumInterval;
-	}
-
-	public boolean isNotify() {
-		return this.notify;
-	}
-
-	public void setNotify(boolean notify) {
-		this.notify = notify;
-	}
-
-	public Completion getCompletion() {
-		return this.completion;
-	}
-
-	public int getBatchSize() {
-		return this.batchSize;
-	}
-
-	public void setBatchSize(int batchSize) {
-		this.batchSize = batchSize;
-	}
-
-	public Duration getLeaseDuration() {
-		return this.leaseDuration;
-	}
-
-	public void setLeaseDuration(Duration leaseDuration) {
-		this.leaseDuration = leaseDuration;
-	}
-
-	public @Nullable Duration getHeartbeatInterval() {
-		return this.heartbeatInterval;
-	}
-
-	public void setHeartbeatInterval(@Nullable Duration heartbeatInterval) {
-		this.heartbeatInterval = heartbeatInterval;
-	}
-
-	public Duration getReaperInterval() {
-		return this.reaperInterval;
-	}
-
-	public void setReaperInterval(Duration reaperInterval) {
-		this.reaperInterval = reaperInterval;
-	}
-
-	public Duration getShutdownTimeout() {
-		return this.shutdownTimeout;
-	}
-
-	public void setShutdownTimeout(Duration shutdownTimeout) {
-		this.shutdownTimeout = shutdownTimeout;
-	}
-
-	public Duration getHandlerTimeout() {
-		return this.handlerTimeout;
-	}
-
-	public void setHandlerTimeout(Duration handlerTimeout) {
-		this.handlerTimeout = handlerTimeout;
-	}
-
-	public int getConcurrency() {
-		return this.concurrency;
-	}
-
-	public void setConcurrency(int concurrency) {
-		this.concurrency = concurrency;
 	}
 
 	public Map<String, QueueProperties> getQueues() {
@@ -343,12 +111,12 @@ public class SqlQueueProperties {
 		this.queues = queues;
 	}
 
-	public DataSize getResultMaxSize() {
-		return this.resultMaxSize;
+	public Map<String, ScheduleProperties> getSchedules() {
+		return this.schedules;
 	}
 
-	public void setResultMaxSize(DataSize resultMaxSize) {
-		this.resultMaxSize = resultMaxSize;
+	public void setSchedules(Map<String, ScheduleProperties> schedules) {
+		this.schedules = schedules;
 	}
 
 	public DataSize getPayloadMaxSize() {
@@ -357,30 +125,6 @@ public class SqlQueueProperties {
 
 	public void setPayloadMaxSize(DataSize payloadMaxSize) {
 		this.payloadMaxSize = payloadMaxSize;
-	}
-
-	public Duration getStatsInterval() {
-		return this.statsInterval;
-	}
-
-	public void setStatsInterval(Duration statsInterval) {
-		this.statsInterval = statsInterval;
-	}
-
-	public Duration getScheduleInterval() {
-		return this.scheduleInterval;
-	}
-
-	public void setScheduleInterval(Duration scheduleInterval) {
-		this.scheduleInterval = scheduleInterval;
-	}
-
-	public Map<String, ScheduleProperties> getSchedules() {
-		return this.schedules;
-	}
-
-	public void setSchedules(Map<String, ScheduleProperties> schedules) {
-		this.schedules = schedules;
 	}
 
 	public UnknownHandlerPolicy getUnknownHandlers() {
@@ -399,12 +143,24 @@ public class SqlQueueProperties {
 		this.remoteHandlers = remoteHandlers;
 	}
 
-	public Manager getManager() {
+	public JdbcProperties getJdbc() {
+		return this.jdbc;
+	}
+
+	public ManagerProperties getManager() {
 		return this.manager;
+	}
+
+	public MaintenanceProperties getMaintenance() {
+		return this.maintenance;
 	}
 
 	public Retry getRetry() {
 		return this.retry;
+	}
+
+	public Retention getRetention() {
+		return this.retention;
 	}
 
 	public Await getAwait() {
@@ -415,20 +171,8 @@ public class SqlQueueProperties {
 		return this.observations;
 	}
 
-	public Retention getRetention() {
-		return this.retention;
-	}
-
-	public Health getHealth() {
-		return this.health;
-	}
-
 	public Metrics getMetrics() {
 		return this.metrics;
-	}
-
-	public Endpoint getEndpoint() {
-		return this.endpoint;
 	}
 
 	/**
@@ -437,7 +181,7 @@ public class SqlQueueProperties {
 	public static class QueueProperties {
 
 		/**
-		 * Workers for this queue. When not set, 'sqlqueue.concurrency'.
+		 * Workers for this queue. When not set, 'sqlqueue.manager.concurrency'.
 		 */
 		private @Nullable Integer concurrency;
 
@@ -667,60 +411,6 @@ public class SqlQueueProperties {
 	}
 
 	/**
-	 * How finished jobs are recorded.
-	 */
-	public static class Completion {
-
-		/**
-		 * Longest a finished job waits to be recorded together with others, in one round trip
-		 * and one commit. A crash before then re-runs the job after its lease, as any crash.
-		 */
-		private Duration linger = Duration.ofMillis(2);
-
-		/**
-		 * Most finished jobs recorded in one round trip.
-		 */
-		private int batchSize = 100;
-
-		public Duration getLinger() {
-			return this.linger;
-		}
-
-		public void setLinger(Duration linger) {
-			this.linger = linger;
-		}
-
-		public int getBatchSize() {
-			return this.batchSize;
-		}
-
-		public void setBatchSize(int batchSize) {
-			this.batchSize = batchSize;
-		}
-
-	}
-
-	/**
-	 * Whether and how this instance runs jobs.
-	 */
-	public static class Manager {
-
-		/**
-		 * Whether this instance runs jobs. Disable it for applications that only enqueue.
-		 */
-		private boolean enabled = true;
-
-		public boolean isEnabled() {
-			return this.enabled;
-		}
-
-		public void setEnabled(boolean enabled) {
-			this.enabled = enabled;
-		}
-
-	}
-
-	/**
 	 * Attempts and backoff of failed jobs, unless a handler says otherwise.
 	 */
 	public static class Retry {
@@ -826,11 +516,6 @@ public class SqlQueueProperties {
 		 */
 		private Duration failed = Duration.ofDays(30);
 
-		/**
-		 * How often finished jobs past their retention are deleted, in batches of 1000.
-		 */
-		private Duration interval = Duration.ofMinutes(10);
-
 		public Duration getSucceeded() {
 			return this.succeeded;
 		}
@@ -853,69 +538,6 @@ public class SqlQueueProperties {
 
 		public void setFailed(Duration failed) {
 			this.failed = failed;
-		}
-
-		public Duration getInterval() {
-			return this.interval;
-		}
-
-		public void setInterval(Duration interval) {
-			this.interval = interval;
-		}
-
-	}
-
-	/**
-	 * The health indicator (enabled with 'management.health.sqlqueue.enabled').
-	 */
-	public static class Health {
-
-		/**
-		 * Longest a due job may wait before its queue counts as stuck.
-		 */
-		private Duration maxDueAge = Duration.ofMinutes(5);
-
-		/**
-		 * Health status reported while a queue is stuck, such as 'DOWN' or a custom one
-		 * (add a custom one to 'management.endpoint.health.status.order').
-		 */
-		private String staleStatus = "DOWN";
-
-		public Duration getMaxDueAge() {
-			return this.maxDueAge;
-		}
-
-		public void setMaxDueAge(Duration maxDueAge) {
-			this.maxDueAge = maxDueAge;
-		}
-
-		public String getStaleStatus() {
-			return this.staleStatus;
-		}
-
-		public void setStaleStatus(String staleStatus) {
-			this.staleStatus = staleStatus;
-		}
-
-	}
-
-	/**
-	 * Micrometer meters.
-	 */
-	public static class Metrics {
-
-		/**
-		 * Whether the execution and wait timers publish a histogram for percentiles
-		 * computed by the monitoring system.
-		 */
-		private boolean percentilesHistogram = false;
-
-		public boolean isPercentilesHistogram() {
-			return this.percentilesHistogram;
-		}
-
-		public void setPercentilesHistogram(boolean percentilesHistogram) {
-			this.percentilesHistogram = percentilesHistogram;
 		}
 
 	}
@@ -965,21 +587,22 @@ public class SqlQueueProperties {
 	}
 
 	/**
-	 * The 'sqlqueue' Actuator endpoint.
+	 * Micrometer meters.
 	 */
-	public static class Endpoint {
+	public static class Metrics {
 
 		/**
-		 * Whether a job's payload is shown; payloads may hold personal data.
+		 * Whether the execution and wait timers publish a histogram for percentiles
+		 * computed by the monitoring system.
 		 */
-		private boolean showPayload = false;
+		private boolean percentilesHistogram = false;
 
-		public boolean isShowPayload() {
-			return this.showPayload;
+		public boolean isPercentilesHistogram() {
+			return this.percentilesHistogram;
 		}
 
-		public void setShowPayload(boolean showPayload) {
-			this.showPayload = showPayload;
+		public void setPercentilesHistogram(boolean percentilesHistogram) {
+			this.percentilesHistogram = percentilesHistogram;
 		}
 
 	}

@@ -1,5 +1,6 @@
 /**
- * Auto-configuration for sqlqueue.
+ * Auto-configuration for sqlqueue, and its properties under {@code sqlqueue.*}
+ * ({@link io.sqlqueue.boot.autoconfigure.SqlQueueProperties}).
  */
 @NullMarked
 package io.sqlqueue.boot.autoconfigure;

@@ -36,8 +36,8 @@ class FlowControlAutoConfigurationTests {
 		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
 				DataSourceTransactionManagerAutoConfiguration.class, JacksonAutoConfiguration.class,
 				SqlQueueAutoConfiguration.class))
-		.withPropertyValues("spring.datasource.url=" + this.url, "sqlqueue.poll-interval=50ms",
-				"sqlqueue.shutdown-timeout=1s");
+		.withPropertyValues("spring.datasource.url=" + this.url, "sqlqueue.manager.poll-interval=50ms",
+				"sqlqueue.manager.shutdown-timeout=1s");
 
 	@Test
 	void declaresTheLimitsOfTheConfiguration() {
@@ -98,7 +98,7 @@ class FlowControlAutoConfigurationTests {
 	@Test
 	void theManagerKeepsTheLimitsAndWakesWhenOneIsRemoved() {
 		this.runner.withBean(Blocking.class)
-			.withPropertyValues("sqlqueue.queues.slow.global-concurrency=1", "sqlqueue.poll-interval=30s")
+			.withPropertyValues("sqlqueue.queues.slow.global-concurrency=1", "sqlqueue.manager.poll-interval=30s")
 			.run((context) -> {
 				JobQueue jobs = context.getBean(JobQueue.class);
 				Blocking blocking = context.getBean(Blocking.class);

@@ -45,7 +45,8 @@ class JobHandlerRegistrationTests {
 				DataSourceTransactionManagerAutoConfiguration.class, JacksonAutoConfiguration.class,
 				SqlQueueAutoConfiguration.class))
 		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
-				"sqlqueue.poll-interval=50ms", "sqlqueue.reaper-interval=100ms", "sqlqueue.shutdown-timeout=1s");
+				"sqlqueue.manager.poll-interval=50ms", "sqlqueue.maintenance.reaper-interval=100ms",
+				"sqlqueue.manager.shutdown-timeout=1s");
 
 	@Test
 	void registersAnnotatedMethods() {
@@ -119,7 +120,7 @@ class JobHandlerRegistrationTests {
 	@Test
 	void wakesTheManagerOnALocalEnqueue() {
 		this.runner.withBean("greeter", Greeter.class)
-			.withPropertyValues("sqlqueue.poll-interval=1h")
+			.withPropertyValues("sqlqueue.manager.poll-interval=1h")
 			.run((context) -> {
 				JobQueue jobs = context.getBean(JobQueue.class);
 				long id = jobs.enqueue("ping", null);
@@ -143,7 +144,7 @@ class JobHandlerRegistrationTests {
 	void letsARunningHandlerFinishWhenTheContextCloses() {
 		String url = "jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
 		long[] id = new long[1];
-		this.runner.withPropertyValues("spring.datasource.url=" + url, "sqlqueue.shutdown-timeout=10s")
+		this.runner.withPropertyValues("spring.datasource.url=" + url, "sqlqueue.manager.shutdown-timeout=10s")
 			.withBean("slow", Slow.class)
 			.run((context) -> {
 				id[0] = context.getBean(JobQueue.class).enqueue("slow", null);

@@ -67,7 +67,7 @@ class QueueSchemaMigrationTests {
 
 	@Test
 	void runsNoMigrationOfItsOwnWhenMigrateIsOff() {
-		this.runner.withPropertyValues("sqlqueue.migrate=false").run((context) -> {
+		this.runner.withPropertyValues("sqlqueue.jdbc.migrate=false").run((context) -> {
 			assertThat(context).hasNotFailed().hasSingleBean(Flyway.class).doesNotHaveBean(QueueSchemaInitializer.class);
 			JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
 			assertThat(jdbc.queryForObject("SELECT COUNT(*) FROM app_thing", Integer.class)).isZero();

@@ -39,7 +39,7 @@ class RecurringJobsTests {
 				DataSourceTransactionManagerAutoConfiguration.class, JacksonAutoConfiguration.class,
 				SqlQueueAutoConfiguration.class))
 		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
-				"sqlqueue.poll-interval=50ms", "sqlqueue.shutdown-timeout=1s");
+				"sqlqueue.manager.poll-interval=50ms", "sqlqueue.manager.shutdown-timeout=1s");
 
 	@Test
 	void declaresAndFiresAnAnnotatedSchedule() {
@@ -72,7 +72,7 @@ class RecurringJobsTests {
 
 	@Test
 	void firesAnIntervalScheduleOnItsOwn() {
-		this.runner.withBean(Nightly.class).withPropertyValues("sqlqueue.schedule-interval=200ms").run((context) -> {
+		this.runner.withBean(Nightly.class).withPropertyValues("sqlqueue.maintenance.schedule-interval=200ms").run((context) -> {
 			Schedules schedules = context.getBean(Schedules.class);
 			ScheduleRecord tick = schedules.find("tick").orElseThrow();
 			assertThat(tick.definition().recurrence().every()).isEqualTo(Duration.ofSeconds(1));

@@ -54,8 +54,8 @@ class SqlQueueAutoConfigurationPostgresIT {
 				DataSourceTransactionManagerAutoConfiguration.class, JacksonAutoConfiguration.class,
 				SqlQueueAutoConfiguration.class))
 		.withPropertyValues("spring.datasource.url=" + URL, "spring.datasource.username=" + USER,
-				"spring.datasource.password=" + PASSWORD, "sqlqueue.schema=" + this.schema,
-				"sqlqueue.poll-interval=50ms", "sqlqueue.shutdown-timeout=1s");
+				"spring.datasource.password=" + PASSWORD, "sqlqueue.jdbc.schema=" + this.schema,
+				"sqlqueue.manager.poll-interval=50ms", "sqlqueue.manager.shutdown-timeout=1s");
 
 	@BeforeAll
 	static void requireServer() {
@@ -111,7 +111,7 @@ class SqlQueueAutoConfigurationPostgresIT {
 	@Test
 	void claimsWithCompareAndSetWhenAsked() {
 		this.runner.withBean("greeter", JobHandlerRegistrationTests.Greeter.class)
-			.withPropertyValues("sqlqueue.claim-method=compare-and-set")
+			.withPropertyValues("sqlqueue.jdbc.claim-method=compare-and-set")
 			.run((context) -> {
 				try {
 					assertThat(context.getBean(JobStore.class).claimMethod()).isEqualTo(ClaimMethod.COMPARE_AND_SET);
@@ -129,7 +129,7 @@ class SqlQueueAutoConfigurationPostgresIT {
 	@Test
 	void idleInstanceIsWokenByAnEnqueueOfAnotherInstance() {
 		this.runner.withBean("greeter", JobHandlerRegistrationTests.Greeter.class)
-			.withPropertyValues("sqlqueue.poll-interval=2m")
+			.withPropertyValues("sqlqueue.manager.poll-interval=2m")
 			.run((worker) -> {
 				try {
 					PostgresNotifications notifications = worker.getBean(PostgresNotifications.class);
@@ -164,7 +164,7 @@ class SqlQueueAutoConfigurationPostgresIT {
 	@Test
 	void noListenerWithoutNotify() {
 		this.runner.withBean("greeter", JobHandlerRegistrationTests.Greeter.class)
-			.withPropertyValues("sqlqueue.notify=false")
+			.withPropertyValues("sqlqueue.jdbc.notify=false")
 			.run((context) -> {
 				try {
 					assertThat(context).hasNotFailed();

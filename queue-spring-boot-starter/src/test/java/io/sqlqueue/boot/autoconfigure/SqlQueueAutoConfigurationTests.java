@@ -60,7 +60,7 @@ class SqlQueueAutoConfigurationTests {
 				DataSourceTransactionManagerAutoConfiguration.class, JacksonAutoConfiguration.class,
 				SqlQueueAutoConfiguration.class))
 		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
-				"sqlqueue.poll-interval=50ms", "sqlqueue.shutdown-timeout=1s");
+				"sqlqueue.manager.poll-interval=50ms", "sqlqueue.manager.shutdown-timeout=1s");
 
 	@Test
 	void backsOffWithoutDataSource() {
@@ -104,7 +104,7 @@ class SqlQueueAutoConfigurationTests {
 
 	@Test
 	void vacuumsNothingOnADatabaseThatReclaimsSpaceItself() {
-		this.runner.withPropertyValues("sqlqueue.vacuum-interval=5s").run((context) -> {
+		this.runner.withPropertyValues("sqlqueue.maintenance.vacuum-interval=5s").run((context) -> {
 			Vacuumer vacuumer = context.getBean(Vacuumer.class);
 			assertThat(vacuumer).extracting("interval").isEqualTo(Duration.ofSeconds(5));
 			assertThat(vacuumer.isRunning()).isFalse();
@@ -134,7 +134,8 @@ class SqlQueueAutoConfigurationTests {
 	void bindsRetentionAndStatsInterval() {
 		this.runner
 			.withPropertyValues("sqlqueue.retention.succeeded=1h", "sqlqueue.retention.cancelled=0",
-					"sqlqueue.retention.failed=90d", "sqlqueue.retention.interval=1m", "sqlqueue.stats-interval=5s")
+					"sqlqueue.retention.failed=90d", "sqlqueue.maintenance.pruner-interval=1m",
+					"sqlqueue.maintenance.stats-interval=5s")
 			.run((context) -> {
 				Pruner pruner = context.getBean(Pruner.class);
 				assertThat(pruner).extracting("retention")
@@ -220,14 +221,17 @@ class SqlQueueAutoConfigurationTests {
 	@Test
 	void bindsProperties() {
 		this.runner
-			.withPropertyValues("sqlqueue.worker-id=node-1", "sqlqueue.poll-interval=250ms", "sqlqueue.batch-size=5",
-					"sqlqueue.lease-duration=30s", "sqlqueue.heartbeat-interval=4s", "sqlqueue.handler-timeout=2m",
-					"sqlqueue.concurrency=3", "sqlqueue.queues.mail.concurrency=2", "sqlqueue.queues.bulk.concurrency=4",
+			.withPropertyValues("sqlqueue.manager.worker-id=node-1", "sqlqueue.manager.poll-interval=250ms",
+					"sqlqueue.manager.batch-size=5", "sqlqueue.manager.lease-duration=30s",
+					"sqlqueue.manager.heartbeat-interval=4s", "sqlqueue.manager.handler-timeout=2m",
+					"sqlqueue.manager.concurrency=3", "sqlqueue.queues.mail.concurrency=2",
+					"sqlqueue.queues.bulk.concurrency=4",
 					"sqlqueue.retry.max-attempts=4", "sqlqueue.retry.initial-backoff=1s",
 					"sqlqueue.retry.multiplier=3", "sqlqueue.retry.max-backoff=10m", "sqlqueue.retry.jitter=0",
-					"sqlqueue.payload-max-size=64KB", "sqlqueue.result-max-size=32KB", "sqlqueue.claim-method=compare-and-set", "sqlqueue.prefetch=7",
-					"sqlqueue.completion.linger=5ms", "sqlqueue.completion.batch-size=50", "sqlqueue.retry.max-crashes=5",
-					"sqlqueue.await.max-poll-interval=3s")
+					"sqlqueue.payload-max-size=64KB", "sqlqueue.manager.result-max-size=32KB",
+					"sqlqueue.jdbc.claim-method=compare-and-set", "sqlqueue.manager.prefetch=7",
+					"sqlqueue.manager.completion.linger=5ms", "sqlqueue.manager.completion.batch-size=50",
+					"sqlqueue.retry.max-crashes=5", "sqlqueue.await.max-poll-interval=3s")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				ManagerSettings settings = context.getBean(Manager.class).settings();
@@ -260,7 +264,7 @@ class SqlQueueAutoConfigurationTests {
 
 	@Test
 	void prefetchesABatchByDefault() {
-		this.runner.withPropertyValues("sqlqueue.batch-size=40").run((context) -> {
+		this.runner.withPropertyValues("sqlqueue.manager.batch-size=40").run((context) -> {
 			ManagerSettings settings = context.getBean(Manager.class).settings();
 			assertThat(settings.prefetch()).isEqualTo(40);
 			assertThat(settings.completionBatchSize()).isEqualTo(100);
@@ -270,7 +274,7 @@ class SqlQueueAutoConfigurationTests {
 	@Test
 	void takesTheLargestBatchSizeAndPrefetch() {
 		this.runner
-			.withPropertyValues("sqlqueue.batch-size=4096", "sqlqueue.prefetch=4096",
+			.withPropertyValues("sqlqueue.manager.batch-size=4096", "sqlqueue.manager.prefetch=4096",
 					"sqlqueue.queues.default.global-concurrency=100")
 			.withBean("greeter", JobHandlerRegistrationTests.Greeter.class)
 			.run((context) -> {
@@ -285,32 +289,32 @@ class SqlQueueAutoConfigurationTests {
 
 	@Test
 	void failsToStartOnABatchSizeOrPrefetchAboveTheLargestNamingTheProperty() {
-		this.runner.withPropertyValues("sqlqueue.batch-size=40000")
+		this.runner.withPropertyValues("sqlqueue.manager.batch-size=40000")
 			.run((context) -> assertThat(context).getFailure()
 				.rootCause()
-				.hasMessageContaining("sqlqueue.batch-size")
+				.hasMessageContaining("sqlqueue.manager.batch-size")
 				.hasMessageContaining("40000")
 				.hasMessageContaining("4096"));
-		this.runner.withPropertyValues("sqlqueue.prefetch=4097")
+		this.runner.withPropertyValues("sqlqueue.manager.prefetch=4097")
 			.run((context) -> assertThat(context).getFailure()
 				.rootCause()
-				.hasMessageContaining("sqlqueue.prefetch")
+				.hasMessageContaining("sqlqueue.manager.prefetch")
 				.hasMessageContaining("4097")
 				.hasMessageContaining("4096"));
-		this.runner.withPropertyValues("sqlqueue.batch-size=0")
-			.run((context) -> assertThat(context).getFailure().rootCause().hasMessageContaining("sqlqueue.batch-size"));
+		this.runner.withPropertyValues("sqlqueue.manager.batch-size=0")
+			.run((context) -> assertThat(context).getFailure().rootCause().hasMessageContaining("sqlqueue.manager.batch-size"));
 	}
 
 	@Test
 	void beatsAThirdOfTheLeaseByDefault() {
-		this.runner.withPropertyValues("sqlqueue.lease-duration=30s")
+		this.runner.withPropertyValues("sqlqueue.manager.lease-duration=30s")
 			.run((context) -> assertThat(context.getBean(Manager.class).settings().heartbeatInterval())
 				.isEqualTo(Duration.ofSeconds(10)));
 	}
 
 	@Test
 	void failsOnInvalidSettings() {
-		this.runner.withPropertyValues("sqlqueue.lease-duration=10s", "sqlqueue.heartbeat-interval=10s")
+		this.runner.withPropertyValues("sqlqueue.manager.lease-duration=10s", "sqlqueue.manager.heartbeat-interval=10s")
 			.run((context) -> assertThat(context).getFailure()
 				.rootCause()
 				.hasMessageContaining("heartbeatInterval")
@@ -319,13 +323,13 @@ class SqlQueueAutoConfigurationTests {
 
 	@Test
 	void usesTheNamedDialect() {
-		this.runner.withPropertyValues("sqlqueue.dialect=h2")
+		this.runner.withPropertyValues("sqlqueue.jdbc.dialect=h2")
 			.run((context) -> assertThat(context.getBean(Dialect.class)).isInstanceOf(H2Dialect.class));
 	}
 
 	@Test
 	void failsOnAnUnknownDialectNamingTheSupportedOnes() {
-		this.runner.withPropertyValues("sqlqueue.dialect=oracle")
+		this.runner.withPropertyValues("sqlqueue.jdbc.dialect=oracle")
 			.run((context) -> assertThat(context).getFailure()
 				.rootCause()
 				.hasMessageContaining("oracle")
@@ -388,7 +392,7 @@ class SqlQueueAutoConfigurationTests {
 
 	@Test
 	void migratesNothingWhenMigrateIsOff() {
-		this.runner.withPropertyValues("sqlqueue.migrate=false").run((context) -> {
+		this.runner.withPropertyValues("sqlqueue.jdbc.migrate=false").run((context) -> {
 			assertThat(context).hasNotFailed().doesNotHaveBean(QueueSchemaInitializer.class).hasSingleBean(JobQueue.class);
 			JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
 			assertThat(jdbc.queryForObject(
@@ -400,7 +404,7 @@ class SqlQueueAutoConfigurationTests {
 
 	@Test
 	void sizesTheWorkerPoolForTheHandlersQueues() {
-		this.runner.withPropertyValues("sqlqueue.concurrency=3", "sqlqueue.queues.mail.concurrency=2")
+		this.runner.withPropertyValues("sqlqueue.manager.concurrency=3", "sqlqueue.queues.mail.concurrency=2")
 			.withBean("greeter", JobHandlerRegistrationTests.Greeter.class)
 			.run((context) -> {
 				ThreadPoolTaskExecutor workers = context.getBean(SqlQueueAutoConfiguration.WORKER_EXECUTOR_BEAN_NAME,
@@ -422,7 +426,7 @@ class SqlQueueAutoConfigurationTests {
 	}
 
 	private void putsTheTableInSchema(String name) {
-		this.runner.withPropertyValues("sqlqueue.schema=" + name).run((context) -> {
+		this.runner.withPropertyValues("sqlqueue.jdbc.schema=" + name).run((context) -> {
 			assertThat(context).hasNotFailed();
 			JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
 			assertThat(jdbc.queryForList(

@@ -38,7 +38,7 @@ class SqlQueueObservationsTests {
 				DataSourceTransactionManagerAutoConfiguration.class, JacksonAutoConfiguration.class,
 				SqlQueueAutoConfiguration.class))
 		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
-				"sqlqueue.poll-interval=50ms", "sqlqueue.shutdown-timeout=1s")
+				"sqlqueue.manager.poll-interval=50ms", "sqlqueue.manager.shutdown-timeout=1s")
 		.withBean(Recorder.class)
 		.withBean(ObservationRegistry.class, () -> {
 			ObservationRegistry registry = ObservationRegistry.create();

@@ -25,8 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A {@code sqlqueue.*} property the starter does not know: Spring Boot's binder ignores
  * it, as it does for every {@code @ConfigurationProperties} class, and the setting it was
  * meant to change keeps its default. The configuration metadata has no entry for it, so
- * IDEs flag it. (Names bind relaxed: {@code sqlqueue.batchSize} and
- * {@code SQLQUEUE_BATCHSIZE} are {@code sqlqueue.batch-size}, not unknown.) A known
+ * IDEs flag it. (Names bind relaxed: {@code sqlqueue.manager.batchSize} and
+ * {@code SQLQUEUE_MANAGER_BATCHSIZE} are {@code sqlqueue.manager.batch-size}, not unknown.) A known
  * property with a value of the wrong type fails start-up.
  */
 class UnknownPropertyTests {
@@ -36,15 +36,17 @@ class UnknownPropertyTests {
 				DataSourceTransactionManagerAutoConfiguration.class, JacksonAutoConfiguration.class,
 				SqlQueueAutoConfiguration.class))
 		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
-				"sqlqueue.shutdown-timeout=1s");
+				"sqlqueue.manager.shutdown-timeout=1s");
 
-	private static final List<String> TYPOS = List.of("sqlqueue.poll-intervall", "sqlqueue.batch-sise",
+	private static final List<String> TYPOS = List.of("sqlqueue.manager.poll-intervall",
+			"sqlqueue.manager.batch-sise",
 			"sqlqueue.retry.max-attempt", "sqlqueue.no-such-property");
 
 	@Test
 	void ignoresAnUnknownPropertyAndKeepsTheDefault() {
 		this.runner
-			.withPropertyValues("sqlqueue.poll-intervall=50ms", "sqlqueue.batch-sise=5", "sqlqueue.retry.max-attempt=1",
+			.withPropertyValues("sqlqueue.manager.poll-intervall=50ms", "sqlqueue.manager.batch-sise=5",
+					"sqlqueue.retry.max-attempt=1",
 					"sqlqueue.no-such-property=true")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
@@ -57,7 +59,7 @@ class UnknownPropertyTests {
 
 	@Test
 	void bindsAKnownPropertyWrittenInAnotherForm() {
-		this.runner.withPropertyValues("sqlqueue.batchSize=5", "sqlqueue.retry.max_attempts=3")
+		this.runner.withPropertyValues("sqlqueue.manager.batchSize=5", "sqlqueue.retry.max_attempts=3")
 			.run((context) -> {
 				ManagerSettings settings = context.getBean(Manager.class).settings();
 				assertThat(settings.batchSize()).isEqualTo(5);
@@ -75,15 +77,16 @@ class UnknownPropertyTests {
 				names.add(property.get("name").asString());
 			}
 		}
-		assertThat(names).contains("sqlqueue.poll-interval", "sqlqueue.batch-size", "sqlqueue.retry.max-attempts")
+		assertThat(names)
+			.contains("sqlqueue.manager.poll-interval", "sqlqueue.manager.batch-size", "sqlqueue.retry.max-attempts")
 			.doesNotContainAnyElementsOf(TYPOS);
 	}
 
 	@Test
 	void failsOnAKnownPropertyWithAValueOfTheWrongType() {
-		this.runner.withPropertyValues("sqlqueue.batch-size=many")
+		this.runner.withPropertyValues("sqlqueue.manager.batch-size=many")
 			.run((context) -> assertThat(context).getFailure()
-				.hasStackTraceContaining("Failed to bind properties under 'sqlqueue.batch-size' to int")
+				.hasStackTraceContaining("Failed to bind properties under 'sqlqueue.manager.batch-size' to int")
 				.rootCause()
 				.hasMessageContaining("\"many\""));
 	}

@@ -40,7 +40,7 @@ class QueueNotStartedFailureAnalyzerTests {
 		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
 				DataSourceTransactionManagerAutoConfiguration.class, JacksonAutoConfiguration.class,
 				SqlQueueAutoConfiguration.class, SqlQueueNotStartedAutoConfiguration.class))
-		.withPropertyValues("sqlqueue.poll-interval=50ms", "sqlqueue.shutdown-timeout=1s");
+		.withPropertyValues("sqlqueue.manager.poll-interval=50ms", "sqlqueue.manager.shutdown-timeout=1s");
 
 	/** An application that makes no DataSource (as one without a pool or with Boot's excluded). */
 	private final ApplicationContextRunner withoutDataSource = new ApplicationContextRunner()

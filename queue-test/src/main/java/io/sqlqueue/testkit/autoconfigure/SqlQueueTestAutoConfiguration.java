@@ -83,16 +83,16 @@ public final class SqlQueueTestAutoConfiguration {
 			ObjectProvider<JobListener> listeners, ObjectProvider<JobObservations> observations) {
 		ManagerSettings.Builder settings = ManagerSettings.builder()
 			.retryPolicy(retryPolicy)
-			.leaseDuration(properties.getLeaseDuration())
-			.resultMaxSize((int) Math.min(Integer.MAX_VALUE, properties.getResultMaxSize().toBytes()));
-		if (properties.getWorkerId() != null) {
-			settings.workerId(properties.getWorkerId() + "-test");
+			.leaseDuration(properties.getManager().getLeaseDuration())
+			.resultMaxSize((int) Math.min(Integer.MAX_VALUE, properties.getManager().getResultMaxSize().toBytes()));
+		if (properties.getManager().getWorkerId() != null) {
+			settings.workerId(properties.getManager().getWorkerId() + "-test");
 		}
 		List<JobListener> all = listeners.orderedStream().toList();
 		JobRunner runner = new JobRunner(store, handlers, codec, settings.build(), JobListener.all(all),
 				observations.getIfUnique(() -> JobObservations.NONE));
 		return new SqlQueueTester(store, handlers, codec, runner, schedules,
-				new QueueReset(dataSource, dialect, properties.getSchema()));
+				new QueueReset(dataSource, dialect, properties.getJdbc().getSchema()));
 	}
 
 }

@@ -28,7 +28,7 @@ class SqlQueueTestAutoConfigurationTests {
 				DataSourceTransactionManagerAutoConfiguration.class,
 				SqlQueueAutoConfiguration.class, SqlQueueTestAutoConfiguration.class))
 		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
-				"sqlqueue.poll-interval=50ms", "sqlqueue.shutdown-timeout=1s")
+				"sqlqueue.manager.poll-interval=50ms", "sqlqueue.manager.shutdown-timeout=1s")
 		.withBean(Echo.class);
 
 	@Test

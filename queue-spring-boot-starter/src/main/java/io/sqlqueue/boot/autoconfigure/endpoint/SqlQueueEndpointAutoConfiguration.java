@@ -6,6 +6,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 
 import io.sqlqueue.JobQueue;
@@ -26,15 +27,16 @@ import io.sqlqueue.store.JobStore;
 @AutoConfiguration(after = SqlQueueAutoConfiguration.class)
 @ConditionalOnClass(ConditionalOnAvailableEndpoint.class)
 @ConditionalOnAvailableEndpoint(SqlQueueEndpoint.class)
+@EnableConfigurationProperties(SqlQueueEndpointProperties.class)
 public final class SqlQueueEndpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnBean({ JobQueue.class, JobStore.class, SqlQueueProperties.class, QueueAdmin.class })
 	@ConditionalOnMissingBean
 	SqlQueueEndpoint sqlqueueEndpoint(JobQueue jobs, JobStore store, ObjectProvider<Manager> manager,
-			SqlQueueProperties properties, ObjectProvider<Schedules> schedules, ObjectProvider<FlowControl> flowControl,
-			QueueAdmin admin) {
-		return new SqlQueueEndpoint(jobs, store, manager.getIfUnique(), properties.getEndpoint().isShowPayload(),
+			SqlQueueEndpointProperties properties, ObjectProvider<Schedules> schedules,
+			ObjectProvider<FlowControl> flowControl, QueueAdmin admin) {
+		return new SqlQueueEndpoint(jobs, store, manager.getIfUnique(), properties.isShowPayload(),
 				schedules.getIfUnique(), flowControl.getIfUnique(), admin);
 	}
 

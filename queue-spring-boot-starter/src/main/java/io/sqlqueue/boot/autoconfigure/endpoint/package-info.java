@@ -1,5 +1,6 @@
 /**
- * Auto-configuration of sqlqueue's Actuator endpoint.
+ * Auto-configuration of sqlqueue's Actuator endpoint, and its properties under
+ * {@code management.endpoint.sqlqueue.*}.
  */
 @NullMarked
 package io.sqlqueue.boot.autoconfigure.endpoint;

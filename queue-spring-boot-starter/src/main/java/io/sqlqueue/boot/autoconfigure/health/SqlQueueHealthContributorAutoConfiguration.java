@@ -5,6 +5,7 @@ import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.health.contributor.Status;
@@ -29,14 +30,14 @@ import io.sqlqueue.store.ScheduleStore;
 @ConditionalOnClass(HealthIndicator.class)
 @ConditionalOnBean({ QueueStats.class, SqlQueueProperties.class })
 @ConditionalOnEnabledHealthIndicator("sqlqueue")
+@EnableConfigurationProperties(SqlQueueHealthIndicatorProperties.class)
 public final class SqlQueueHealthContributorAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(name = "sqlqueueHealthIndicator")
 	SqlQueueHealthIndicator sqlqueueHealthIndicator(QueueStats stats, ObjectProvider<Manager> manager,
-			SqlQueueProperties properties, ObjectProvider<Schedules> schedules,
+			SqlQueueHealthIndicatorProperties health, ObjectProvider<Schedules> schedules,
 			ObjectProvider<ScheduleStore> scheduleStore, ObjectProvider<ScheduleFirer> firer) {
-		SqlQueueProperties.Health health = properties.getHealth();
 		BehindSchedules behind = null;
 		Schedules scheduleBean = schedules.getIfUnique();
 		ScheduleStore storeBean = scheduleStore.getIfUnique();

@@ -231,7 +231,7 @@ class SqlQueueEndpointAutoConfigurationTests {
 
 	@Test
 	void showsThePayloadWhenAllowed() {
-		this.runner.withPropertyValues("sqlqueue.endpoint.show-payload=true").run((context) -> {
+		this.runner.withPropertyValues("management.endpoint.sqlqueue.show-payload=true").run((context) -> {
 			long id = context.getBean(JobQueue.class).enqueue(Job.of("mail.send", Map.of("to", "ada@example.com")));
 			assertThat(context.getBean(SqlQueueEndpoint.class).job(id).payload()).contains("ada@example.com");
 		});

@@ -52,11 +52,11 @@ class SqlQueueHealthContributorAutoConfigurationTests {
 				DataSourceTransactionManagerAutoConfiguration.class, JacksonAutoConfiguration.class,
 				SqlQueueAutoConfiguration.class, SqlQueueHealthContributorAutoConfiguration.class))
 		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
-				"sqlqueue.poll-interval=50ms", "sqlqueue.shutdown-timeout=1s");
+				"sqlqueue.manager.poll-interval=50ms", "sqlqueue.manager.shutdown-timeout=1s");
 
 	@Test
 	void reportsAScheduleThatIsBehind() {
-		this.runner.withPropertyValues("sqlqueue.schedule-interval=1h").run((context) -> {
+		this.runner.withPropertyValues("sqlqueue.maintenance.schedule-interval=1h").run((context) -> {
 			Schedules schedules = context.getBean(Schedules.class);
 			// No instance has the handler: the schedule names its jobs' settings, so this one fires it.
 			schedules.create(ScheduleDefinition.of("minutely", "nobody", Recurrence.every(Duration.ofMinutes(1)))
@@ -90,7 +90,7 @@ class SqlQueueHealthContributorAutoConfigurationTests {
 	 */
 	@Test
 	void aScheduleCountsAsBehindOnlyAfterTheFirerHadAPass() {
-		this.runner.withPropertyValues("sqlqueue.schedule-interval=1h").run((context) -> {
+		this.runner.withPropertyValues("sqlqueue.maintenance.schedule-interval=1h").run((context) -> {
 			context.getBean(Schedules.class)
 				.create(ScheduleDefinition.of("short", "elsewhere", Recurrence.every(Duration.ofSeconds(5))));
 			new JdbcTemplate(context.getBean(DataSource.class))
@@ -135,7 +135,7 @@ class SqlQueueHealthContributorAutoConfigurationTests {
 
 	@Test
 	void downWhenAQueueIsStuck() {
-		this.runner.withPropertyValues("sqlqueue.health.max-due-age=1s").run((context) -> {
+		this.runner.withPropertyValues("management.health.sqlqueue.max-due-age=1s").run((context) -> {
 			context.getBean(JobQueue.class)
 				.enqueue(Job.of("unknown.handler", null).queue("orphans").runAt(Instant.now().minusSeconds(30)));
 			context.getBean(QueueStats.class).refresh();
@@ -149,7 +149,7 @@ class SqlQueueHealthContributorAutoConfigurationTests {
 	/** Jobs a rate limit holds back wait by design: their queue is throttled, not stuck. */
 	@Test
 	void aQueueWhoseLimitsHoldJobsBackIsThrottledNotStuck() {
-		this.runner.withPropertyValues("sqlqueue.health.max-due-age=1s").run((context) -> {
+		this.runner.withPropertyValues("management.health.sqlqueue.max-due-age=1s").run((context) -> {
 			context.getBean(FlowControl.class).setLimit("payments", Limit.rate(1, Duration.ofHours(1)));
 			Instant overdue = Instant.now().minusSeconds(30);
 			context.getBean(JobQueue.class)
@@ -168,7 +168,8 @@ class SqlQueueHealthContributorAutoConfigurationTests {
 
 	@Test
 	void reportsTheConfiguredStatusWhenAQueueIsStuck() {
-		this.runner.withPropertyValues("sqlqueue.health.max-due-age=1s", "sqlqueue.health.stale-status=STALE")
+		this.runner.withPropertyValues("management.health.sqlqueue.max-due-age=1s",
+				"management.health.sqlqueue.stale-status=STALE")
 			.run((context) -> {
 				context.getBean(JobQueue.class)
 					.enqueue(Job.of("unknown.handler", null).runAt(Instant.now().minusSeconds(30)));

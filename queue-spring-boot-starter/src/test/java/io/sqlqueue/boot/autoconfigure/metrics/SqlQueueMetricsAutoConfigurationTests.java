@@ -61,7 +61,8 @@ class SqlQueueMetricsAutoConfigurationTests {
 				SqlQueueMetricsAutoConfiguration.class))
 		.withBean(SimpleMeterRegistry.class)
 		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
-				"sqlqueue.poll-interval=50ms", "sqlqueue.shutdown-timeout=1s", "sqlqueue.concurrency=2",
+				"sqlqueue.manager.poll-interval=50ms", "sqlqueue.manager.shutdown-timeout=1s",
+				"sqlqueue.manager.concurrency=2",
 				"sqlqueue.retry.initial-backoff=10ms", "sqlqueue.retry.max-backoff=20ms", "sqlqueue.retry.jitter=0");
 
 	@Test
@@ -134,7 +135,7 @@ class SqlQueueMetricsAutoConfigurationTests {
 
 	@Test
 	void countsScheduleTicksAndTheirLag() {
-		this.runner.withBean("work", Work.class).withPropertyValues("sqlqueue.schedule-interval=1h").run((context) -> {
+		this.runner.withBean("work", Work.class).withPropertyValues("sqlqueue.maintenance.schedule-interval=1h").run((context) -> {
 			MeterRegistry registry = context.getBean(MeterRegistry.class);
 			Schedules schedules = context.getBean(Schedules.class);
 			schedules.create(ScheduleDefinition.of("minutely", "ok", Recurrence.every(Duration.ofMinutes(1))));
@@ -268,7 +269,7 @@ class SqlQueueMetricsAutoConfigurationTests {
 			.withClassLoader(new FilteredClassLoader("io.micrometer"))
 			.withBean("work", Work.class)
 			.withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
-					"sqlqueue.poll-interval=50ms", "sqlqueue.shutdown-timeout=1s")
+					"sqlqueue.manager.poll-interval=50ms", "sqlqueue.manager.shutdown-timeout=1s")
 			.run((context) -> {
 				assertThat(context).hasNotFailed().doesNotHaveBean(SqlQueueMetrics.class);
 				// Only the queue's own awaiter listens: no meters.

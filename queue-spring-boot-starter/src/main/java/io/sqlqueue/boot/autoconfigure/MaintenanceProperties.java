@@ -1,0 +1,81 @@
+package io.sqlqueue.boot.autoconfigure;
+
+import java.time.Duration;
+
+/**
+ * How often the periodic loops run where the Manager runs, under
+ * {@code sqlqueue.maintenance.*}: one group for every loop's interval, as the loops sit
+ * together in one maintenance package. What the loops keep or reclaim is set elsewhere
+ * ({@code sqlqueue.retention.*}, {@code sqlqueue.retry.max-crashes}); the Manager's own
+ * heartbeat belongs to its lease ({@code sqlqueue.manager.heartbeat-interval}).
+ */
+public class MaintenanceProperties {
+
+	/**
+	 * How often expired leases are looked for and their jobs re-queued.
+	 */
+	private Duration reaperInterval = Duration.ofSeconds(15);
+
+	/**
+	 * How often finished jobs past their retention are deleted, in batches of 1000.
+	 */
+	private Duration prunerInterval = Duration.ofMinutes(10);
+
+	/**
+	 * How often the queue vacuums its tables itself where the database would not (PostgreSQL
+	 * with autovacuum off); where autovacuum runs, the queue leaves it alone.
+	 */
+	private Duration vacuumInterval = Duration.ofMinutes(1);
+
+	/**
+	 * How often the jobs per queue and state are counted (one grouped query) for the
+	 * gauges and the health indicator.
+	 */
+	private Duration statsInterval = Duration.ofSeconds(30);
+
+	/**
+	 * How often due schedules are looked for and fired.
+	 */
+	private Duration scheduleInterval = Duration.ofSeconds(1);
+
+	public Duration getReaperInterval() {
+		return this.reaperInterval;
+	}
+
+	public void setReaperInterval(Duration reaperInterval) {
+		this.reaperInterval = reaperInterval;
+	}
+
+	public Duration getPrunerInterval() {
+		return this.prunerInterval;
+	}
+
+	public void setPrunerInterval(Duration prunerInterval) {
+		this.prunerInterval = prunerInterval;
+	}
+
+	public Duration getVacuumInterval() {
+		return this.vacuumInterval;
+	}
+
+	public void setVacuumInterval(Duration vacuumInterval) {
+		this.vacuumInterval = vacuumInterval;
+	}
+
+	public Duration getStatsInterval() {
+		return this.statsInterval;
+	}
+
+	public void setStatsInterval(Duration statsInterval) {
+		this.statsInterval = statsInterval;
+	}
+
+	public Duration getScheduleInterval() {
+		return this.scheduleInterval;
+	}
+
+	public void setScheduleInterval(Duration scheduleInterval) {
+		this.scheduleInterval = scheduleInterval;
+	}
+
+}
