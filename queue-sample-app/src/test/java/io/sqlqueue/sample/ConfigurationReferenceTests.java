@@ -125,6 +125,11 @@ class ConfigurationReferenceTests {
 		for (Map<String, Object> property : metadata.properties().values()) {
 			String name = (String) property.get("name");
 			String type = (String) property.get("type");
+			if (movedAway(property)) {
+				groups.computeIfAbsent(MOVED, (key) -> new ArrayList<>())
+					.add(new Row(name, "", "", "Now `" + ((Map<?, ?>) property.get("deprecation")).get("replacement") + "`."));
+				continue;
+			}
 			groups.get(groupOf(name, metadata.groups().keySet()))
 				.add(new Row(name, display(type), value(property.get("defaultValue")), description(property, metadata)));
 			Class<?> values = mapValues(type);
@@ -139,7 +144,7 @@ class ConfigurationReferenceTests {
 			if (rows.isEmpty()) {
 				return;
 			}
-			out.append("\n### `").append(group).append("`\n\n");
+			out.append("\n### ").append(group.equals(MOVED) ? MOVED.substring(2) : "`" + group + "`").append("\n\n");
 			out.append("| property | type | default | description |\n| --- | --- | --- | --- |\n");
 			rows.stream().sorted(Comparator.comparing(Row::name)).forEach((row) -> out.append("| `")
 				.append(row.name())
@@ -152,6 +157,13 @@ class ConfigurationReferenceTests {
 				.append(" |\n"));
 		});
 		return out.append('\n').toString();
+	}
+
+	/** Names that moved before the first release: start-up fails when one is set, naming the new one. */
+	private static final String MOVED = "~ Moved names (start-up fails when one is set)";
+
+	private static boolean movedAway(Map<String, Object> property) {
+		return property.get("deprecation") instanceof Map<?, ?> deprecation && "error".equals(deprecation.get("level"));
 	}
 
 	private static String groupOf(String property, Collection<String> groups) {
