@@ -87,13 +87,11 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * threads. A subclass names the database; it adds tests only for what is its own.
  */
 public abstract class QueueConformanceTests
-		implements FlowControlConformance, WorkflowConformance, ScheduleConformance, ManagerLoopsConformance,
-		CallerLockConformance, CompletionFlushConformance, UnknownHandlerConformance {
+		implements EnqueueConformance, ClaimConformance, FlowControlConformance, WorkflowConformance,
+		ScheduleConformance, ManagerLoopsConformance, CallerLockConformance,
+		CompletionFlushConformance, UnknownHandlerConformance {
 
 	protected static final Duration WAIT = Duration.ofSeconds(30);
-
-	private static final tools.jackson.databind.json.JsonMapper JSON = tools.jackson.databind.json.JsonMapper.builder()
-		.build();
 
 	protected TestDatabase.Isolated database;
 
@@ -106,7 +104,8 @@ public abstract class QueueConformanceTests
 	}
 
 	/** Jobs the concurrency test drains. */
-	protected int concurrencyJobs() {
+	@Override
+	public int concurrencyJobs() {
 		return 2_000;
 	}
 
@@ -136,210 +135,6 @@ public abstract class QueueConformanceTests
 	@Override
 	public TestDatabase.Isolated isolatedDatabase() {
 		return this.database;
-	}
-
-	protected void handler(String name, io.sqlqueue.handler.JobInvoker invoker) {
-		this.fixture.register(HandlerDefinition.of(name, "default", invoker));
-	}
-
-	private void awaitStatus(long id, JobStatus status) {
-		await().atMost(WAIT).pollInterval(Duration.ofMillis(20)).until(() -> this.fixture.status(id) == status);
-	}
-
-	private List<JobRecord> claim(String queue, int limit, String... handlers) {
-		return this.fixture.store()
-			.claim(new ClaimRequest("test-worker", queue, List.of(handlers), limit, 30_000));
-	}
-
-	// --- enqueue and run
-
-	@Test
-	void enqueuedJobRunsAndStoresItsResult() {
-		handler("echo", (payload, context) -> Map.of("echo", payload, "attempt", context.attempt()));
-		this.fixture.startManager((s) -> s);
-		long id = this.fixture.queue().enqueue("echo", Map.of("name", "Ada"));
-		awaitStatus(id, JobStatus.SUCCEEDED);
-		JobRecord job = this.fixture.job(id);
-		assertThat(job.attempts()).isEqualTo(1);
-		Map<?, ?> result = JSON.readValue(job.result(), Map.class);
-		assertThat(result.get("attempt")).isEqualTo(1);
-		assertThat(JSON.readValue((String) result.get("echo"), Map.class)).isEqualTo(Map.of("name", "Ada"));
-		assertThat(job.startedAt()).isNotNull();
-		assertThat(job.finishedAt()).isNotNull();
-		assertThat(job.leaseExpiresAt()).isNull();
-		// The token stays, so that a write whose answer was lost can tell it landed.
-		assertThat(job.leaseToken()).isNotNull();
-	}
-
-	@Test
-	void typedPayloadIsDecodedForTheHandlerMethod() throws Exception {
-		Greeter greeter = new Greeter();
-		this.fixture.register(HandlerDefinition.of("greet", "default", new MethodJobInvoker(greeter,
-				Greeter.class.getDeclaredMethod("greet", Greeting.class, JobContext.class), "greet",
-				this.fixture.codec())));
-		this.fixture.startManager((s) -> s);
-		long id = this.fixture.queue().enqueue("greet", new Greeting("Grace", 2));
-		awaitStatus(id, JobStatus.SUCCEEDED);
-		assertThat(this.fixture.job(id).result()).isEqualTo("\"Hello Grace x2 (job " + id + ")\"");
-	}
-
-	@Test
-	void enqueueAllInsertsInOneBatchAndReturnsIdsInOrder() {
-		List<Long> ids = this.fixture.queue()
-			.enqueueAll(List.of(Job.of("a", 1), Job.of("b", 2).priority(5), Job.of("c", 3).queue("other")));
-		assertThat(ids).hasSize(3).doesNotHaveDuplicates();
-		assertThat(this.fixture.job(ids.get(0)).handler()).isEqualTo("a");
-		assertThat(this.fixture.job(ids.get(1)).priority()).isEqualTo(5);
-		assertThat(this.fixture.job(ids.get(2)).queue()).isEqualTo("other");
-		assertThat(this.fixture.job(ids.get(0)).maxAttempts()).isEqualTo(QueueFixture.FAST_RETRIES.maxAttempts());
-	}
-
-	@Test
-	void delayedJobIsNotClaimedBeforeItIsDue() {
-		long later = this.fixture.queue().enqueue(Job.of("work", null).delay(Duration.ofHours(1)));
-		long future = this.fixture.queue().enqueue(Job.of("work", null).runAt(Instant.now().plusSeconds(3600)));
-		long past = this.fixture.queue().enqueue(Job.of("work", null).runAt(Instant.now().minusSeconds(60)));
-		assertThat(claim("default", 10, "work")).extracting(JobRecord::id).containsExactly(past);
-		assertThat(this.fixture.status(later)).isEqualTo(JobStatus.QUEUED);
-		assertThat(this.fixture.status(future)).isEqualTo(JobStatus.QUEUED);
-	}
-
-	@Test
-	void delayedJobRunsAfterItsDelayOnTheDatabaseClock() {
-		handler("work", (payload, context) -> null);
-		this.fixture.startManager((s) -> s);
-		long id = this.fixture.queue().enqueue(Job.of("work", null).delay(Duration.ofMillis(700)));
-		awaitStatus(id, JobStatus.SUCCEEDED);
-		JobRecord job = this.fixture.job(id);
-		assertThat(Duration.between(job.createdAt(), job.startedAt())).isGreaterThanOrEqualTo(Duration.ofMillis(700));
-	}
-
-	@Test
-	void higherPriorityRunsFirstAndEqualPriorityRunsInEnqueueOrder() {
-		long low1 = this.fixture.queue().enqueue(Job.of("work", 1));
-		long high = this.fixture.queue().enqueue(Job.of("work", 2).priority(10));
-		long low2 = this.fixture.queue().enqueue(Job.of("work", 3));
-		long mid = this.fixture.queue().enqueue(Job.of("work", 4).priority(5));
-		List<Long> order = new ArrayList<>();
-		for (int i = 0; i < 4; i++) {
-			order.add(claim("default", 1, "work").get(0).id());
-		}
-		assertThat(order).containsExactly(high, mid, low1, low2);
-		assertThat(claim("default", 1, "work")).isEmpty();
-	}
-
-	@Test
-	void batchClaimReturnsJobsInRunOrderAndNeverMoreThanTheLimit() {
-		List<Long> ids = new ArrayList<>();
-		for (int i = 0; i < 30; i++) {
-			ids.add(this.fixture.queue().enqueue(Job.of("work", i)));
-		}
-		List<JobRecord> first = claim("default", 10, "work");
-		assertThat(first).extracting(JobRecord::id).containsExactlyElementsOf(ids.subList(0, 10));
-		assertThat(first).allSatisfy((job) -> {
-			assertThat(job.status()).isEqualTo(JobStatus.RUNNING);
-			assertThat(job.attempts()).isEqualTo(1);
-			assertThat(job.leaseToken()).isNotNull();
-		});
-		assertThat(this.fixture.count("status = 'RUNNING'")).isEqualTo(10);
-	}
-
-	@Test
-	void managerClaimsOnlyItsQueuesAndHandlers() {
-		long otherQueue = this.fixture.queue().enqueue(Job.of("work", null).queue("elsewhere"));
-		long otherHandler = this.fixture.queue().enqueue("unknown.handler", null);
-		assertThat(claim("default", 10, "work")).isEmpty();
-		assertThat(this.fixture.status(otherQueue)).isEqualTo(JobStatus.QUEUED);
-		assertThat(this.fixture.status(otherHandler)).isEqualTo(JobStatus.QUEUED);
-	}
-
-	// --- unique keys and transactions
-
-	@Test
-	void uniqueKeyRejectsADuplicateOfAnUnfinishedJobOnly() {
-		long first = this.fixture.queue().enqueue(Job.of("work", 1).uniqueKey("report:2026-11-22"));
-		assertThatThrownBy(() -> this.fixture.queue().enqueue(Job.of("work", 2).uniqueKey("report:2026-11-22")))
-			.isInstanceOf(DuplicateJobException.class)
-			.hasMessageContaining("report:2026-11-22");
-		assertThat(this.fixture.count("unique_key = 'report:2026-11-22'")).isEqualTo(1);
-		JobRecord claimed = claim("default", 1, "work").get(0);
-		assertThatThrownBy(() -> this.fixture.queue().enqueue(Job.of("work", 3).uniqueKey("report:2026-11-22")))
-			.isInstanceOf(DuplicateJobException.class);
-		this.fixture.store().complete(List.of(new Completion(new Lease(first, claimed.leaseToken()), null)));
-		long second = this.fixture.queue().enqueue(Job.of("work", 4).uniqueKey("report:2026-11-22"));
-		assertThat(second).isNotEqualTo(first);
-	}
-
-	@Test
-	void enqueueAllWithADuplicateWritesNothing() {
-		this.fixture.queue().enqueue(Job.of("work", 1).uniqueKey("k"));
-		assertThatThrownBy(() -> this.fixture.queue()
-			.enqueueAll(List.of(Job.of("work", 2), Job.of("work", 3).uniqueKey("k"), Job.of("work", 4))))
-			.isInstanceOf(DuplicateJobException.class);
-		assertThat(this.fixture.count("1 = 1")).isEqualTo(1);
-	}
-
-	@Test
-	void enqueueAllWithADuplicateInsideACallersTransactionWritesNoneOfItsJobs() {
-		this.fixture.queue().enqueue(Job.of("work", 1).uniqueKey("k"));
-		TransactionTemplate transaction = new TransactionTemplate(
-				new DataSourceTransactionManager(this.database.dataSource()));
-		transaction.executeWithoutResult((status) -> {
-			this.fixture.queue().enqueue("work", "before");
-			assertThatThrownBy(() -> this.fixture.queue()
-				.enqueueAll(List.of(Job.of("work", 2), Job.of("work", 3).uniqueKey("k"), Job.of("work", 4))))
-				.isInstanceOf(DuplicateJobException.class);
-			this.fixture.queue().enqueue("work", "after");
-		});
-		assertThat(this.fixture.count("1 = 1")).isEqualTo(3);
-		assertThat(this.fixture.jdbc()
-			.queryForList("SELECT payload FROM " + this.fixture.table() + " ORDER BY id", String.class))
-			.map((payload) -> payload.replace(" ", ""))
-			.containsExactly("1", "\"before\"", "\"after\"");
-	}
-
-	@Test
-	void enqueueRolledBackWithTheCallersTransactionLeavesNoJob() {
-		TransactionTemplate transaction = new TransactionTemplate(
-				new DataSourceTransactionManager(this.database.dataSource()));
-		assertThatThrownBy(() -> transaction.executeWithoutResult((status) -> {
-			this.fixture.queue().enqueue("work", "rolled back");
-			throw new IllegalStateException("caller fails");
-		})).hasMessage("caller fails");
-		assertThat(this.fixture.count("1 = 1")).isZero();
-		Long id = transaction.execute((status) -> this.fixture.queue().enqueue("work", "committed"));
-		assertThat(this.fixture.job(id).payload()).contains("committed");
-	}
-
-	@Test
-	void duplicateInsideACallersTransactionLeavesTheTransactionUsable() {
-		this.fixture.queue().enqueue(Job.of("work", 1).uniqueKey("once"));
-		TransactionTemplate transaction = new TransactionTemplate(
-				new DataSourceTransactionManager(this.database.dataSource()));
-		transaction.executeWithoutResult((status) -> {
-			assertThatThrownBy(() -> this.fixture.queue().enqueue(Job.of("work", 2).uniqueKey("once")))
-				.isInstanceOf(DuplicateJobException.class);
-			this.fixture.queue().enqueue("work", "after the duplicate");
-		});
-		assertThat(this.fixture.count("1 = 1")).isEqualTo(2);
-	}
-
-	@Test
-	void wakeUpAfterCommitOnlyForCommittedEnqueues() {
-		List<Set<String>> woken = Collections.synchronizedList(new ArrayList<>());
-		this.fixture.queue().addEnqueueListener(woken::add);
-		TransactionTemplate transaction = new TransactionTemplate(
-				new DataSourceTransactionManager(this.database.dataSource()));
-		transaction.executeWithoutResult((status) -> {
-			this.fixture.queue().enqueue(Job.of("work", null).queue("mail"));
-			assertThat(woken).isEmpty();
-		});
-		assertThat(woken).containsExactly(Set.of("mail"));
-		transaction.executeWithoutResult((status) -> {
-			this.fixture.queue().enqueue(Job.of("work", null).queue("reports"));
-			status.setRollbackOnly();
-		});
-		assertThat(woken).containsExactly(Set.of("mail"));
 	}
 
 	// --- failures, retries, dead letters
@@ -447,10 +242,6 @@ public abstract class QueueConformanceTests
 	}
 
 	// --- transactional handlers (exactly-once effects for database work)
-
-	private void transactionalHandler(String name, io.sqlqueue.handler.JobInvoker invoker) {
-		this.fixture.register(new HandlerDefinition(name, "default", null, null, Set.of(), invoker, name, true));
-	}
 
 	@Test
 	void transactionalHandlerWritesCommitWithItsCompletion() {
@@ -616,7 +407,7 @@ public abstract class QueueConformanceTests
 		JobRecord job = this.fixture.job(id);
 		assertThat(job.attempts()).isEqualTo(1);
 		assertThat(job.lastError()).contains("PayloadDecodingException")
-			.contains("cannot be decoded as io.sqlqueue.QueueConformanceTests$Greeting");
+			.contains("cannot be decoded as " + Greeting.class.getName());
 		assertThat(greeter.calls).hasValue(0);
 	}
 
@@ -643,7 +434,7 @@ public abstract class QueueConformanceTests
 			assertThat(job.status()).as("status of job %d", id).isEqualTo(JobStatus.FAILED);
 			assertThat(job.attempts()).as("attempts of job %d", id).isEqualTo(1);
 			assertThat(job.lastError()).contains("PayloadDecodingException")
-				.contains("cannot be decoded as io.sqlqueue.QueueConformanceTests$Greeting")
+				.contains("cannot be decoded as " + Greeting.class.getName())
 				.contains(field);
 		});
 		assertThat(greeter.calls).hasValue(0);
@@ -1759,7 +1550,6 @@ public abstract class QueueConformanceTests
 		assertThat(order.get("h")).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
 	}
 
-
 	/**
 	 * The interleaving that once let two jobs of a group run at once: an older enqueue
 	 * commits after a younger job of its group was claimed, while that claim is still open.
@@ -1873,15 +1663,6 @@ public abstract class QueueConformanceTests
 		assertThat(overlapped).isFalse();
 		assertThat(runs).hasSize(enqueued.get());
 		assertThat(runs.values()).allSatisfy((count) -> assertThat(count).hasValue(1));
-	}
-
-	private static void sleepQuietly(long millis) {
-		try {
-			Thread.sleep(millis);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-		}
 	}
 
 	// --- recurring jobs
@@ -2063,51 +1844,6 @@ public abstract class QueueConformanceTests
 	}
 
 	// --- concurrency and shutdown
-
-	@Test
-	void twoInstancesDrainEveryJobExactlyOnce() {
-		int total = concurrencyJobs();
-		this.fixture.jdbc().execute("CREATE TABLE ran (job_id BIGINT PRIMARY KEY, worker VARCHAR(128) NOT NULL)");
-		Map<Long, AtomicInteger> runs = new ConcurrentHashMap<>();
-		Set<String> instancesSeen = ConcurrentHashMap.newKeySet();
-		handler("record", (payload, context) -> {
-			runs.computeIfAbsent(context.jobId(), (id) -> new AtomicInteger()).incrementAndGet();
-			// Hold each instance's first jobs until both have taken one: a single writer (SQLite)
-			// can otherwise let one instance win every claim, and the test would not be a race.
-			if (instancesSeen.size() < 2) {
-				instancesSeen.add(this.fixture.jdbc()
-					.queryForObject("SELECT lease_owner FROM queue_job WHERE id = ?", String.class, context.jobId()));
-				await().atMost(WAIT).until(() -> instancesSeen.size() == 2);
-			}
-			this.fixture.jdbc().update("INSERT INTO ran (job_id, worker) VALUES (?, ?)", context.jobId(),
-					Thread.currentThread().getName());
-			return null;
-		});
-		List<Job> jobs = new ArrayList<>();
-		for (int i = 0; i < total; i++) {
-			jobs.add(Job.of("record", i));
-		}
-		try (HikariDataSource one = this.database.newDataSource(12);
-				HikariDataSource two = this.database.newDataSource(12)) {
-			Manager first = this.fixture.startInstance((s) -> s.workerId("instance-1").defaultConcurrency(8), one);
-			Manager second = this.fixture.startInstance((s) -> s.workerId("instance-2").defaultConcurrency(8), two);
-			for (int from = 0; from < total; from += 1000) {
-				this.fixture.queue().enqueueAll(jobs.subList(from, Math.min(total, from + 1000)));
-			}
-			await().atMost(Duration.ofMinutes(3))
-				.pollInterval(Duration.ofMillis(200))
-				.until(() -> this.fixture.count("status = 'SUCCEEDED'") == total);
-			first.stop();
-			second.stop();
-			assertThat(runs).hasSize(total);
-			assertThat(runs.values()).allSatisfy((count) -> assertThat(count).hasValue(1));
-			assertThat(this.fixture.jdbc().queryForObject("SELECT COUNT(*) FROM ran", Integer.class)).isEqualTo(total);
-			assertThat(this.fixture.count("status <> 'SUCCEEDED' OR attempts <> 1")).isZero();
-			assertThat(this.fixture.count("lease_owner = 'instance-1'")).isPositive();
-			assertThat(this.fixture.count("lease_owner = 'instance-2'")).isPositive();
-			assertThat(first.leaseLosses() + second.leaseLosses()).isZero();
-		}
-	}
 
 	@Test
 	void stopFinishesRunningJobsAndGivesBackUnstartedOnes() throws Exception {
@@ -2574,20 +2310,6 @@ public abstract class QueueConformanceTests
 		assertThat(job.headers()).isNotNull();
 		return JSON.readValue(job.headers(), new tools.jackson.core.type.TypeReference<Map<String, String>>() {
 		});
-	}
-
-	public record Greeting(String name, int times) {
-	}
-
-	static final class Greeter {
-
-		final AtomicInteger calls = new AtomicInteger();
-
-		String greet(Greeting greeting, JobContext context) {
-			this.calls.incrementAndGet();
-			return "Hello " + greeting.name() + " x" + greeting.times() + " (job " + context.jobId() + ")";
-		}
-
 	}
 
 }
