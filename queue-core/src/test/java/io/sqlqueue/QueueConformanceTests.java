@@ -10,11 +10,9 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.locks.LockSupport;
 
 import javax.sql.DataSource;
 
@@ -84,9 +82,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 public abstract class QueueConformanceTests
 		implements EnqueueConformance, ClaimConformance, RetryConformance, TransactionalHandlerConformance,
-		BadInputConformance, FlowControlConformance, WorkflowConformance, ScheduleConformance,
-		ManagerLoopsConformance, CallerLockConformance, CompletionFlushConformance,
-		UnknownHandlerConformance {
+		BadInputConformance, AwaitConformance, CancelConformance, FlowControlConformance,
+		WorkflowConformance, ScheduleConformance, ManagerLoopsConformance, CallerLockConformance,
+		CompletionFlushConformance, UnknownHandlerConformance {
 
 	protected static final Duration WAIT = Duration.ofSeconds(30);
 
@@ -135,256 +133,6 @@ public abstract class QueueConformanceTests
 	}
 
 	// --- awaiting, cancelling, deadlines, the crash budget
-
-	@Test
-	void awaitReturnsTheFinalStateWithTheResultDecodedOrTheError() throws Exception {
-		handler("greet", (payload, context) -> new Greeting("Ada", 2));
-		handler("broken", (payload, context) -> {
-			throw new IllegalStateException("printer on fire");
-		});
-		this.fixture.startManager((s) -> s);
-		long greeted = this.fixture.queue().enqueue("greet", null);
-		long broken = this.fixture.queue().enqueue(Job.of("broken", null).maxAttempts(1));
-		JobResult success = this.fixture.queue().await(greeted, WAIT);
-		assertThat(success.status()).isEqualTo(JobStatus.SUCCEEDED);
-		assertThat(success.result(Greeting.class)).isEqualTo(new Greeting("Ada", 2));
-		assertThat(success.error()).isNull();
-		JobResult failure = this.fixture.queue().whenFinished(broken).get(30, TimeUnit.SECONDS);
-		assertThat(failure.status()).isEqualTo(JobStatus.FAILED);
-		assertThat(failure.error()).contains("IllegalStateException").contains("printer on fire");
-		assertThat(failure.result(Greeting.class)).isNull();
-		assertThatThrownBy(() -> success.result(Integer.class)).isInstanceOf(IllegalArgumentException.class)
-			.hasMessageContaining("The result of job " + greeted + " cannot be decoded as java.lang.Integer");
-		// A finished job is answered at once, as stored.
-		assertThat(this.fixture.queue().await(greeted, Duration.ofSeconds(5)).job()).isEqualTo(success.job());
-	}
-
-	@Test
-	void awaitTimesOutLeavingTheJobAsItIsAndAnUnknownJobIsAnError() {
-		long waiting = this.fixture.queue().enqueue("nobody.handles.this", null);
-		assertThatThrownBy(() -> this.fixture.queue().await(waiting, Duration.ofMillis(300)))
-			.isInstanceOf(AwaitTimeoutException.class)
-			.hasMessage("Job " + waiting + " did not finish within PT0.3S");
-		assertThat(this.fixture.status(waiting)).isEqualTo(JobStatus.QUEUED);
-		assertThatThrownBy(() -> this.fixture.queue().await(waiting + 1000, WAIT))
-			.isInstanceOf(NoSuchJobException.class)
-			.hasMessageContaining("No job " + (waiting + 1000));
-	}
-
-	@Test
-	void awaitingAJobInsideTheTransactionThatEnqueuedItIsAClearError() throws Exception {
-		handler("work", (payload, context) -> "done");
-		this.fixture.startManager((s) -> s);
-		long committed = this.fixture.queue().enqueue("work", null);
-		JobResult done = this.fixture.queue().await(committed, WAIT);
-		TransactionTemplate transaction = new TransactionTemplate(
-				new DataSourceTransactionManager(this.database.dataSource()));
-		long enqueued = transaction.execute((status) -> {
-			long id = this.fixture.queue().enqueue("work", null);
-			assertThatThrownBy(() -> this.fixture.queue().await(id, WAIT)).isInstanceOf(IllegalStateException.class)
-				.hasMessageContaining("Job " + id + " was enqueued in the current transaction, which has not committed")
-				.hasMessageContaining("would wait forever");
-			// A job the transaction did not enqueue may be awaited in it.
-			assertThat(this.fixture.queue().whenFinished(committed).join().job()).isEqualTo(done.job());
-			return id;
-		});
-		assertThat(this.fixture.queue().await(enqueued, WAIT).result(String.class)).isEqualTo("done");
-	}
-
-	@Test
-	void waitersOnAnotherInstanceSeeJobsFinishThere() throws Exception {
-		handler("double", (payload, context) -> Integer.parseInt(payload) * 2);
-		try (HikariDataSource running = this.database.newDataSource(4);
-				HikariDataSource awaiting = this.database.newDataSource(2)) {
-			this.fixture.startInstance((s) -> s, running);
-			JobQueue elsewhere = this.fixture.otherInstanceQueue(awaiting);
-			List<Long> ids = elsewhere.enqueueAll(List.of(Job.of("double", 1), Job.of("double", 2),
-					Job.of("double", 3), Job.of("double", 4), Job.of("double", 5)));
-			List<CompletableFuture<JobResult>> results = ids.stream().map(elsewhere::whenFinished).toList();
-			CompletableFuture.allOf(results.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
-			assertThat(results).extracting((result) -> result.join().result(Integer.class))
-				.containsExactly(2, 4, 6, 8, 10);
-		}
-	}
-
-	@Test
-	void cancelOfARunningJobInterruptsItsHandlerAndTheJobEndsCancelledNeverRetried() throws Exception {
-		CountDownLatch running = new CountDownLatch(1);
-		AtomicBoolean interrupted = new AtomicBoolean();
-		AtomicBoolean sawRequest = new AtomicBoolean();
-		AtomicInteger runs = new AtomicInteger();
-		handler("long", (payload, context) -> {
-			runs.incrementAndGet();
-			running.countDown();
-			try {
-				Thread.sleep(60_000);
-			}
-			catch (InterruptedException ex) {
-				sawRequest.set(context.isCancellationRequested());
-				interrupted.set(true);
-				throw ex;
-			}
-			return "finished";
-		});
-		this.fixture.startManager((s) -> s);
-		long id = this.fixture.queue().enqueue(Job.of("long", null).maxAttempts(5));
-		assertThat(running.await(30, TimeUnit.SECONDS)).isTrue();
-		assertThat(this.fixture.queue().cancel(id)).isTrue();
-		JobResult result = this.fixture.queue().await(id, WAIT);
-		assertThat(result.status()).isEqualTo(JobStatus.CANCELLED);
-		assertThat(result.error()).isEqualTo(JobStore.CANCELLED_WHILE_RUNNING);
-		await().atMost(WAIT).untilTrue(interrupted);
-		assertThat(sawRequest).isTrue();
-		JobRecord job = this.fixture.job(id);
-		assertThat(job.cancelRequestedAt()).isNotNull();
-		assertThat(job.attempts()).isEqualTo(1);
-		assertThat(runs).hasValue(1);
-		assertThat(this.fixture.listener().events("finished long")).containsExactly("finished long cancelled");
-		assertThat(this.fixture.queue().cancel(id)).isFalse();
-	}
-
-	@Test
-	void cancelAskedOnAnotherInstanceReachesTheHolderWithinAHeartbeat() throws Exception {
-		CountDownLatch running = new CountDownLatch(1);
-		AtomicInteger steps = new AtomicInteger();
-		handler("steps", (payload, context) -> {
-			running.countDown();
-			// Cooperative: checks between steps and ignores interrupts.
-			long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
-			while (!context.isCancellationRequested() && System.nanoTime() < end) {
-				steps.incrementAndGet();
-				LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
-			}
-			return "stopped at step " + steps.get();
-		});
-		try (HikariDataSource holding = this.database.newDataSource(4);
-				HikariDataSource asking = this.database.newDataSource(2)) {
-			// Heartbeats every 300 ms: that is where the holder learns of the request here.
-			this.fixture.startInstance((s) -> s.leaseDuration(Duration.ofMillis(900)), holding);
-			JobQueue elsewhere = this.fixture.otherInstanceQueue(asking);
-			long id = elsewhere.enqueue("steps", null);
-			assertThat(running.await(30, TimeUnit.SECONDS)).isTrue();
-			assertThat(elsewhere.cancel(id)).isTrue();
-			JobResult result = elsewhere.await(id, WAIT);
-			assertThat(result.status()).isEqualTo(JobStatus.CANCELLED);
-			assertThat(result.result(String.class)).isNull();
-			int stepsAtCancel = steps.get();
-			sleepQuietly(100);
-			assertThat(steps.get()).isEqualTo(stepsAtCancel);
-			assertThat(this.fixture.job(id).attempts()).isEqualTo(1);
-		}
-	}
-
-	@Test
-	void cancelThatRacesWithCompletionLeavesExactlyOneFinalState() throws Exception {
-		int total = 60;
-		Map<Long, AtomicInteger> runs = new ConcurrentHashMap<>();
-		handler("quick", (payload, context) -> {
-			runs.computeIfAbsent(context.jobId(), (id) -> new AtomicInteger()).incrementAndGet();
-			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(ThreadLocalRandom.current().nextInt(3)));
-			return "ok";
-		});
-		List<Job> jobs = new ArrayList<>();
-		for (int i = 0; i < total; i++) {
-			jobs.add(Job.of("quick", i).maxAttempts(3));
-		}
-		List<Long> ids = this.fixture.queue().enqueueAll(jobs);
-		this.fixture.startManager((s) -> s.defaultConcurrency(8));
-		for (long id : ids) {
-			await().atMost(WAIT).pollInterval(Duration.ofMillis(1))
-				.until(() -> runs.containsKey(id) || this.fixture.status(id) != JobStatus.QUEUED);
-			this.fixture.queue().cancel(id);
-		}
-		for (long id : ids) {
-			JobStatus status = this.fixture.queue().await(id, WAIT).status();
-			assertThat(status).isIn(JobStatus.SUCCEEDED, JobStatus.CANCELLED);
-		}
-		assertThat(runs.values()).allSatisfy((count) -> assertThat(count).hasValueLessThanOrEqualTo(1));
-		assertThat(this.fixture.count("attempts > 1 OR status NOT IN ('SUCCEEDED', 'CANCELLED')")).isZero();
-		// One final event per job, whoever won.
-		List<String> finals = this.fixture.listener().events().stream()
-			.filter((event) -> event.startsWith("finished quick") || event.startsWith("cancelled "))
-			.toList();
-		assertThat(finals).hasSize(total);
-	}
-
-	@Test
-	void aJobWhoseCancelWasAskedForIsNeverQueuedAgain() {
-		long failing = this.fixture.queue().enqueue(Job.of("work", null).maxAttempts(5));
-		long unstarted = this.fixture.queue().enqueue(Job.of("work", null).maxAttempts(5));
-		long lost = this.fixture.queue().enqueue(Job.of("work", null).maxAttempts(5));
-		JobStore store = this.fixture.store();
-		Map<Long, JobRecord> claimed = new java.util.HashMap<>();
-		claim("default", 2, "work").forEach((job) -> claimed.put(job.id(), job));
-		store.claim(new ClaimRequest("crashed", "default", List.of("work"), 1, 1))
-			.forEach((job) -> claimed.put(job.id(), job));
-		for (long id : List.of(failing, unstarted, lost)) {
-			assertThat(store.requestCancel(id)).isTrue();
-		}
-		// A failure the instance recorded before it heard of the request does not retry it.
-		assertThat(store.reschedule(new Lease(failing, claimed.get(failing).leaseToken()), "boom", Duration.ZERO))
-			.isTrue();
-		assertThat(store.release(new Lease(unstarted, claimed.get(unstarted).leaseToken()))).isTrue();
-		Reaper reaper = this.fixture.reaper(store);
-		await().atMost(WAIT).until(() -> !reaper.runOnce().isEmpty());
-		for (long id : List.of(failing, unstarted, lost)) {
-			assertThat(this.fixture.status(id)).isEqualTo(JobStatus.CANCELLED);
-			assertThat(this.fixture.job(id).finishedAt()).isNotNull();
-		}
-		assertThat(this.fixture.job(lost).lastError()).startsWith(JobStore.CANCELLED_WHILE_RUNNING);
-		assertThat(this.fixture.listener().events("reaped")).containsExactly("reaped work cancelled");
-		assertThat(store.requestCancel(failing)).isFalse();
-	}
-
-	@Test
-	void jobNotStartedByItsDeadlineIsCancelledAndNeverStarts() {
-		AtomicInteger runs = new AtomicInteger();
-		handler("late", (payload, context) -> runs.incrementAndGet());
-		long claimedLate = this.fixture.queue()
-			.enqueue(Job.of("late", null).deadline(Instant.parse("2000-01-01T00:00:00Z")));
-		long inTime = this.fixture.queue().enqueue(Job.of("late", null).expireAfter(Duration.ofHours(1)));
-		this.fixture.startManager((s) -> s);
-		awaitStatus(claimedLate, JobStatus.CANCELLED);
-		awaitStatus(inTime, JobStatus.SUCCEEDED);
-		assertThat(runs).hasValue(1);
-		JobRecord late = this.fixture.job(claimedLate);
-		assertThat(late.lastError()).isEqualTo("Deadline 2000-01-01T00:00:00Z passed before the job started");
-		assertThat(late.deadline()).isEqualTo(Instant.parse("2000-01-01T00:00:00Z"));
-		assertThat(this.fixture.listener().events("finished late")).contains("finished late expired");
-		JobRecord ran = this.fixture.job(inTime);
-		assertThat(Duration.between(ran.createdAt(), ran.deadline()).toMillis()).isCloseTo(3_600_000L,
-				org.assertj.core.data.Offset.offset(5L));
-	}
-
-	@Test
-	void queuedJobsPastTheirDeadlineAreCancelledByTheSweepEvenWithNoHandlerRunning() throws Exception {
-		long expiring = this.fixture.queue().enqueue(Job.of("nobody.handles.this", null)
-			.expireAfter(Duration.ofMillis(300)));
-		long later = this.fixture.queue().enqueue(Job.of("nobody.handles.this", null)
-			.expireAfter(Duration.ofHours(1)));
-		long none = this.fixture.queue().enqueue("nobody.handles.this", null);
-		CompletableFuture<JobResult> awaited = this.fixture.queue().whenFinished(expiring);
-		Reaper reaper = this.fixture.reaper(this.fixture.store());
-		await().atMost(WAIT).until(() -> !reaper.expireOnce().isEmpty());
-		JobResult result = awaited.get(30, TimeUnit.SECONDS);
-		assertThat(result.status()).isEqualTo(JobStatus.CANCELLED);
-		assertThat(result.error()).startsWith("Deadline ").endsWith(" passed before the job started");
-		assertThat(this.fixture.status(later)).isEqualTo(JobStatus.QUEUED);
-		assertThat(this.fixture.status(none)).isEqualTo(JobStatus.QUEUED);
-		assertThat(this.fixture.listener().events("expired")).containsExactly("expired default nobody.handles.this");
-		assertThat(reaper.expireOnce()).isEmpty();
-	}
-
-	@Test
-	void deadlinesOutsideWhatTheDatabasesStoreOrNotInTheFutureAreRejected() {
-		assertThatThrownBy(() -> Job.of("work", null).deadline(Instant.parse("0999-12-31T23:59:59Z")))
-			.isInstanceOf(InvalidJobException.class).hasMessageContaining("deadline must be from");
-		assertThatThrownBy(() -> Job.of("work", null).expireAfter(Duration.ZERO))
-			.isInstanceOf(InvalidJobException.class).hasMessage("expireAfter must be more than zero");
-		assertThatThrownBy(() -> Job.of("work", null).expireAfter(Duration.ofSeconds(-1)))
-			.isInstanceOf(InvalidJobException.class).hasMessageContaining("expireAfter must not be negative");
-		assertThat(this.fixture.count("1 = 1")).isZero();
-	}
 
 	@Test
 	void jobWhoseWorkerIsLostMaxCrashesTimesFailsWhateverAttemptsRemain() {
@@ -658,37 +406,6 @@ public abstract class QueueConformanceTests
 			assertThat(this.fixture.status(heldRunning)).isEqualTo(JobStatus.QUEUED);
 			assertThat(this.fixture.status(dependent)).isEqualTo(JobStatus.CANCELLED);
 		}
-	}
-
-	/**
-	 * Settling the end that the deadline sweep gives a job may need a row that a caller's
-	 * transaction holds: here its waiting dependent, after which the caller enqueues a job.
-	 * The sweep waits for that row at most {@link JobStore#OWN_LOCK_WAIT}, leaves the job as
-	 * it was for the next pass, and ends the other jobs meanwhile.
-	 */
-	@Test
-	void deadlineSweepLeavesAJobWhoseDependentACallersTransactionHoldsForTheNextPass() throws Exception {
-		assumeTrue(database() != TestDatabase.SQLITE,
-				"SQLite has no row locks: an open write transaction holds the whole database");
-		Instant passed = Instant.parse("2000-01-01T00:00:00Z");
-		long held = this.fixture.queue().enqueue(Job.of("nobody.handles.this", null).deadline(passed));
-		long dependent = this.fixture.queue().enqueue(Job.of("nobody.handles.this", null).after(held));
-		long other = this.fixture.queue().enqueue(Job.of("nobody.handles.this", null).deadline(passed));
-		Reaper reaper = this.fixture.reaper(this.fixture.store());
-		long next;
-		try (OpenTransaction<Long> caller = OpenTransaction.begin(this.database.dataSource(),
-				() -> this.fixture.queue().enqueue(Job.of("next", null).after(dependent)))) {
-			next = caller.result();
-			assertThat(CompletableFuture.supplyAsync(reaper::expireOnce).get(5, TimeUnit.SECONDS))
-				.extracting(io.sqlqueue.store.ExpiredJob::id).containsExactly(other);
-			assertThat(this.fixture.status(held)).isEqualTo(JobStatus.QUEUED);
-			assertThat(this.fixture.status(dependent)).isEqualTo(JobStatus.WAITING);
-			caller.commit();
-		}
-		assertThat(reaper.expireOnce()).extracting(io.sqlqueue.store.ExpiredJob::id).containsExactly(held);
-		assertThat(this.fixture.status(held)).isEqualTo(JobStatus.CANCELLED);
-		assertThat(this.fixture.status(dependent)).isEqualTo(JobStatus.CANCELLED);
-		assertThat(this.fixture.status(next)).isEqualTo(JobStatus.CANCELLED);
 	}
 
 	/** A completion write that failed just before stop is tried again before stop returns. */
