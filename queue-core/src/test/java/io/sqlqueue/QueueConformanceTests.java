@@ -40,10 +40,7 @@ import io.sqlqueue.test.TestPropagator;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.PayloadCodec;
 import io.sqlqueue.manager.Manager;
-import io.sqlqueue.manager.Reaper;
 import io.sqlqueue.store.ClaimMethod;
-import io.sqlqueue.store.ClaimRequest;
-import io.sqlqueue.store.CompletedJobs;
 import io.sqlqueue.store.Completion;
 import io.sqlqueue.store.JobBrowser;
 import io.sqlqueue.store.JobFilter;
@@ -52,7 +49,6 @@ import io.sqlqueue.store.JobStore;
 import io.sqlqueue.store.JobSummary;
 import io.sqlqueue.store.Lease;
 import io.sqlqueue.store.QueueCount;
-import io.sqlqueue.store.ReapedJob;
 import io.sqlqueue.store.ScheduleRow;
 import io.sqlqueue.store.ScheduleStore;
 import io.sqlqueue.workflow.Batch;
@@ -82,9 +78,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 public abstract class QueueConformanceTests
 		implements EnqueueConformance, ClaimConformance, RetryConformance, TransactionalHandlerConformance,
-		BadInputConformance, AwaitConformance, CancelConformance, FlowControlConformance,
-		WorkflowConformance, ScheduleConformance, ManagerLoopsConformance, CallerLockConformance,
-		CompletionFlushConformance, UnknownHandlerConformance {
+		BadInputConformance, AwaitConformance, CancelConformance, LeaseConformance,
+		CompletionConformance, FlowControlConformance, WorkflowConformance, ScheduleConformance,
+		ManagerLoopsConformance, CallerLockConformance, CompletionFlushConformance,
+		UnknownHandlerConformance {
 
 	protected static final Duration WAIT = Duration.ofSeconds(30);
 
@@ -132,281 +129,7 @@ public abstract class QueueConformanceTests
 		return this.database;
 	}
 
-	// --- awaiting, cancelling, deadlines, the crash budget
-
-	@Test
-	void jobWhoseWorkerIsLostMaxCrashesTimesFailsWhateverAttemptsRemain() {
-		long id = this.fixture.queue().enqueue(Job.of("poison", null).maxAttempts(10));
-		JobStore store = this.fixture.store();
-		Reaper reaper = this.fixture.reaper(store);
-		// A handler failure is retried, and is not a crash.
-		JobRecord first = claim("default", 1, "poison").get(0);
-		assertThat(store.reschedule(new Lease(id, first.leaseToken()), "an ordinary failure", Duration.ZERO)).isTrue();
-		assertThat(this.fixture.job(id).crashes()).isZero();
-		for (int crash = 1; crash <= Reaper.DEFAULT_MAX_CRASHES; crash++) {
-			assertThat(store.claim(new ClaimRequest("doomed-" + crash, "default", List.of("poison"), 1, 1))).hasSize(1);
-			List<ReapedJob> reaped = new ArrayList<>();
-			await().atMost(WAIT).until(() -> reaped.addAll(reaper.runOnce()));
-			assertThat(reaped).extracting(ReapedJob::crashes).containsExactly(crash);
-			assertThat(this.fixture.job(id).crashes()).isEqualTo(crash);
-		}
-		JobRecord job = this.fixture.job(id);
-		assertThat(job.status()).isEqualTo(JobStatus.FAILED);
-		assertThat(job.attempts()).isEqualTo(1 + Reaper.DEFAULT_MAX_CRASHES).isLessThan(job.maxAttempts());
-		assertThat(job.lastError()).startsWith("Worker lost 3 times (lease expired before the attempt finished")
-			.contains("sqlqueue.retry.max-crashes is 3");
-		assertThat(this.fixture.listener().events("reaped"))
-			.containsExactly("reaped poison requeued", "reaped poison requeued", "reaped poison failed");
-		// An operator's retry brings a fresh budget of attempts and crashes.
-		assertThat(this.fixture.queue().retry(id)).isTrue();
-		assertThat(this.fixture.job(id).crashes()).isZero();
-	}
-
-	// --- leases, fencing, reaping
-
-	@Test
-	void lateWriteOfAWorkerWhoseJobWasReapedChangesNothing() {
-		long id = this.fixture.queue().enqueue("work", null);
-		JobStore store = this.fixture.store();
-		JobRecord first = store.claim(new ClaimRequest("first", "default", List.of("work"), 1, 1)).get(0);
-		await().atMost(WAIT).until(() -> !store.reapExpired(10, Reaper.DEFAULT_MAX_CRASHES).isEmpty());
-		JobRecord second = claim("default", 1, "work").get(0);
-		assertThat(second.attempts()).isEqualTo(2);
-		assertThat(second.leaseToken()).isNotEqualTo(first.leaseToken());
-		Lease stale = new Lease(id, first.leaseToken());
-		assertThat(store.complete(List.of(new Completion(stale, "\"late\"")))).containsExactly(false);
-		assertThat(store.fail(stale, "late")).isFalse();
-		assertThat(store.reschedule(stale, "late", Duration.ZERO)).isFalse();
-		assertThat(store.extendLeases(List.of(stale), Duration.ofMinutes(1)).lost()).containsExactly(stale);
-		assertThat(store.complete(List.of(new Completion(new Lease(id, second.leaseToken()), "\"mine\""))))
-			.containsExactly(true);
-		assertThat(this.fixture.job(id).result()).isEqualTo("\"mine\"");
-	}
-
-	@Test
-	void reaperRequeuesExpiredLeasesAndFailsJobsOutOfAttempts() {
-		long retry = this.fixture.queue().enqueue(Job.of("work", null).maxAttempts(2));
-		long last = this.fixture.queue().enqueue(Job.of("work", null).maxAttempts(1));
-		long alive = this.fixture.queue().enqueue(Job.of("work", null));
-		JobStore store = this.fixture.store();
-		store.claim(new ClaimRequest("crashed", "default", List.of("work"), 2, 1));
-		store.claim(new ClaimRequest("alive", "default", List.of("work"), 1, 600_000));
-		Reaper reaper = this.fixture.reaper(store);
-		List<ReapedJob> reaped = new ArrayList<>();
-		await().atMost(WAIT).until(() -> {
-			reaped.addAll(reaper.runOnce());
-			return reaped.size() == 2;
-		});
-		assertThat(this.fixture.status(retry)).isEqualTo(JobStatus.QUEUED);
-		assertThat(this.fixture.job(retry).lastError()).contains("Lease expired");
-		assertThat(this.fixture.status(last)).isEqualTo(JobStatus.FAILED);
-		assertThat(this.fixture.status(alive)).isEqualTo(JobStatus.RUNNING);
-		assertThat(reaped).extracting(ReapedJob::previousOwner).containsOnly("crashed");
-		assertThat(reaper.runOnce()).isEmpty();
-	}
-
-	@Test
-	void jobWhoseInstanceLostTheDatabaseIsReapedAndRerunElsewhereAndTheLateCompletionIsFenced() throws Exception {
-		CountDownLatch firstAttemptRunning = new CountDownLatch(1);
-		CountDownLatch finishFirstAttempt = new CountDownLatch(1);
-		List<String> runs = Collections.synchronizedList(new ArrayList<>());
-		handler("slow", (payload, context) -> {
-			runs.add("attempt " + context.attempt());
-			if (context.attempt() == 1) {
-				firstAttemptRunning.countDown();
-				finishFirstAttempt.await(30, TimeUnit.SECONDS);
-				return "first";
-			}
-			return "second";
-		});
-		try (HikariDataSource firstPool = this.database.newDataSource(8)) {
-			SwitchableDataSource firstConnection = new SwitchableDataSource(firstPool);
-			Manager first = this.fixture.startInstance((s) -> s.leaseDuration(Duration.ofMillis(900)),
-					firstConnection);
-			long id = this.fixture.queue().enqueue("slow", null);
-			assertThat(firstAttemptRunning.await(30, TimeUnit.SECONDS)).isTrue();
-			first.wakeUp(Set.of());
-			firstConnection.cut();
-			Reaper reaper = this.fixture.reaper(this.fixture.store());
-			await().atMost(WAIT).until(() -> !reaper.runOnce().isEmpty());
-			Manager second = this.fixture.startManager((s) -> s);
-			awaitStatus(id, JobStatus.SUCCEEDED);
-			assertThat(this.fixture.job(id).result()).isEqualTo("\"second\"");
-			firstConnection.restore();
-			finishFirstAttempt.countDown();
-			await().atMost(WAIT).until(() -> first.leaseLosses() >= 1);
-			assertThat(first.leaseLosses()).isEqualTo(1);
-			assertThat(second.leaseLosses()).isZero();
-			JobRecord job = this.fixture.job(id);
-			assertThat(job.status()).isEqualTo(JobStatus.SUCCEEDED);
-			assertThat(job.result()).isEqualTo("\"second\"");
-			assertThat(job.attempts()).isEqualTo(2);
-			assertThat(runs).containsExactly("attempt 1", "attempt 2");
-			assertThat(this.fixture.listener().events("lease lost")).containsExactly("lease lost slow");
-			assertThat(this.fixture.listener().events("reaped")).containsExactly("reaped slow requeued");
-			first.stop();
-		}
-	}
-
-	@Test
-	void managerSurvivesLosingTheDatabaseAndCarriesOn() {
-		handler("work", (payload, context) -> null);
-		try (HikariDataSource pool = this.database.newDataSource(8)) {
-			SwitchableDataSource connection = new SwitchableDataSource(pool);
-			this.fixture.startInstance((s) -> s, connection);
-			long before = this.fixture.queue().enqueue("work", null);
-			awaitStatus(before, JobStatus.SUCCEEDED);
-			connection.cut();
-			long during = this.fixture.queue().enqueue("work", null);
-			await().pollDelay(Duration.ofMillis(300)).atMost(WAIT).until(() -> connection.refusals() > 0);
-			assertThat(this.fixture.status(during)).isEqualTo(JobStatus.QUEUED);
-			connection.restore();
-			awaitStatus(during, JobStatus.SUCCEEDED);
-		}
-	}
-
-	@Test
-	void completionThatCannotBeWrittenIsTriedAgain() {
-		try (HikariDataSource pool = this.database.newDataSource(8)) {
-			SwitchableDataSource connection = new SwitchableDataSource(pool);
-			handler("cuts", (payload, context) -> {
-				connection.cut();
-				return "done";
-			});
-			this.fixture.startInstance((s) -> s, connection);
-			long id = this.fixture.queue().enqueue("cuts", null);
-			await().atMost(WAIT).until(() -> connection.refusals() > 0);
-			connection.restore();
-			// No reaper runs here: only another try of the completion can finish the job.
-			awaitStatus(id, JobStatus.SUCCEEDED);
-			assertThat(this.fixture.job(id).attempts()).isEqualTo(1);
-			assertThat(this.fixture.job(id).result()).isEqualTo("\"done\"");
-		}
-	}
-
 	// --- faults: frozen workers, refused and lost writes
-
-	/**
-	 * A job claimed ahead of its worker, whose lease ran out while the worker was stuck (here:
-	 * the database unreachable, so no heartbeat landed) and which another instance then ran,
-	 * is never started by the stuck worker when it comes free.
-	 */
-	@Test
-	void claimedJobWhoseLeaseMayHaveRunOutIsNeverStarted() throws Exception {
-		CountDownLatch release = new CountDownLatch(1);
-		AtomicBoolean firstSlow = new AtomicBoolean(true);
-		AtomicInteger victimRuns = new AtomicInteger();
-		try (HikariDataSource stuckPool = this.database.newDataSource(8);
-				HikariDataSource otherPool = this.database.newDataSource(8)) {
-			SwitchableDataSource connection = new SwitchableDataSource(stuckPool);
-			handler("warm", (payload, context) -> null);
-			handler("slow", (payload, context) -> {
-				if (firstSlow.getAndSet(false)) {
-					connection.cut();
-					release.await(60, TimeUnit.SECONDS);
-				}
-				return null;
-			});
-			handler("victim", (payload, context) -> victimRuns.incrementAndGet());
-			Manager stuck = this.fixture.startInstance(
-					(s) -> s.defaultConcurrency(1).leaseDuration(Duration.ofSeconds(1)), connection);
-			// Enough fast jobs that the lane's smoothed attempt time is short (prefetch room), even
-			// when the first attempt, on a cold JVM of a busy machine, took a second or more: each
-			// attempt weighs a tenth, so 60 leave a thousandth of the first one's time.
-			List<Long> warm = this.fixture.queue().enqueueAll(java.util.stream.IntStream.range(0, 60)
-				.mapToObj((i) -> Job.of("warm", i)).toList());
-			await().atMost(WAIT).until(() -> this.fixture.status(warm.get(59)) == JobStatus.SUCCEEDED);
-			// Fast jobs so far: the lane claims both at once, the victim waiting behind the slow job.
-			List<Long> ids = this.fixture.queue().enqueueAll(List.of(Job.of("slow", 1), Job.of("victim", 2)));
-			long victim = ids.get(1);
-			await().atMost(WAIT).until(() -> this.fixture.status(victim) == JobStatus.RUNNING);
-			Reaper reaper = this.fixture.reaper(this.fixture.store());
-			await().atMost(WAIT).until(() -> reaper.runOnce().stream().anyMatch((job) -> job.id() == victim));
-			this.fixture.startInstance((s) -> s, otherPool);
-			awaitStatus(victim, JobStatus.SUCCEEDED);
-			assertThat(victimRuns).hasValue(1);
-			connection.restore();
-			release.countDown();
-			await().atMost(WAIT).until(() -> stuck.busyWorkers().values().stream().allMatch((busy) -> busy == 0));
-			assertThat(victimRuns).hasValue(1);
-			this.fixture.close();
-		}
-	}
-
-	/**
-	 * A worker frozen inside a transaction holds its row locks: the reaper passes over that
-	 * row instead of waiting for it, and re-queues the frozen worker's other jobs.
-	 */
-	@Test
-	void reaperPassesOverARowLockedByAFrozenTransaction() throws Exception {
-		assumeTrue(database() != TestDatabase.SQLITE,
-				"SQLite has no row locks: an open write transaction holds the whole database");
-		List<Long> ids = this.fixture.queue().enqueueAll(List.of(Job.of("work", 1), Job.of("work", 2)));
-		List<JobRecord> claimed = this.fixture.store()
-			.claim(new ClaimRequest("frozen", "default", List.of("work"), 2, 1));
-		assertThat(claimed).hasSize(2);
-		long locked = ids.get(0);
-		try (OpenTransaction<Integer> frozen = OpenTransaction.begin(this.database.dataSource(),
-				() -> this.fixture.jdbc().update("UPDATE " + this.fixture.table()
-						+ " SET version = version WHERE id = ?", locked))) {
-			assertThat(frozen.result()).isEqualTo(1);
-			Reaper reaper = this.fixture.reaper(this.fixture.store());
-			await().atMost(WAIT).until(() -> CompletableFuture.supplyAsync(reaper::runOnce)
-				.get(5, TimeUnit.SECONDS)
-				.stream()
-				.anyMatch((job) -> job.id() == ids.get(1)));
-			assertThat(this.fixture.status(ids.get(1))).isEqualTo(JobStatus.QUEUED);
-			assertThat(this.fixture.status(locked)).isEqualTo(JobStatus.RUNNING);
-		}
-		assertThat(this.fixture.reaper(this.fixture.store()).runOnce()).extracting(ReapedJob::id).containsExactly(locked);
-	}
-
-	/**
-	 * A caller's transaction that enqueues a job after others (the documented way) locks their
-	 * rows until it ends: here a queued job past its deadline and a running job of a dead
-	 * worker. The reaper's pass, deadline sweep included, passes over both instead of waiting,
-	 * and reaps another job whose lease expired meanwhile at once; once the caller commits,
-	 * the next pass ends the two held ones too.
-	 */
-	@Test
-	void reaperReapsOtherJobsWhileACallersTransactionHoldsAnExpiredAndAPassedDeadlineJob() throws Exception {
-		assumeTrue(database() != TestDatabase.SQLITE,
-				"SQLite has no row locks: an open write transaction holds the whole database");
-		long pastDeadline = this.fixture.queue()
-			.enqueue(Job.of("nobody.handles.this", null).deadline(Instant.parse("2000-01-01T00:00:00Z")));
-		long heldRunning = this.fixture.queue().enqueue("work", 1);
-		assertThat(this.fixture.store().claim(new ClaimRequest("dead", "default", List.of("work"), 1, 1)))
-			.extracting(JobRecord::id).containsExactly(heldRunning);
-		Reaper reaper = this.fixture.reaper(this.fixture.store());
-		try (OpenTransaction<Long> caller = OpenTransaction.begin(this.database.dataSource(),
-				() -> this.fixture.queue().enqueue(Job.of("next", null).after(pastDeadline, heldRunning)))) {
-			long dependent = caller.result();
-			long other = this.fixture.queue().enqueue("work", 2);
-			assertThat(this.fixture.store().claim(new ClaimRequest("dead", "default", List.of("work"), 1, 1)))
-				.extracting(JobRecord::id).containsExactly(other);
-			List<Long> reaped = new ArrayList<>();
-			await().atMost(WAIT).until(() -> {
-				// One pass as the reaper's loop makes it, bounded so that a wait on the caller's rows fails.
-				CompletableFuture<List<Long>> pass = CompletableFuture.supplyAsync(() -> {
-					List<Long> ids = new ArrayList<>(reaper.runOnce().stream().map(ReapedJob::id).toList());
-					assertThat(reaper.expireOnce()).as("the job past its deadline is held").isEmpty();
-					return ids;
-				});
-				reaped.addAll(pass.get(5, TimeUnit.SECONDS));
-				return reaped.contains(other);
-			});
-			assertThat(reaped).doesNotContain(heldRunning);
-			assertThat(this.fixture.status(other)).isEqualTo(JobStatus.QUEUED);
-			assertThat(this.fixture.status(heldRunning)).isEqualTo(JobStatus.RUNNING);
-			assertThat(this.fixture.status(pastDeadline)).isEqualTo(JobStatus.QUEUED);
-			caller.commit();
-			assertThat(reaper.expireOnce()).extracting(io.sqlqueue.store.ExpiredJob::id).containsExactly(pastDeadline);
-			assertThat(reaper.runOnce()).extracting(ReapedJob::id).containsExactly(heldRunning);
-			assertThat(this.fixture.status(pastDeadline)).isEqualTo(JobStatus.CANCELLED);
-			assertThat(this.fixture.status(heldRunning)).isEqualTo(JobStatus.QUEUED);
-			assertThat(this.fixture.status(dependent)).isEqualTo(JobStatus.CANCELLED);
-		}
-	}
 
 	/** A completion write that failed just before stop is tried again before stop returns. */
 	@Test
@@ -431,115 +154,6 @@ public abstract class QueueConformanceTests
 			assertThat(runs).hasValue(1);
 			assertThat(manager.leaseLosses()).isZero();
 		}
-	}
-
-	/**
-	 * A row the database refuses (here a store that refuses one result, as PostgreSQL refuses
-	 * what jsonb cannot hold) holds up no other job of its batch, and its own job is recorded
-	 * as succeeded without the result: nothing runs again.
-	 */
-	@Test
-	void completionTheDatabaseRefusesIsRecordedAloneWithoutItsResult() {
-		JobStore refusing = new JobStore(this.database.dataSource(), this.database.dialect(), this.database.schema(),
-				claimMethod()) {
-			@Override
-			public CompletedJobs completeUnlessHeld(List<Completion> completions) {
-				if (completions.stream().anyMatch((completion) -> "\"poison\"".equals(completion.result()))) {
-					throw new org.springframework.dao.DataIntegrityViolationException("poison refused (test)");
-				}
-				return super.completeUnlessHeld(completions);
-			}
-		};
-		Map<Long, AtomicInteger> runs = new ConcurrentHashMap<>();
-		handler("maybe", (payload, context) -> {
-			runs.computeIfAbsent(context.jobId(), (id) -> new AtomicInteger()).incrementAndGet();
-			return payload.contains("poison") ? "poison" : "fine";
-		});
-		List<Job> jobs = new ArrayList<>();
-		for (int i = 0; i < 12; i++) {
-			jobs.add(Job.of("maybe", (i == 5) ? "poison" : "ok"));
-		}
-		List<Long> ids = this.fixture.queue().enqueueAll(jobs);
-		Manager manager = this.fixture.startManager(refusing,
-				QueueFixture.fastSettings().defaultConcurrency(8).completionLinger(Duration.ofMillis(50)).build(), 16);
-		await().atMost(WAIT).until(() -> this.fixture.count("status = 'SUCCEEDED'") == jobs.size());
-		JobRecord poisoned = this.fixture.job(ids.get(5));
-		assertThat(poisoned.result()).isNull();
-		assertThat(poisoned.lastError()).startsWith("Result not stored: the database refused it")
-			.contains("poison refused");
-		for (int i = 0; i < ids.size(); i++) {
-			if (i != 5) {
-				assertThat(this.fixture.job(ids.get(i)).result()).isEqualTo("\"fine\"");
-			}
-		}
-		assertThat(runs.values()).allSatisfy((count) -> assertThat(count).hasValue(1));
-		assertThat(manager.leaseLosses()).isZero();
-	}
-
-	/**
-	 * Writes that landed but whose answer was lost (a failover during the commit) are tried
-	 * again; the try finds the row finished under this attempt's token and counts no lost
-	 * lease.
-	 */
-	@Test
-	void writesWhoseAnswerWasLostAreResolvedNotCountedAsLostLeases() {
-		AtomicBoolean completionAnswerLost = new AtomicBoolean(true);
-		AtomicBoolean retryAnswerLost = new AtomicBoolean(true);
-		JobStore losing = new JobStore(this.database.dataSource(), this.database.dialect(), this.database.schema(),
-				claimMethod()) {
-			@Override
-			public CompletedJobs completeUnlessHeld(List<Completion> completions) {
-				CompletedJobs done = super.completeUnlessHeld(completions);
-				if (completionAnswerLost.getAndSet(false)) {
-					throw new org.springframework.transaction.TransactionSystemException("answer lost (test)");
-				}
-				return done;
-			}
-
-			@Override
-			public boolean reschedule(Lease lease, String error, Duration delay) {
-				boolean held = super.reschedule(lease, error, delay);
-				if (retryAnswerLost.getAndSet(false)) {
-					throw new org.springframework.dao.DataAccessResourceFailureException("answer lost (test)");
-				}
-				return held;
-			}
-		};
-		AtomicInteger runs = new AtomicInteger();
-		handler("flaky", (payload, context) -> {
-			if (runs.incrementAndGet() == 1) {
-				throw new IllegalStateException("first attempt fails");
-			}
-			return "second";
-		});
-		// A backoff longer than the write's next try, so the job is not claimed again in between.
-		Manager manager = this.fixture.startManager(losing, QueueFixture.fastSettings()
-			.retryPolicy(new io.sqlqueue.handler.RetryPolicy(3, Duration.ofSeconds(2), 2.0, Duration.ofSeconds(2), 0.0))
-			.build(), 4);
-		long id = this.fixture.queue().enqueue("flaky", null);
-		awaitStatus(id, JobStatus.SUCCEEDED);
-		await().atMost(WAIT).until(() -> this.fixture.listener().events("finished").size() == 2);
-		assertThat(this.fixture.job(id).attempts()).isEqualTo(2);
-		assertThat(this.fixture.job(id).result()).isEqualTo("\"second\"");
-		assertThat(completionAnswerLost).isFalse();
-		assertThat(retryAnswerLost).isFalse();
-		assertThat(manager.leaseLosses()).isZero();
-		assertThat(this.fixture.listener().events("lease lost")).isEmpty();
-	}
-
-	@Test
-	void jobContextExtendsTheLease() {
-		handler("long", (payload, context) -> {
-			JobRecord before = this.fixture.job(context.jobId());
-			Thread.sleep(50);
-			context.extendLease();
-			JobRecord after = this.fixture.job(context.jobId());
-			return after.leaseExpiresAt().isAfter(before.leaseExpiresAt());
-		});
-		this.fixture.startManager((s) -> s);
-		long id = this.fixture.queue().enqueue("long", null);
-		awaitStatus(id, JobStatus.SUCCEEDED);
-		assertThat(this.fixture.job(id).result()).isEqualTo("true");
 	}
 
 	// --- groups
@@ -901,25 +515,6 @@ public abstract class QueueConformanceTests
 		}
 		assertThat(manager.isRunning()).isFalse();
 		manager.stop();
-	}
-
-	@Test
-	void completionsAreRecordedTogetherAndFlushedAtStop() {
-		handler("work", (payload, context) -> payload);
-		Manager manager = this.fixture.startManager(
-				(s) -> s.completionLinger(Duration.ofSeconds(5)).completionBatchSize(3).defaultConcurrency(1));
-		List<Long> ids = this.fixture.queue().enqueueAll(List.of(Job.of("work", 1), Job.of("work", 2)));
-		await().atMost(WAIT).until(() -> this.fixture.listener().events("started").size() == 2);
-		assertThat(ids).allSatisfy((id) -> assertThat(this.fixture.status(id)).isEqualTo(JobStatus.RUNNING));
-		long third = this.fixture.queue().enqueue("work", 3);
-		awaitStatus(third, JobStatus.SUCCEEDED);
-		assertThat(ids).allSatisfy((id) -> assertThat(this.fixture.status(id)).isEqualTo(JobStatus.SUCCEEDED));
-		long fourth = this.fixture.queue().enqueue("work", 4);
-		await().atMost(WAIT).until(() -> this.fixture.listener().events("started").size() == 4);
-		assertThat(this.fixture.status(fourth)).isEqualTo(JobStatus.RUNNING);
-		manager.stop();
-		assertThat(this.fixture.status(fourth)).isEqualTo(JobStatus.SUCCEEDED);
-		assertThat(this.fixture.job(fourth).result()).isEqualTo("\"4\"");
 	}
 
 	@Test
