@@ -8,21 +8,14 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
-import org.springframework.transaction.support.TransactionTemplate;
 
 import io.micrometer.tracing.handler.DefaultTracingObservationHandler;
 import io.micrometer.tracing.handler.PropagatingReceiverTracingObservationHandler;
@@ -61,10 +54,8 @@ import io.sqlqueue.schedule.ScheduleDefinition;
 import io.sqlqueue.schedule.ScheduleRecord;
 import io.sqlqueue.schedule.ScheduleSource;
 import io.sqlqueue.schedule.Schedules;
-import io.sqlqueue.test.OpenTransaction;
 import io.sqlqueue.test.QueueFixture;
 import io.sqlqueue.test.RecordingJobListener;
-import io.sqlqueue.test.SwitchableDataSource;
 import io.sqlqueue.test.TestDatabase;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -79,9 +70,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 public abstract class QueueConformanceTests
 		implements EnqueueConformance, ClaimConformance, RetryConformance, TransactionalHandlerConformance,
 		BadInputConformance, AwaitConformance, CancelConformance, LeaseConformance,
-		CompletionConformance, FlowControlConformance, WorkflowConformance, ScheduleConformance,
-		ManagerLoopsConformance, CallerLockConformance, CompletionFlushConformance,
-		UnknownHandlerConformance {
+		CompletionConformance, GroupConformance, ShutdownConformance, FlowControlConformance,
+		WorkflowConformance, ScheduleConformance, ManagerLoopsConformance, CallerLockConformance,
+		CompletionFlushConformance, UnknownHandlerConformance {
 
 	protected static final Duration WAIT = Duration.ofSeconds(30);
 
@@ -127,186 +118,6 @@ public abstract class QueueConformanceTests
 	@Override
 	public TestDatabase.Isolated isolatedDatabase() {
 		return this.database;
-	}
-
-	// --- faults: frozen workers, refused and lost writes
-
-	/** A completion write that failed just before stop is tried again before stop returns. */
-	@Test
-	void stopWaitsForACompletionWriteToBeTriedAgain() throws Exception {
-		AtomicInteger runs = new AtomicInteger();
-		try (HikariDataSource pool = this.database.newDataSource(8)) {
-			SwitchableDataSource connection = new SwitchableDataSource(pool);
-			handler("cuts", (payload, context) -> {
-				runs.incrementAndGet();
-				connection.cut();
-				return "done";
-			});
-			Manager manager = this.fixture.startInstance((s) -> s, connection);
-			long id = this.fixture.queue().enqueue("cuts", null);
-			await().atMost(WAIT).until(() -> runs.get() == 1 && connection.refusals() > 0);
-			// The flush (2 ms after the handler returned) has failed; its next try waits 500 ms.
-			await().pollDelay(Duration.ofMillis(100)).atMost(WAIT).until(() -> true);
-			connection.restore();
-			manager.stop();
-			assertThat(this.fixture.status(id)).isEqualTo(JobStatus.SUCCEEDED);
-			assertThat(this.fixture.job(id).attempts()).isEqualTo(1);
-			assertThat(runs).hasValue(1);
-			assertThat(manager.leaseLosses()).isZero();
-		}
-	}
-
-	// --- groups
-
-	@Test
-	void jobsOfOneGroupRunOneAtATimeInOrder() throws Exception {
-		Map<String, List<Integer>> order = new ConcurrentHashMap<>();
-		Map<String, AtomicInteger> running = new ConcurrentHashMap<>();
-		AtomicBoolean overlapped = new AtomicBoolean();
-		handler("grouped", (payload, context) -> {
-			String[] parts = payload.replace("\"", "").split(":");
-			AtomicInteger now = running.computeIfAbsent(parts[0], (group) -> new AtomicInteger());
-			if (now.incrementAndGet() > 1) {
-				overlapped.set(true);
-			}
-			Thread.sleep(10);
-			order.computeIfAbsent(parts[0], (group) -> Collections.synchronizedList(new ArrayList<>()))
-				.add(Integer.parseInt(parts[1]));
-			now.decrementAndGet();
-			return null;
-		});
-		List<Job> jobs = new ArrayList<>();
-		for (int i = 0; i < 8; i++) {
-			jobs.add(Job.of("grouped", "g:" + i).groupKey("g"));
-			jobs.add(Job.of("grouped", "h:" + i).groupKey("h"));
-			jobs.add(Job.of("grouped", "free" + i + ":" + i));
-		}
-		this.fixture.queue().enqueueAll(jobs);
-		// Two instances, so that claims race each other as well as workers.
-		try (HikariDataSource one = this.database.newDataSource(8); HikariDataSource two = this.database.newDataSource(8)) {
-			this.fixture.startInstance((s) -> s.defaultConcurrency(6).batchSize(3), one);
-			this.fixture.startInstance((s) -> s.defaultConcurrency(6).batchSize(3), two);
-			await().atMost(WAIT).until(() -> this.fixture.count("status = 'SUCCEEDED'") == jobs.size());
-			this.fixture.close();
-		}
-		assertThat(overlapped).isFalse();
-		assertThat(order.get("g")).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
-		assertThat(order.get("h")).containsExactly(0, 1, 2, 3, 4, 5, 6, 7);
-	}
-
-	/**
-	 * The interleaving that once let two jobs of a group run at once: an older enqueue
-	 * commits after a younger job of its group was claimed, while that claim is still open.
-	 * A second claim then sees the younger job as waiting (the first claim has not committed)
-	 * and the older one as first in its group. It must not take it: at most one job of a
-	 * group runs, whatever the order of commits.
-	 */
-	@Test
-	void aGroupNeverRunsTwoJobsWhateverTheOrderOfCommits() throws Exception {
-		assumeTrue(database() != TestDatabase.SQLITE,
-				"SQLite has one writer at a time: an open enqueue holds off every claim, so this interleaving "
-						+ "cannot happen there (the stress test below covers SQLite)");
-		DataSource dataSource = this.database.dataSource();
-		JobQueue queue = this.fixture.queue();
-		try (OpenTransaction<Long> olderEnqueue = OpenTransaction.begin(dataSource,
-				() -> queue.enqueue(Job.of("step", 1).groupKey("g")))) {
-			long older = olderEnqueue.result();
-			long younger = queue.enqueue(Job.of("step", 2).groupKey("g"));
-			assertThat(younger).isGreaterThan(older);
-			try (OpenTransaction<List<JobRecord>> firstClaim = OpenTransaction.begin(dataSource,
-					() -> claim("default", 10, "step"))) {
-				assertThat(firstClaim.result()).extracting(JobRecord::id).containsExactly(younger);
-				olderEnqueue.commit();
-				CompletableFuture<List<JobRecord>> secondClaim = CompletableFuture
-					.supplyAsync(() -> claim("default", 10, "step"));
-				// The second claim either waits for the first (the group's running-job index) or
-				// returns at once; either way it is under way before the first commits.
-				await().pollDelay(Duration.ofMillis(300)).atMost(WAIT).until(() -> true);
-				firstClaim.commit();
-				assertThat(secondClaim.get(30, TimeUnit.SECONDS)).isEmpty();
-			}
-			assertThat(this.fixture.count("group_key = 'g' AND status = 'RUNNING'")).isEqualTo(1);
-			assertThat(this.fixture.status(older)).isEqualTo(JobStatus.QUEUED);
-		}
-	}
-
-	@Test
-	void operatorRetryOfAnOldFailedJobWaitsForItsGroup() {
-		long old = this.fixture.queue().enqueue(Job.of("step", 1).groupKey("g").maxAttempts(1));
-		JobRecord first = claim("default", 10, "step").get(0);
-		assertThat(this.fixture.store().fail(new Lease(old, first.leaseToken()), "boom")).isTrue();
-		long next = this.fixture.queue().enqueue(Job.of("step", 2).groupKey("g"));
-		JobRecord running = claim("default", 10, "step").get(0);
-		assertThat(running.id()).isEqualTo(next);
-		assertThat(this.fixture.queue().retry(old)).isTrue();
-		assertThat(claim("default", 10, "step")).isEmpty();
-		this.fixture.store().complete(List.of(new Completion(new Lease(next, running.leaseToken()), null)));
-		assertThat(claim("default", 10, "step")).extracting(JobRecord::id).containsExactly(old);
-	}
-
-	/**
-	 * Enqueuers whose transactions commit out of id order, and three instances claiming in
-	 * small batches: no two jobs of a group ever overlap, and every job runs exactly once.
-	 */
-	@Test
-	void groupsHoldUnderConcurrentEnqueuersAndSeveralInstances() throws Exception {
-		int enqueuers = 3;
-		int transactionsEach = 40;
-		Map<String, AtomicInteger> running = new ConcurrentHashMap<>();
-		Map<Long, AtomicInteger> runs = new ConcurrentHashMap<>();
-		AtomicBoolean overlapped = new AtomicBoolean();
-		handler("stress", (payload, context) -> {
-			String group = payload.replace("\"", "");
-			AtomicInteger now = running.computeIfAbsent(group, (key) -> new AtomicInteger());
-			if (!group.isEmpty() && now.incrementAndGet() > 1) {
-				overlapped.set(true);
-			}
-			runs.computeIfAbsent(context.jobId(), (id) -> new AtomicInteger()).incrementAndGet();
-			Thread.sleep(2);
-			if (!group.isEmpty()) {
-				now.decrementAndGet();
-			}
-			return null;
-		});
-		AtomicInteger enqueued = new AtomicInteger();
-		List<HikariDataSource> pools = new ArrayList<>();
-		try {
-			for (int i = 0; i < 3; i++) {
-				HikariDataSource pool = this.database.newDataSource(8);
-				pools.add(pool);
-				this.fixture.startInstance((s) -> s.defaultConcurrency(4).batchSize(4), pool);
-			}
-			TransactionTemplate transaction = new TransactionTemplate(
-					new DataSourceTransactionManager(this.database.dataSource()));
-			List<CompletableFuture<Void>> writers = new ArrayList<>();
-			for (int w = 0; w < enqueuers; w++) {
-				writers.add(CompletableFuture.runAsync(() -> {
-					java.util.Random random = new java.util.Random();
-					for (int t = 0; t < transactionsEach; t++) {
-						transaction.executeWithoutResult((status) -> {
-							for (int j = 0; j < 1 + random.nextInt(3); j++) {
-								int group = random.nextInt(5);
-								Job job = (group == 0) ? Job.of("stress", "")
-										: Job.of("stress", "g" + group).groupKey("g" + group);
-								this.fixture.queue().enqueue(job);
-								enqueued.incrementAndGet();
-							}
-							// Commits come out of id order: the next transaction may commit first.
-							sleepQuietly(random.nextInt(4));
-						});
-					}
-				}));
-			}
-			CompletableFuture.allOf(writers.toArray(CompletableFuture[]::new)).get(2, TimeUnit.MINUTES);
-			await().atMost(WAIT).until(() -> this.fixture.count("status = 'SUCCEEDED'") == enqueued.get());
-			this.fixture.close();
-		}
-		finally {
-			pools.forEach(HikariDataSource::close);
-		}
-		assertThat(overlapped).isFalse();
-		assertThat(runs).hasSize(enqueued.get());
-		assertThat(runs.values()).allSatisfy((count) -> assertThat(count).hasValue(1));
 	}
 
 	// --- recurring jobs
@@ -485,47 +296,6 @@ public abstract class QueueConformanceTests
 			.isInstanceOf(IllegalStateException.class)
 			.hasMessageContaining("ghost")
 			.hasMessageContaining("no.such.handler");
-	}
-
-	// --- concurrency and shutdown
-
-	@Test
-	void stopFinishesRunningJobsAndGivesBackUnstartedOnes() throws Exception {
-		CountDownLatch started = new CountDownLatch(1);
-		handler("slow", (payload, context) -> {
-			started.countDown();
-			Thread.sleep(300);
-			return "done";
-		});
-		// One worker thread for a lane of four: three claimed jobs wait for the thread.
-		Manager manager = this.fixture.startManager(this.fixture.store(),
-				QueueFixture.fastSettings().defaultConcurrency(4).build(), 1);
-		List<Long> ids = this.fixture.queue()
-			.enqueueAll(List.of(Job.of("slow", 1), Job.of("slow", 2), Job.of("slow", 3), Job.of("slow", 4)));
-		assertThat(started.await(30, TimeUnit.SECONDS)).isTrue();
-		await().atMost(WAIT).until(() -> this.fixture.count("status = 'RUNNING'") == 4);
-		manager.stop();
-		assertThat(this.fixture.count("status = 'RUNNING'")).isZero();
-		assertThat(this.fixture.status(ids.get(0))).isEqualTo(JobStatus.SUCCEEDED);
-		for (long id : ids.subList(1, 4)) {
-			JobRecord job = this.fixture.job(id);
-			assertThat(job.status()).isEqualTo(JobStatus.QUEUED);
-			assertThat(job.attempts()).isZero();
-			assertThat(job.leaseToken()).isNull();
-		}
-		assertThat(manager.isRunning()).isFalse();
-		manager.stop();
-	}
-
-	@Test
-	void stoppedManagerClaimsNothing() {
-		handler("work", (payload, context) -> null);
-		Manager manager = this.fixture.startManager((s) -> s);
-		manager.stop();
-		long id = this.fixture.queue().enqueue("work", null);
-		manager.wakeUp(Set.of("default"));
-		await().pollDelay(Duration.ofMillis(300)).atMost(WAIT).until(() -> true);
-		assertThat(this.fixture.status(id)).isEqualTo(JobStatus.QUEUED);
 	}
 
 	// --- observing and retention
