@@ -22,7 +22,7 @@ import io.sqlqueue.test.TestDatabase;
  * <li>ends: {@link AwaitConformance}, {@link CancelConformance}, {@link LeaseConformance},
  * {@link CompletionConformance}, {@link CompletionFlushConformance}</li>
  * <li>order and limits: {@link GroupConformance}, {@link FlowControlConformance},
- * {@link WorkflowConformance}, {@link ScheduleConformance}</li>
+ * {@link WorkflowConformance}, {@link BatchConformance}, {@link ScheduleConformance}</li>
  * <li>instances: {@link ShutdownConformance}, {@link ManagerLoopsConformance},
  * {@link CallerLockConformance}</li>
  * <li>reading and keeping: {@link ObservationConformance}, {@link BrowseConformance},
@@ -33,7 +33,7 @@ import io.sqlqueue.test.TestDatabase;
 public abstract class QueueConformanceTests implements EnqueueConformance, ClaimConformance, RetryConformance,
 		TransactionalHandlerConformance, BadInputConformance, UnknownHandlerConformance, AwaitConformance,
 		CancelConformance, LeaseConformance, CompletionConformance, CompletionFlushConformance, GroupConformance,
-		FlowControlConformance, WorkflowConformance, ScheduleConformance, ShutdownConformance,
+		FlowControlConformance, WorkflowConformance, BatchConformance, ScheduleConformance, ShutdownConformance,
 		ManagerLoopsConformance, CallerLockConformance, ObservationConformance, BrowseConformance,
 		RetentionConformance, JobRunnerConformance {
 
