@@ -6,6 +6,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.JobInvoker;
+import io.sqlqueue.store.ClaimMethod;
 import io.sqlqueue.store.ClaimRequest;
 import io.sqlqueue.store.Completion;
 import io.sqlqueue.store.Lease;
@@ -13,13 +14,15 @@ import io.sqlqueue.test.QueueFixture;
 import io.sqlqueue.test.TestDatabase;
 
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * What the conformance tests of every entity share: the test's fixture and database, and the
  * few helpers their tests call. Each entity's tests are default methods of an interface that
  * extends this one ({@link EnqueueConformance}, {@link ClaimConformance} ...);
  * {@link QueueConformanceTests} implements them all and gives each test a fresh database, so
- * each of its subclasses runs every entity's tests on its own database and claim method.
+ * each of its subclasses runs every entity's tests on its own database and claim method. A
+ * helper that one entity alone needs stays a private method of its interface.
  */
 interface ConformanceSupport {
 
@@ -81,6 +84,12 @@ interface ConformanceSupport {
 	default String table(String name) {
 		String schema = isolatedDatabase().schema();
 		return (schema != null) ? schema + "." + name : name;
+	}
+
+	/** Skips a test of row locks on a database without them. */
+	default void assumeRowLocks() {
+		assumeTrue(isolatedDatabase().dialect().supports(ClaimMethod.LOCK_THEN_UPDATE),
+				"SQLite has no row locks: an open write transaction holds the whole database, bounded by the busy timeout");
 	}
 
 	default void sleepQuietly(long millis) {
