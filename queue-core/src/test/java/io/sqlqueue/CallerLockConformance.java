@@ -27,7 +27,6 @@ import io.sqlqueue.schedule.Recurrence;
 import io.sqlqueue.schedule.ScheduleDefinition;
 import io.sqlqueue.schedule.ScheduleFirer;
 import io.sqlqueue.schedule.Schedules;
-import io.sqlqueue.store.ClaimMethod;
 import io.sqlqueue.store.ClaimRequest;
 import io.sqlqueue.store.Lease;
 import io.sqlqueue.store.ScheduleStore;
@@ -52,19 +51,13 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * open write transaction holds the whole database there, and the busy timeout bounds it.
  * Run by every {@link QueueConformanceTests}.
  */
-interface CallerLockConformance {
-
-	Duration WAIT = Duration.ofSeconds(30);
+interface CallerLockConformance extends ConformanceSupport {
 
 	/**
 	 * The lease of the instance's jobs: short, so that a heartbeat that stalls shows in
 	 * seconds, and long enough that a busy machine's pauses do not lose it (1.2 s did, once).
 	 */
 	Duration LEASE = Duration.ofSeconds(2);
-
-	QueueFixture fixture();
-
-	TestDatabase.Isolated isolatedDatabase();
 
 	/** A queued job of a limited queue, locked by a caller that enqueues a job after it. */
 	@Test
@@ -281,11 +274,6 @@ interface CallerLockConformance {
 		}
 	}
 
-	private void assumeRowLocks() {
-		assumeTrue(isolatedDatabase().dialect().supports(ClaimMethod.LOCK_THEN_UPDATE),
-				"SQLite has no row locks: an open write transaction holds the whole database, bounded by the busy timeout");
-	}
-
 	/** Only claims depend on the claim method: the tests of other loops run with the database's own. */
 	private void assumeTheDatabasesOwnClaimMethod() {
 		assumeTrue(fixture().claimMethod() == isolatedDatabase().dialect().claimMethod(),
@@ -304,11 +292,6 @@ interface CallerLockConformance {
 			.queryForList("SELECT 1 FROM " + table(table) + " WHERE " + where + " FOR UPDATE SKIP LOCKED", Integer.class))
 			.as("the caller's transaction holds the row of %s where %s", table, where)
 			.isEmpty();
-	}
-
-	private String table(String table) {
-		String schema = isolatedDatabase().schema();
-		return (schema != null) ? schema + "." + table : table;
 	}
 
 	/**

@@ -13,16 +13,13 @@ import org.junit.jupiter.api.Test;
 
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.JobInvoker;
-import io.sqlqueue.store.ClaimMethod;
 import io.sqlqueue.test.OpenTransaction;
 import io.sqlqueue.test.QueueFixture;
-import io.sqlqueue.test.TestDatabase;
 import io.sqlqueue.workflow.Batch;
 import io.sqlqueue.workflow.BatchIds;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * The completion flush passes over a finished job whose row a caller's open transaction
@@ -32,16 +29,12 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * SQLite has no row locks: a caller's open write transaction holds the whole database there,
  * and the busy timeout bounds it.
  */
-interface CompletionFlushConformance {
+interface CompletionFlushConformance extends ConformanceSupport {
 
 	Duration FLUSH_WAIT = Duration.ofSeconds(30);
 
 	/** Few workers and a small batch: a flush that waited would take all the room at once. */
 	int FLUSH_WORKERS = 2;
-
-	QueueFixture fixture();
-
-	TestDatabase.Isolated isolatedDatabase();
 
 	/** A running job's row, held by a caller that enqueues a job after it while the job ends. */
 	@Test
@@ -88,16 +81,6 @@ interface CompletionFlushConformance {
 			flushes.awaitRecorded(batch.callbackId());
 			assertThat(flushes.runs(member)).as("the member ran once").isEqualTo(1);
 		}
-	}
-
-	private void assumeRowLocks() {
-		assumeTrue(isolatedDatabase().dialect().supports(ClaimMethod.LOCK_THEN_UPDATE),
-				"SQLite has no row locks: an open write transaction holds the whole database, bounded by the busy timeout");
-	}
-
-	private String table(String table) {
-		String schema = isolatedDatabase().schema();
-		return (schema != null) ? schema + "." + table : table;
 	}
 
 	/**

@@ -31,8 +31,6 @@ import io.sqlqueue.store.ClaimResult;
 import io.sqlqueue.store.FlowStore;
 import io.sqlqueue.store.LimitRow;
 import io.sqlqueue.test.OpenTransaction;
-import io.sqlqueue.test.QueueFixture;
-import io.sqlqueue.test.TestDatabase;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -44,13 +42,7 @@ import static org.junit.jupiter.api.Assumptions.assumeFalse;
  * concurrency keys hold at every moment across instances, jobs over a limit wait
  * {@code QUEUED}, and limits change at runtime. Run by every {@link QueueConformanceTests}.
  */
-interface FlowControlConformance {
-
-	Duration WAIT = Duration.ofSeconds(30);
-
-	QueueFixture fixture();
-
-	TestDatabase.Isolated isolatedDatabase();
+interface FlowControlConformance extends ConformanceSupport {
 
 	private FlowControl limits() {
 		return fixture().flowControl();
@@ -609,11 +601,6 @@ interface FlowControlConformance {
 			await().atMost(WAIT).until(() -> fixture().count("status = 'SUCCEEDED'") == jobs);
 			instances.forEach(Manager::stop);
 		}
-	}
-
-	private String table(String name) {
-		String schema = isolatedDatabase().schema();
-		return (schema != null) ? schema + "." + name : name;
 	}
 
 }

@@ -2,7 +2,6 @@ package io.sqlqueue;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -20,7 +19,6 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 import io.sqlqueue.handler.HandlerDefinition;
-import io.sqlqueue.handler.JobInvoker;
 import io.sqlqueue.manager.Manager;
 import io.sqlqueue.manager.ManagerSettings;
 import io.sqlqueue.manager.Pruner;
@@ -39,15 +37,9 @@ import static org.awaitility.Awaitility.await;
  * {@link QueueConformanceTests} implements this. A {@link GatedJobStore} holds a loop inside a
  * statement, as a caller's lock would, whatever the database's locking.
  */
-interface ManagerLoopsConformance {
+interface ManagerLoopsConformance extends ConformanceSupport {
 
 	Duration LOOPS_WAIT = Duration.ofSeconds(30);
-
-	QueueFixture fixture();
-
-	private void handler(String name, JobInvoker invoker) {
-		fixture().register(HandlerDefinition.of(name, "default", invoker));
-	}
 
 	/**
 	 * The heartbeat never queues behind the other loops: with the poll loop, a completion

@@ -12,7 +12,7 @@ class PostgresCompareAndSetConformanceIT extends PostgresConformanceIT {
 
 	/** The fallback's exactly-once test as on the other databases; 10,000 jobs stay the dialect's own claim's. */
 	@Override
-	protected int concurrencyJobs() {
+	public int concurrencyJobs() {
 		return 2_000;
 	}
 

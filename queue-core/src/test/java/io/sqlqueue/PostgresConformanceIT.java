@@ -36,7 +36,7 @@ class PostgresConformanceIT extends QueueConformanceTests {
 	}
 
 	@Override
-	protected int concurrencyJobs() {
+	public int concurrencyJobs() {
 		return 10_000;
 	}
 

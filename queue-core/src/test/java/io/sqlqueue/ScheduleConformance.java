@@ -2,7 +2,10 @@ package io.sqlqueue;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -21,15 +24,18 @@ import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
 import io.sqlqueue.schedule.ConcurrentScheduleChangeException;
 import io.sqlqueue.schedule.FiredTick;
+import io.sqlqueue.schedule.MisfirePolicy;
+import io.sqlqueue.schedule.OverlapPolicy;
 import io.sqlqueue.schedule.Recurrence;
 import io.sqlqueue.schedule.ScheduleDefinition;
+import io.sqlqueue.schedule.ScheduleRecord;
+import io.sqlqueue.schedule.ScheduleSource;
 import io.sqlqueue.schedule.Schedules;
 import io.sqlqueue.store.ClaimMethod;
 import io.sqlqueue.store.ScheduleRow;
 import io.sqlqueue.store.ScheduleStore;
 import io.sqlqueue.test.OpenTransaction;
 import io.sqlqueue.test.QueueFixture;
-import io.sqlqueue.test.TestDatabase;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -37,17 +43,15 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * Recurring jobs where instances and callers meet, on every database:
- * {@link QueueConformanceTests} implements this. Each "instance" is a {@link Schedules}
- * with its own pool of connections and, where it matters, its own handlers.
+ * Recurring jobs on every database: each tick fires once across instances, missed ticks
+ * follow the misfire policy, schedules are operated at runtime, and where instances and
+ * callers meet nothing fires twice or waits. {@link QueueConformanceTests} implements this.
+ * Each "instance" is a {@link Schedules} with its own pool of connections and, where it
+ * matters, its own handlers.
  */
-interface ScheduleConformance {
+interface ScheduleConformance extends ConformanceSupport {
 
 	Duration SCHEDULE_WAIT = Duration.ofSeconds(30);
-
-	QueueFixture fixture();
-
-	TestDatabase.Isolated isolatedDatabase();
 
 	/** Schedules do not depend on the claim method: the compare-and-set variants would only run these again. */
 	private void assumeOwnClaimMethod() {
@@ -89,6 +93,167 @@ interface ScheduleConformance {
 			.map(fixture()::job)
 			.toList();
 	}
+
+	/**
+	 * An instance's schedules on {@code dataSource}, with this fixture's handlers. Schedules
+	 * take their ticks by compare-and-set on every database, whatever the claim method: the
+	 * compare-and-set variants of the suite would only run these again.
+	 */
+	private Schedules schedules(DataSource dataSource) {
+		assumeOwnClaimMethod();
+		return instance(scheduleStore(dataSource), dataSource, fixture().handlers());
+	}
+
+	// --- firing, misfires, overlap and operations
+
+	/**
+	 * Three instances firing one schedule every second for 12 ticks: one job per tick, none
+	 * missed (each tick is a race of three firers; 30 ticks took 30 s on each database).
+	 */
+	@Test
+	default void threeInstancesFireEachTickOfAScheduleOnce() throws Exception {
+		handler("tick", (payload, context) -> null);
+		List<HikariDataSource> pools = new ArrayList<>();
+		try {
+			List<Schedules> instances = new ArrayList<>();
+			for (int i = 0; i < 3; i++) {
+				HikariDataSource pool = isolatedDatabase().newDataSource(4);
+				pools.add(pool);
+				instances.add(schedules(pool));
+			}
+			instances.get(0).create(ScheduleDefinition.of("every-second", "tick", Recurrence.every(Duration.ofSeconds(1)))
+				.withMisfire(MisfirePolicy.EACH)
+				.withOverlap(OverlapPolicy.ALLOW));
+			AtomicBoolean stop = new AtomicBoolean();
+			List<CompletableFuture<Void>> firers = instances.stream()
+				.map((instance) -> CompletableFuture.runAsync(() -> {
+					while (!stop.get()) {
+						instance.fireDue();
+						sleepQuietly(20);
+					}
+				}))
+				.toList();
+			await().atMost(Duration.ofSeconds(60)).pollInterval(Duration.ofMillis(200))
+				.until(() -> jobsOf("tick").size() >= 12);
+			stop.set(true);
+			CompletableFuture.allOf(firers.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+		}
+		finally {
+			pools.forEach(HikariDataSource::close);
+		}
+		List<Instant> ticks = jobsOf("tick").stream().map(JobRecord::scheduledFor).toList();
+		assertThat(ticks).doesNotContainNull().doesNotHaveDuplicates().hasSizeGreaterThanOrEqualTo(12);
+		for (int i = 1; i < ticks.size(); i++) {
+			assertThat(Duration.between(ticks.get(i - 1), ticks.get(i))).isEqualTo(Duration.ofSeconds(1));
+		}
+	}
+
+	/** Down across ten ticks: one job for the latest (default), none, or one per tick. */
+	@Test
+	default void missedTicksFollowTheMisfirePolicy() {
+		handler("once", (payload, context) -> null);
+		handler("skip", (payload, context) -> null);
+		handler("each", (payload, context) -> null);
+		Schedules schedules = schedules(isolatedDatabase().dataSource());
+		Recurrence everySecond = Recurrence.every(Duration.ofSeconds(1));
+		schedules.create(ScheduleDefinition.of("once", "once", everySecond));
+		schedules.create(ScheduleDefinition.of("skip", "skip", everySecond).withMisfire(MisfirePolicy.SKIP));
+		schedules.create(ScheduleDefinition.of("each", "each", everySecond).withMisfire(MisfirePolicy.EACH));
+		for (String name : List.of("once", "skip", "each")) {
+			moveNextRunBack(name, Duration.ofMillis(9_500));
+		}
+		List<FiredTick> handled = schedules.fireDue();
+		assertThat(jobsOf("once")).hasSize(1);
+		assertThat(jobsOf("skip")).isEmpty();
+		assertThat(jobsOf("each")).hasSize(10);
+		ScheduleRecord once = schedules.find("once").orElseThrow();
+		assertThat(jobsOf("once").get(0).scheduledFor()).isEqualTo(once.lastTickAt());
+		assertThat(handled.stream().filter((tick) -> tick.schedule().equals("skip"))).allMatch(FiredTick::skipped);
+		for (String name : List.of("once", "skip", "each")) {
+			ScheduleRecord record = schedules.find(name).orElseThrow();
+			assertThat(record.nextRunAt()).isAfter(record.lastTickAt());
+			assertThat(schedules.fireDue()).noneMatch((tick) -> tick.schedule().equals(name));
+		}
+	}
+
+	@Test
+	default void aTickWhileThePreviousJobIsUnfinishedIsSkippedUnlessOverlapIsAllowed() {
+		handler("slow", (payload, context) -> null);
+		handler("overlapping", (payload, context) -> null);
+		Schedules schedules = schedules(isolatedDatabase().dataSource());
+		Recurrence hourly = Recurrence.every(Duration.ofHours(1));
+		schedules.create(ScheduleDefinition.of("slow", "slow", hourly));
+		schedules.create(ScheduleDefinition.of("overlapping", "overlapping", hourly).withOverlap(OverlapPolicy.ALLOW));
+		for (int round = 0; round < 2; round++) {
+			moveNextRunBack("slow", Duration.ofSeconds(1));
+			moveNextRunBack("overlapping", Duration.ofSeconds(1));
+			schedules.fireDue();
+		}
+		// No Manager runs: the first tick's job is still QUEUED at the second tick.
+		assertThat(jobsOf("slow")).hasSize(1);
+		assertThat(jobsOf("overlapping")).hasSize(2);
+		assertThat(schedules.find("slow").orElseThrow().lastJobStatus()).isEqualTo(JobStatus.QUEUED);
+	}
+
+	@Test
+	default void schedulesAreOperatedAtRuntimeAndTheHandlerSeesItsTick() {
+		List<Instant> seen = Collections.synchronizedList(new ArrayList<>());
+		fixture().register(HandlerDefinition.of("report", "default", (payload, context) -> {
+			seen.add(context.scheduledFor());
+			return payload;
+		}));
+		fixture().startManager((s) -> s);
+		Schedules schedules = schedules(isolatedDatabase().dataSource());
+		ScheduleRecord created = schedules.create(ScheduleDefinition.of("nightly", "report",
+				Recurrence.cron("0 0 2 * * *", "Europe/Berlin")).withPayload("{\"kind\":\"sales\"}"));
+		assertThat(created.source()).isEqualTo(ScheduleSource.API);
+		assertThat(created.nextRunAt().atZone(java.time.ZoneId.of("Europe/Berlin")).getHour()).isEqualTo(2);
+		assertThatThrownBy(() -> schedules.create(created.definition())).isInstanceOf(IllegalStateException.class);
+		long id = schedules.trigger("nightly");
+		awaitStatus(id, JobStatus.SUCCEEDED);
+		assertThat(JSON.readValue(fixture().job(id).payload(), Map.class)).isEqualTo(Map.of("kind", "sales"));
+		assertThat(seen).hasSize(1).doesNotContainNull();
+		assertThat(schedules.find("nightly").orElseThrow().lastJobId()).isEqualTo(id);
+		assertThat(schedules.pause("nightly")).isTrue();
+		moveNextRunBack("nightly", Duration.ofSeconds(1));
+		assertThat(schedules.fireDue()).isEmpty();
+		assertThat(schedules.resume("nightly")).isTrue();
+		assertThat(schedules.find("nightly").orElseThrow().nextRunAt())
+			.isAfter(schedules.find("nightly").orElseThrow().lastFiredAt());
+		ScheduleRecord updated = schedules.update(created.definition().withRecurrence(Recurrence.every(Duration.ofMinutes(15))));
+		assertThat(updated.definition().recurrence().every()).isEqualTo(Duration.ofMinutes(15));
+		moveNextRunBack("nightly", Duration.ofSeconds(1));
+		List<FiredTick> fired = schedules.fireDue();
+		assertThat(fired).hasSize(1);
+		awaitStatus(fired.get(0).jobId(), JobStatus.SUCCEEDED);
+		assertThat(fixture().job(fired.get(0).jobId()).scheduledFor()).isEqualTo(fired.get(0).tick());
+		assertThat(schedules.delete("nightly")).isTrue();
+		assertThat(schedules.find("nightly")).isEmpty();
+	}
+
+	@Test
+	default void schedulesThatLeaveTheCodeStopFiringAndShowAsOrphaned() {
+		handler("kept", (payload, context) -> null);
+		handler("dropped", (payload, context) -> null);
+		Schedules schedules = schedules(isolatedDatabase().dataSource());
+		Recurrence hourly = Recurrence.every(Duration.ofHours(1));
+		schedules.declare(ScheduleSource.PROPERTIES,
+				List.of(ScheduleDefinition.of("kept", "kept", hourly), ScheduleDefinition.of("dropped", "dropped", hourly)));
+		schedules.create(ScheduleDefinition.of("runtime", "kept", hourly));
+		schedules.declare(ScheduleSource.PROPERTIES, List.of(ScheduleDefinition.of("kept", "kept", hourly)));
+		assertThat(schedules.find("dropped").orElseThrow().orphaned()).isTrue();
+		assertThat(schedules.find("kept").orElseThrow().orphaned()).isFalse();
+		assertThat(schedules.find("runtime").orElseThrow().orphaned()).isFalse();
+		moveNextRunBack("dropped", Duration.ofSeconds(1));
+		assertThat(schedules.fireDue()).isEmpty();
+		assertThatThrownBy(() -> schedules.declare(ScheduleSource.ANNOTATION,
+				List.of(ScheduleDefinition.of("ghost", "no.such.handler", hourly))))
+			.isInstanceOf(IllegalStateException.class)
+			.hasMessageContaining("ghost")
+			.hasMessageContaining("no.such.handler");
+	}
+
+	// --- where instances and callers meet
 
 	/**
 	 * A trigger that read the schedule before the firer moved it on, and writes after: the

@@ -10,7 +10,6 @@ import io.sqlqueue.handler.UnknownHandlerPolicy;
 import io.sqlqueue.handler.UnknownHandlers;
 import io.sqlqueue.observation.JobObservations;
 import io.sqlqueue.test.QueueFixture;
-import io.sqlqueue.test.TestDatabase;
 import io.sqlqueue.workflow.Batch;
 import io.sqlqueue.workflow.Workflow;
 
@@ -23,11 +22,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * anything is written, or written where the rule for its queue puts it.
  * {@link QueueConformanceTests} implements this.
  */
-interface UnknownHandlerConformance {
-
-	QueueFixture fixture();
-
-	TestDatabase.Isolated isolatedDatabase();
+interface UnknownHandlerConformance extends ConformanceSupport {
 
 	/** The check does not depend on the claim method: the compare-and-set variants would only run these again. */
 	private void assumeOwnClaimMethod() {

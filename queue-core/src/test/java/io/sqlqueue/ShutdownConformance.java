@@ -1,0 +1,91 @@
+package io.sqlqueue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import com.zaxxer.hikari.HikariDataSource;
+import org.junit.jupiter.api.Test;
+
+import io.sqlqueue.manager.Manager;
+import io.sqlqueue.test.QueueFixture;
+import io.sqlqueue.test.SwitchableDataSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Stopping a Manager on every database: running jobs finish and are recorded, unstarted
+ * ones go back, and a stopped Manager claims nothing.
+ * {@link QueueConformanceTests} implements this.
+ */
+interface ShutdownConformance extends ConformanceSupport {
+
+	@Test
+	default void stopFinishesRunningJobsAndGivesBackUnstartedOnes() throws Exception {
+		CountDownLatch started = new CountDownLatch(1);
+		handler("slow", (payload, context) -> {
+			started.countDown();
+			Thread.sleep(300);
+			return "done";
+		});
+		// One worker thread for a lane of four: three claimed jobs wait for the thread.
+		Manager manager = fixture().startManager(fixture().store(),
+				QueueFixture.fastSettings().defaultConcurrency(4).build(), 1);
+		List<Long> ids = fixture().queue()
+			.enqueueAll(List.of(Job.of("slow", 1), Job.of("slow", 2), Job.of("slow", 3), Job.of("slow", 4)));
+		assertThat(started.await(30, TimeUnit.SECONDS)).isTrue();
+		await().atMost(WAIT).until(() -> fixture().count("status = 'RUNNING'") == 4);
+		manager.stop();
+		assertThat(fixture().count("status = 'RUNNING'")).isZero();
+		assertThat(fixture().status(ids.get(0))).isEqualTo(JobStatus.SUCCEEDED);
+		for (long id : ids.subList(1, 4)) {
+			JobRecord job = fixture().job(id);
+			assertThat(job.status()).isEqualTo(JobStatus.QUEUED);
+			assertThat(job.attempts()).isZero();
+			assertThat(job.leaseToken()).isNull();
+		}
+		assertThat(manager.isRunning()).isFalse();
+		manager.stop();
+	}
+
+	/** A completion write that failed just before stop is tried again before stop returns. */
+	@Test
+	default void stopWaitsForACompletionWriteToBeTriedAgain() throws Exception {
+		AtomicInteger runs = new AtomicInteger();
+		try (HikariDataSource pool = isolatedDatabase().newDataSource(8)) {
+			SwitchableDataSource connection = new SwitchableDataSource(pool);
+			handler("cuts", (payload, context) -> {
+				runs.incrementAndGet();
+				connection.cut();
+				return "done";
+			});
+			Manager manager = fixture().startInstance((s) -> s, connection);
+			long id = fixture().queue().enqueue("cuts", null);
+			await().atMost(WAIT).until(() -> runs.get() == 1 && connection.refusals() > 0);
+			// The flush (2 ms after the handler returned) has failed; its next try waits 500 ms.
+			await().pollDelay(Duration.ofMillis(100)).atMost(WAIT).until(() -> true);
+			connection.restore();
+			manager.stop();
+			assertThat(fixture().status(id)).isEqualTo(JobStatus.SUCCEEDED);
+			assertThat(fixture().job(id).attempts()).isEqualTo(1);
+			assertThat(runs).hasValue(1);
+			assertThat(manager.leaseLosses()).isZero();
+		}
+	}
+
+	@Test
+	default void stoppedManagerClaimsNothing() {
+		handler("work", (payload, context) -> null);
+		Manager manager = fixture().startManager((s) -> s);
+		manager.stop();
+		long id = fixture().queue().enqueue("work", null);
+		manager.wakeUp(Set.of("default"));
+		await().pollDelay(Duration.ofMillis(300)).atMost(WAIT).until(() -> true);
+		assertThat(fixture().status(id)).isEqualTo(JobStatus.QUEUED);
+	}
+
+}
