@@ -23,9 +23,6 @@ import org.springframework.dao.DuplicateKeyException;
 import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.dao.QueryTimeoutException;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
-import org.springframework.transaction.TransactionDefinition;
-import org.springframework.transaction.support.TransactionTemplate;
 
 import io.sqlqueue.flow.Admission;
 import io.sqlqueue.flow.KeyLimit;
@@ -50,7 +47,8 @@ public class FlowStore {
 
 	private final FlowSql sql;
 
-	private final TransactionTemplate transaction;
+	/** A change of limits commits at once, apart from any transaction of the caller: {@link StoreTransactions#inNewReadCommitted}. */
+	private final StoreTransactions transactions;
 
 	private final @Nullable String notifyChannel;
 
@@ -63,14 +61,17 @@ public class FlowStore {
 	 * announce changed limits there too; {@code null} for none
 	 */
 	public FlowStore(DataSource dataSource, Dialect dialect, @Nullable String schema, @Nullable String notifyChannel) {
+		this(JobStore.jdbcTemplate(dataSource, dialect), new StoreTransactions(dataSource, dialect), dialect, schema,
+				notifyChannel);
+	}
+
+	/** The flow store of a {@link JobStore}, on its template and transactions. */
+	FlowStore(JdbcTemplate jdbc, StoreTransactions transactions, Dialect dialect, @Nullable String schema,
+			@Nullable String notifyChannel) {
 		this.dialect = dialect;
-		this.jdbc = new JdbcTemplate(dataSource);
-		this.jdbc.setExceptionTranslator(dialect.exceptionTranslator(this.jdbc.getExceptionTranslator()));
+		this.jdbc = jdbc;
 		this.sql = new FlowSql(dialect, schema);
-		this.transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
-		this.transaction.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
-		// A change of limits commits at once, apart from any transaction of the caller.
-		this.transaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+		this.transactions = transactions;
 		this.notifyChannel = notifyChannel;
 	}
 
@@ -98,7 +99,7 @@ public class FlowStore {
 	 * matching a pattern, replacing the one there was.
 	 */
 	public void put(String queue, String keyPattern, Limit limit, String source) {
-		this.transaction.executeWithoutResult((status) -> {
+		this.transactions.inNewReadCommitted(() -> {
 			if (lockToChange(queue) == null) {
 				try {
 					this.jdbc.update(this.sql.insertFlow, queue, firstVersion());
@@ -119,6 +120,7 @@ public class FlowStore {
 			}
 			this.jdbc.update(this.sql.bumpFlow, queue);
 			announce(queue);
+			return null;
 		});
 	}
 
@@ -137,7 +139,7 @@ public class FlowStore {
 	 * there was none. A queue left without limits is claimed as any other again.
 	 */
 	public boolean remove(String queue, String keyPattern) {
-		return Boolean.TRUE.equals(this.transaction.execute((status) -> {
+		return Boolean.TRUE.equals(this.transactions.inNewReadCommitted(() -> {
 			if (lockToChange(queue) == null) {
 				return false;
 			}
@@ -162,7 +164,7 @@ public class FlowStore {
 	public int pruneWindows() {
 		int deleted = 0;
 		for (QueueLimits limits : allLimits()) {
-			deleted += this.transaction.execute((status) -> {
+			deleted += this.transactions.inNewReadCommitted(() -> {
 				FlowLock lock = lockToChange(limits.queue());
 				return (lock != null) ? deleteExpiredWindows(limits.queue(), lock.now()) : 0;
 			});

@@ -4,10 +4,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.Collection;
 import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
@@ -46,12 +43,9 @@ public class PostgresNotifications implements SmartLifecycle {
 
 	private final String channel;
 
-	private static final String FINISHED = "done:";
+	private static final String FINISHED = NotifyPayloads.FINISHED;
 
-	private static final String CANCEL = "cancel:";
-
-	/** PostgreSQL refuses payloads of 8000 bytes and more. */
-	static final int MAX_PAYLOAD = 7900;
+	private static final String CANCEL = NotifyPayloads.CANCEL;
 
 	private final QueueEvents events;
 
@@ -199,30 +193,6 @@ public class PostgresNotifications implements SmartLifecycle {
 		}
 	}
 
-	/** The payloads that announce these finished jobs: their ids, as few as fit PostgreSQL's limit. */
-	static List<String> finishedPayloads(Collection<Long> ids) {
-		List<String> payloads = new ArrayList<>();
-		StringBuilder payload = new StringBuilder(FINISHED);
-		for (long id : ids) {
-			String next = Long.toString(id);
-			if (payload.length() > FINISHED.length() && payload.length() + 1 + next.length() > MAX_PAYLOAD) {
-				payloads.add(payload.toString());
-				payload.setLength(FINISHED.length());
-			}
-			if (payload.length() > FINISHED.length()) {
-				payload.append(',');
-			}
-			payload.append(next);
-		}
-		payloads.add(payload.toString());
-		return payloads;
-	}
-
-	/** The payload that asks the instance holding this running job to stop it. */
-	static String cancelPayload(long id) {
-		return CANCEL + id;
-	}
-
 	private static void sleep(long millis) {
 		try {
 			TimeUnit.MILLISECONDS.sleep(millis);
@@ -232,9 +202,9 @@ public class PostgresNotifications implements SmartLifecycle {
 		}
 	}
 
-	/** The channel of the queue table in this schema: one per table, so schemas do not wake each other. */
+	/** The channel of the queue table in this schema ({@link NotifyPayloads#channel}). */
 	public static String channel(@Nullable String schema) {
-		return (schema != null) ? "sqlqueue_" + schema : "sqlqueue";
+		return NotifyPayloads.channel(schema);
 	}
 
 }

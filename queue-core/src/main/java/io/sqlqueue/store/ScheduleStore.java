@@ -15,9 +15,6 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
-import org.springframework.transaction.TransactionDefinition;
-import org.springframework.transaction.support.TransactionTemplate;
 
 import io.sqlqueue.Names;
 
@@ -44,7 +41,7 @@ public class ScheduleStore {
 
 	private final JdbcTemplate jdbc;
 
-	private final TransactionTemplate transaction;
+	private final StoreTransactions transactions;
 
 	private final String table;
 
@@ -55,11 +52,14 @@ public class ScheduleStore {
 	private final @Nullable String lockUnlessHeld;
 
 	public ScheduleStore(DataSource dataSource, Dialect dialect, @Nullable String schema) {
+		this(JobStore.jdbcTemplate(dataSource, dialect), new StoreTransactions(dataSource, dialect), dialect, schema);
+	}
+
+	/** The schedule store of a {@link JobStore}, on its template and transactions. */
+	ScheduleStore(JdbcTemplate jdbc, StoreTransactions transactions, Dialect dialect, @Nullable String schema) {
 		this.dialect = dialect;
-		this.jdbc = new JdbcTemplate(dataSource);
-		this.jdbc.setExceptionTranslator(dialect.exceptionTranslator(this.jdbc.getExceptionTranslator()));
-		this.transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
-		this.transaction.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
+		this.jdbc = jdbc;
+		this.transactions = transactions;
 		String checkedSchema = Names.requireSchema(schema);
 		String prefix = (checkedSchema != null) ? dialect.quote(checkedSchema) + "." : "";
 		this.table = prefix + "queue_schedule";
@@ -98,7 +98,7 @@ public class ScheduleStore {
 
 	/** Runs {@code work} in one READ COMMITTED transaction, which enqueues join. */
 	public <T> T inTransaction(Supplier<T> work) {
-		return this.transaction.execute((status) -> work.get());
+		return this.transactions.inCallerOrNewReadCommitted(work);
 	}
 
 	/** Inserts a schedule; false when one of that name exists. */

@@ -154,9 +154,9 @@ class PostgresNotificationsIT {
 		for (long id = Long.MAX_VALUE - 2000; id < Long.MAX_VALUE; id++) {
 			ids.add(id);
 		}
-		List<String> payloads = PostgresNotifications.finishedPayloads(ids);
+		List<String> payloads = NotifyPayloads.finished(ids);
 		assertThat(payloads).hasSizeGreaterThan(1)
-			.allSatisfy((payload) -> assertThat(payload.length()).isLessThanOrEqualTo(PostgresNotifications.MAX_PAYLOAD));
+			.allSatisfy((payload) -> assertThat(payload.length()).isLessThanOrEqualTo(NotifyPayloads.MAX_PAYLOAD));
 		Set<Long> heard = new java.util.concurrent.CopyOnWriteArraySet<>();
 		PostgresNotifications listening = new PostgresNotifications(this.database.dataSource(),
 				"sqlqueue_payload_test", new QueueEvents() {
