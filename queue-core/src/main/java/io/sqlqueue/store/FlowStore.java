@@ -57,7 +57,7 @@ public class FlowStore {
 	}
 
 	/**
-	 * @param notifyChannel where enqueues are announced ({@link PostgresNotifications}), to
+	 * @param notifyChannel where enqueues are announced ({@link io.sqlqueue.store.postgresql.PostgresNotifications}), to
 	 * announce changed limits there too; {@code null} for none
 	 */
 	public FlowStore(DataSource dataSource, Dialect dialect, @Nullable String schema, @Nullable String notifyChannel) {

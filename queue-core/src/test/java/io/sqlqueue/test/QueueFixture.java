@@ -26,9 +26,9 @@ import io.sqlqueue.manager.ManagerSettings;
 import io.sqlqueue.manager.Reaper;
 import io.sqlqueue.schema.QueueSchemaMigrator;
 import io.sqlqueue.store.ClaimMethod;
-import io.sqlqueue.store.Dialects;
 import io.sqlqueue.store.FlowStore;
 import io.sqlqueue.store.JobStore;
+import io.sqlqueue.store.dialect.Dialects;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

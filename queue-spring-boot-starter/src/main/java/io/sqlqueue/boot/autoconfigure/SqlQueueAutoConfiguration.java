@@ -49,9 +49,9 @@ import io.sqlqueue.boot.schema.QueueSchemaInitializer;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.LimitDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
-import io.sqlqueue.handler.UnknownHandlers;
 import io.sqlqueue.handler.PayloadCodec;
 import io.sqlqueue.handler.RetryPolicy;
+import io.sqlqueue.handler.UnknownHandlers;
 import io.sqlqueue.manager.Manager;
 import io.sqlqueue.manager.ManagerSettings;
 import io.sqlqueue.manager.Pruner;
@@ -67,13 +67,13 @@ import io.sqlqueue.schedule.ScheduleFirer;
 import io.sqlqueue.schedule.Schedules;
 import io.sqlqueue.store.ClaimMethod;
 import io.sqlqueue.store.Dialect;
-import io.sqlqueue.store.Dialects;
 import io.sqlqueue.store.FlowStore;
 import io.sqlqueue.store.JobStore;
 import io.sqlqueue.store.LimitRow;
-import io.sqlqueue.store.PostgresNotifications;
 import io.sqlqueue.store.QueueEvents;
 import io.sqlqueue.store.ScheduleStore;
+import io.sqlqueue.store.dialect.Dialects;
+import io.sqlqueue.store.postgresql.PostgresNotifications;
 
 /**
  * Auto-configuration for sqlqueue: the {@link JobQueue} on the application's

@@ -1,4 +1,4 @@
-package io.sqlqueue.store;
+package io.sqlqueue.store.postgresql;
 
 import java.sql.SQLException;
 import java.time.Duration;
@@ -7,6 +7,9 @@ import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.JdbcOperations;
+
+import io.sqlqueue.store.ClaimMethod;
+import io.sqlqueue.store.Dialect;
 
 /**
  * PostgreSQL 12+: {@code jsonb} payloads, a one-statement claim whose candidates sit in a
@@ -90,7 +93,7 @@ public final class PostgresDialect extends Dialect {
 	 * planner read it whole for every flush, dead entries of every job ever run included
 	 * (346 million index entries for a drain of 200,000 jobs), instead of the primary key.
 	 * Jobs whose end settles others ({@code settles <> 0}: dependents, a batch) are left
-	 * alone, for {@link JobStore} to complete with what they settle. The rows are locked
+	 * alone, for {@link io.sqlqueue.store.JobStore} to complete with what they settle. The rows are locked
 	 * first in a {@code MATERIALIZED} CTE with {@code SKIP LOCKED}, as the heartbeat's
 	 * ({@link #extendLeases}): a row another transaction holds (a caller's open transaction
 	 * that enqueued a job to run after it, or cancels it) is passed over, to be written by a
@@ -151,7 +154,7 @@ public final class PostgresDialect extends Dialect {
 	/**
 	 * The rows are locked in a {@code MATERIALIZED} CTE with {@code SKIP LOCKED}, by the
 	 * primary key, as in {@link #extendLeases}: the status is tested as {@code (…) IS TRUE} so
-	 * that the ready jobs' partial index cannot serve it (see {@link JobSql#claimQueued}).
+	 * that the ready jobs' partial index cannot serve it (see {@code JobSql.claimQueued}).
 	 */
 	@Override
 	public String claimQueuedPassingOverLocked(String table, String ids, String claimedColumns) {

@@ -1,4 +1,4 @@
-package io.sqlqueue.store;
+package io.sqlqueue.store.mariadb;
 
 import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
@@ -15,6 +15,10 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.JdbcOperations;
 
+import io.sqlqueue.store.ClaimMethod;
+import io.sqlqueue.store.Dialect;
+import io.sqlqueue.store.ServerVersion;
+
 /**
  * MariaDB 10.6+ and MySQL 8.0.1+ (InnoDB), one dialect for both: the SQL below is what
  * both accept, and the migrations in {@code db/sqlqueue/mariadb} serve both.
@@ -25,7 +29,7 @@ import org.springframework.jdbc.core.JdbcOperations;
  * and a {@code LIMIT}, nor return the updated rows). {@code SKIP LOCKED} came with
  * MariaDB 10.6 and MySQL 8.0.1: {@link #checkDatabase} refuses older servers at start-up.
  * <p>
- * <b>Isolation</b>: {@link JobStore} runs that transaction under READ COMMITTED, on
+ * <b>Isolation</b>: {@link io.sqlqueue.store.JobStore} runs that transaction under READ COMMITTED, on
  * purpose. Under InnoDB's default REPEATABLE READ, a locking read takes next-key locks:
  * the scanned index records <em>and the gaps between them</em> (and the gap after the
  * last one). Those gap locks block every concurrent enqueue whose row falls in a locked

@@ -1,4 +1,4 @@
-package io.sqlqueue.store;
+package io.sqlqueue.store.sqlite;
 
 import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
@@ -16,6 +16,10 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.support.SQLExceptionTranslator;
+
+import io.sqlqueue.store.ClaimMethod;
+import io.sqlqueue.store.Dialect;
+import io.sqlqueue.store.ServerVersion;
 
 /**
  * SQLite 3.35+ (through {@code org.xerial:sqlite-jdbc}), for one application on one host.

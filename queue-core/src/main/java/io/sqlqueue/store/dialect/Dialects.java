@@ -1,4 +1,4 @@
-package io.sqlqueue.store;
+package io.sqlqueue.store.dialect;
 
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
@@ -11,6 +11,12 @@ import java.util.function.Supplier;
 import javax.sql.DataSource;
 
 import org.jspecify.annotations.Nullable;
+
+import io.sqlqueue.store.Dialect;
+import io.sqlqueue.store.h2.H2Dialect;
+import io.sqlqueue.store.mariadb.MariaDbDialect;
+import io.sqlqueue.store.postgresql.PostgresDialect;
+import io.sqlqueue.store.sqlite.SqliteDialect;
 
 /**
  * Chooses the {@link Dialect} for a database, from its JDBC metadata or by name, and

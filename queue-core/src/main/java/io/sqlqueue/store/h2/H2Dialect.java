@@ -1,4 +1,4 @@
-package io.sqlqueue.store;
+package io.sqlqueue.store.h2;
 
 import java.sql.SQLException;
 import java.time.Duration;
@@ -6,6 +6,9 @@ import java.time.Duration;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.JdbcOperations;
+
+import io.sqlqueue.store.ClaimMethod;
+import io.sqlqueue.store.Dialect;
 
 /**
  * H2 2.x, the embedded default: claims with {@code SELECT … FOR UPDATE SKIP LOCKED} and an

@@ -1,4 +1,4 @@
-package io.sqlqueue.store;
+package io.sqlqueue.store.postgresql;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -21,6 +21,9 @@ import org.slf4j.LoggerFactory;
 
 import org.springframework.context.SmartLifecycle;
 
+import io.sqlqueue.store.NotifyPayloads;
+import io.sqlqueue.store.QueueEvents;
+
 /**
  * Receives PostgreSQL's {@code NOTIFY} of new work, so that idle workers of every instance
  * pick up a job within milliseconds of its enqueue committing instead of at their next
@@ -29,7 +32,7 @@ import org.springframework.context.SmartLifecycle;
  * is a queue name, {@code done:} and job ids, or {@code cancel:} and a job id (queue names
  * have no colon). Listens on one dedicated connection, taken from the data source and held while
  * running; when it breaks (restart, failover), it reconnects with backoff, and polling
- * covers the gap. The enqueue side is {@link JobStore}: one {@code pg_notify} per queue in
+ * covers the gap. The enqueue side is {@link io.sqlqueue.store.JobStore}: one {@code pg_notify} per queue in
  * the enqueuing transaction, which PostgreSQL delivers only if it commits, once per
  * transaction and queue.
  */
