@@ -142,6 +142,11 @@ public class JobBrowser {
 				query.args()));
 	}
 
+	/** The statement of {@link #queuedByQueue}. */
+	String queuedByQueueQuery() {
+		return this.queuedByQueue;
+	}
+
 	/** The statement of {@link #finishedPerMinute} and its parameters. */
 	Query finishedPerMinuteQuery(int minutes) {
 		if (minutes < 1 || minutes > 24 * 60) {

@@ -56,4 +56,9 @@ public class QueueReset {
 		});
 	}
 
+	/** The statements of {@link #reset}, in order. */
+	List<String> statements() {
+		return this.statements;
+	}
+
 }
