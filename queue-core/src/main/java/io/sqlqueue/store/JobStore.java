@@ -30,13 +30,16 @@ import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
 
 /**
- * The queue's verbs as SQL: the one seam between the queue and the database. Each method runs
+ * The JDBC implementation of {@link QueueStore}: the queue's verbs as SQL. Each method runs
  * in the caller's transaction when there is one (so an enqueue commits with the caller),
- * else in its own short one. A claim never leaves a transaction open. Its larger verb families
- * live beside it: {@link JobInserts}, {@link JobClaims}, {@link FlowClaim} and
- * {@link WorkflowStore}; this class chooses the transaction and calls them.
+ * else in its own short one ({@link StoreTransactions} names which). A claim never leaves a
+ * transaction open. It builds every sub-store once, on one template and one transaction
+ * manager: its verb families ({@link JobInserts}, {@link JobClaims}, {@link JobCompletions},
+ * {@link JobEnds}, {@link JobLeases}, {@link FlowClaim}) and the stores of flows, schedules,
+ * workflows and browsing; the claim of a limited queue uses the same {@link FlowStore} as
+ * {@link #flows()} gives.
  */
-public class JobStore {
+public class JobStore implements QueueStore {
 
 	private static final Logger logger = LoggerFactory.getLogger(JobStore.class);
 
@@ -80,9 +83,16 @@ public class JobStore {
 
 	private final JobClaims claims;
 
+	/** The claim of queues with limits, on {@link #flows}. */
 	private final FlowClaim flowClaim;
 
 	private final WorkflowStore workflows;
+
+	private final FlowStore flows;
+
+	private final ScheduleStore schedules;
+
+	private final JobBrowser browser;
 
 	private final JobLeases leases;
 
@@ -118,7 +128,10 @@ public class JobStore {
 		this.transactions = new StoreTransactions(dataSource, dialect);
 		this.inserts = new JobInserts(this.jdbc, this.sql, dialect, notifyChannel);
 		this.claims = new JobClaims(this.jdbc, this.sql, dialect, claimMethod, this.transactions);
-		this.flowClaim = new FlowClaim(this.jdbc, this.sql, dialect, new FlowStore(dataSource, dialect, schema));
+		this.flows = new FlowStore(this.jdbc, this.transactions, dialect, schema, notifyChannel);
+		this.schedules = new ScheduleStore(this.jdbc, this.transactions, dialect, schema);
+		this.browser = new JobBrowser(this.jdbc, this.transactions, dialect, schema);
+		this.flowClaim = new FlowClaim(this.jdbc, this.sql, dialect, this.flows);
 		this.workflows = new WorkflowStore(this.jdbc, dialect, schema);
 		this.leases = new JobLeases(this.jdbc, this.sql, dialect);
 		this.ends = new JobEnds(this.jdbc, this.sql, dialect, this.transactions, this.workflows, notifyChannel);
@@ -133,24 +146,43 @@ public class JobStore {
 		return jdbc;
 	}
 
-	/** Workflows: what links jobs (dependencies, batches), and where a job stands in one. */
+	@Override
 	public WorkflowStore workflows() {
 		return this.workflows;
 	}
 
+	@Override
+	public FlowStore flows() {
+		return this.flows;
+	}
+
+	@Override
+	public ScheduleStore schedules() {
+		return this.schedules;
+	}
+
+	@Override
+	public JobBrowser browser() {
+		return this.browser;
+	}
+
 	/** Told what settling jobs' ends did, after it commits. */
+	@Override
 	public void addSettleListener(SettleListener listener) {
 		this.ends.addSettleListener(listener);
 	}
 
+	@Override
 	public void removeSettleListener(SettleListener listener) {
 		this.ends.removeSettleListener(listener);
 	}
 
+	@Override
 	public Dialect dialect() {
 		return this.dialect;
 	}
 
+	@Override
 	public ClaimMethod claimMethod() {
 		return this.claimMethod;
 	}
@@ -160,6 +192,7 @@ public class JobStore {
 	 * is one. All or nothing: a duplicate unique key throws {@link DuplicateJobException} and
 	 * writes none of them, and the caller's transaction stays usable.
 	 */
+	@Override
 	public List<Long> insert(List<NewJob> jobs) {
 		if (jobs.isEmpty()) {
 			return List.of();
@@ -180,6 +213,7 @@ public class JobStore {
 	 * @throws io.sqlqueue.InvalidJobException for a job to run after that does not exist, or
 	 * has ended in a way that would cancel the new job at once
 	 */
+	@Override
 	public LinkedIds insert(LinkedJobs jobs) {
 		if (this.transactions.callerHasOne()) {
 			return this.transactions.inSavepoint(() -> this.workflows.insert(jobs, this.inserts::insert));
@@ -197,6 +231,7 @@ public class JobStore {
 	 * the earlier and fail. That claim is simply made again: its new snapshot sees the group's
 	 * running job and leaves the group alone.
 	 */
+	@Override
 	public List<JobRecord> claim(ClaimRequest request) {
 		return claimJobs(request).jobs();
 	}
@@ -208,6 +243,7 @@ public class JobStore {
 	 * an instance that has not heard of new limits yet finds nothing, looks, and claims under
 	 * them.
 	 */
+	@Override
 	public ClaimResult claimJobs(ClaimRequest request) {
 		for (int tries = 1;; tries++) {
 			long token = ThreadLocalRandom.current().nextLong();
@@ -254,6 +290,7 @@ public class JobStore {
 	 * once waited for the row. Returns, per completion, whether its lease still held (false
 	 * for those still held when the thread is interrupted).
 	 */
+	@Override
 	public boolean[] complete(List<Completion> completions) {
 		Set<Lease> recorded = new HashSet<>();
 		List<Completion> left = completions;
@@ -290,6 +327,7 @@ public class JobStore {
 	 * writer at a time: it writes when no other transaction does, within its busy timeout,
 	 * and passes over nothing.
 	 */
+	@Override
 	public CompletedJobs completeUnlessHeld(List<Completion> completions) {
 		return this.completions.completeUnlessHeld(completions);
 	}
@@ -299,6 +337,7 @@ public class JobStore {
 	 * {@link #completeWhileLeased} then completes the job: the work's writes through Spring
 	 * JDBC and the completion commit or roll back together.
 	 */
+	@Override
 	public <T> T inTransaction(Supplier<T> work) {
 		return this.transactions.inNewTransaction(work);
 	}
@@ -307,6 +346,7 @@ public class JobStore {
 	 * Marks the job {@code SUCCEEDED} if its lease still holds now (by the database's clock
 	 * at this moment, not the transaction's start); within {@link #inTransaction}.
 	 */
+	@Override
 	public boolean completeWhileLeased(Completion completion) {
 		return this.completions.completeWhileLeased(completion);
 	}
@@ -317,6 +357,7 @@ public class JobStore {
 	 * to a failover). Any other lease that a fenced write missed was handed on, or its job
 	 * changed by an operator.
 	 */
+	@Override
 	public Set<Lease> finishedUnder(Collection<Lease> leases) {
 		if (leases.isEmpty()) {
 			return Set.of();
@@ -339,16 +380,19 @@ public class JobStore {
 	 * {@code null} when it can; checked before a write, so that nothing reaches the
 	 * database that it would refuse.
 	 */
+	@Override
 	public @Nullable String whyNotStorable(String json) {
 		return StorableJson.problem(json, this.dialect.maxJsonDepth());
 	}
 
 	/** Puts the job back to wait {@code delay} (on the database's clock) before its next attempt. */
+	@Override
 	public boolean reschedule(Lease lease, String error, Duration delay) {
 		return this.ends.reschedule(lease, error, delay.toMillis());
 	}
 
 	/** Marks the job {@code FAILED} for good, with its last error. */
+	@Override
 	public boolean fail(Lease lease, String error) {
 		return finish(lease, JobStatus.FAILED, error);
 	}
@@ -357,6 +401,7 @@ public class JobStore {
 	 * Marks the running job {@code CANCELLED}, with the reason as its last error: its cancel
 	 * was asked for, or its deadline passed before it could start.
 	 */
+	@Override
 	public boolean cancelRunning(Lease lease, String reason) {
 		return finish(lease, JobStatus.CANCELLED, reason);
 	}
@@ -366,6 +411,7 @@ public class JobStore {
 	}
 
 	/** Gives back a claimed job that never started; the claim does not count as an attempt. */
+	@Override
 	public boolean release(Lease lease) {
 		return this.ends.release(lease);
 	}
@@ -375,6 +421,7 @@ public class JobStore {
 	 * says which it extended, which it passed over (their row was locked by another
 	 * transaction, see {@link JobLeases}; they still hold) and which were lost.
 	 */
+	@Override
 	public ExtendedLeases extendLeases(Collection<Lease> leases, Duration duration) {
 		if (leases.isEmpty()) {
 			return ExtendedLeases.NONE;
@@ -396,6 +443,7 @@ public class JobStore {
 	 * from any number of instances at once. A job whose end cannot be written or settled is
 	 * left for the next pass (and logged); it never holds back the others.
 	 */
+	@Override
 	public List<ReapedJob> reapExpired(int limit, int maxCrashes) {
 		return this.ends.reapExpired(limit, maxCrashes);
 	}
@@ -405,6 +453,7 @@ public class JobStore {
 	 * run from any number of instances at once. A job whose end cannot be written or settled
 	 * is left for the next pass (and logged); it never holds back the others.
 	 */
+	@Override
 	public List<ExpiredJob> expirePassedDeadlines(int limit) {
 		return this.ends.expirePassedDeadlines(limit);
 	}
@@ -419,6 +468,7 @@ public class JobStore {
 	 * learns at its next heartbeat, or at once by {@code NOTIFY} on PostgreSQL). False when the
 	 * job is not running.
 	 */
+	@Override
 	public boolean requestCancel(long id) {
 		boolean requested = isThere(id) && this.jdbc.update(this.sql.requestCancel, id) == 1;
 		if (requested) {
@@ -432,6 +482,7 @@ public class JobStore {
 	 * flush then announces it. Its own transaction, so that it counts even while the caller's
 	 * is open. Does nothing without notifications, where waiters read the job at intervals.
 	 */
+	@Override
 	public void markAwaited(long id) {
 		if (this.notifyChannel != null) {
 			this.transactions.inNewTransaction(() -> this.jdbc.update(this.sql.markAwaited, id));
@@ -439,6 +490,7 @@ public class JobStore {
 	}
 
 	/** Of these running jobs, the ones whose cancel was asked for. */
+	@Override
 	public Set<Long> cancelRequested(Collection<Long> ids) {
 		if (ids.isEmpty()) {
 			return Set.of();
@@ -451,6 +503,7 @@ public class JobStore {
 	}
 
 	/** The jobs of these ids, as stored now (fewer when some do not exist). */
+	@Override
 	public List<JobRecord> findAll(Collection<Long> ids) {
 		List<JobRecord> found = new ArrayList<>();
 		for (Object[] chunk : IdChunks.of(ids)) {
@@ -459,6 +512,7 @@ public class JobStore {
 		return found;
 	}
 
+	@Override
 	public Optional<JobRecord> find(long id) {
 		return this.jdbc.query(this.sql.find, jobRows(), id).stream().findFirst();
 	}
@@ -467,6 +521,7 @@ public class JobStore {
 	 * Cancels a {@code QUEUED} or {@code WAITING} job, and settles what it ends (its
 	 * dependents, its batch); false when there is no such job or it is in another state.
 	 */
+	@Override
 	public boolean cancel(long id) {
 		return isThere(id) && this.ends.cancel(id);
 	}
@@ -487,6 +542,7 @@ public class JobStore {
 	}
 
 	/** Queues a {@code FAILED} job again with a fresh set of attempts; false when it is not failed. */
+	@Override
 	public boolean retryFailed(long id) {
 		try {
 			return isThere(id) && this.jdbc.update(this.sql.retryFailed, id) == 1;
@@ -503,6 +559,7 @@ public class JobStore {
 	 * ids it queued. Each job is queued by its own statement, so call it outside a
 	 * transaction: a failed job whose unique key an unfinished job holds stays failed.
 	 */
+	@Override
 	public List<Long> retryAllFailed(@Nullable String queue, @Nullable String handler, int limit) {
 		List<Long> ids = this.jdbc.queryForList(this.sql.failedJobs, Long.class,
 				new SqlParameterValue(Types.VARCHAR, queue), new SqlParameterValue(Types.VARCHAR, handler), limit);
@@ -521,6 +578,7 @@ public class JobStore {
 	}
 
 	/** Due jobs per queue and handler, with the age of the oldest. */
+	@Override
 	public List<Backlog> dueBacklog() {
 		return this.jdbc.query(this.sql.dueBacklog, (rs, row) -> {
 			Instant oldest = this.dialect.getTimestamp(rs, "oldest_run_at");
@@ -536,6 +594,7 @@ public class JobStore {
 	 * would (a new token and lease, one more attempt); empty when it is not queued. For the
 	 * test kit's "run this job now": not a path of the Manager.
 	 */
+	@Override
 	public Optional<JobRecord> claimById(long id, String owner, long leaseMillis) {
 		long token = ThreadLocalRandom.current().nextLong();
 		return this.transactions.inCallerOrNewReadCommitted(() -> {
@@ -550,6 +609,7 @@ public class JobStore {
 	 * Makes the delayed {@code QUEUED} jobs of these handlers (future {@code run_at}: a delay,
 	 * or a retry's backoff) due now, on the database's clock; returns how many. For tests.
 	 */
+	@Override
 	public int makeDue(Collection<String> handlers) {
 		if (handlers.isEmpty()) {
 			return 0;
@@ -558,6 +618,7 @@ public class JobStore {
 	}
 
 	/** Up to {@code limit} jobs of this handler in this state, oldest (lowest id) first. */
+	@Override
 	public List<JobRecord> findByHandler(String handler, JobStatus status, int limit) {
 		return this.jdbc.query(this.sql.findByHandler, jobRows(), handler, status.name(), limit);
 	}
@@ -576,12 +637,14 @@ public class JobStore {
 	 * PostgreSQL, when autovacuum is off for the server or the table. Every claim and
 	 * completion leaves a dead row version behind, so such a table would grow without end.
 	 */
+	@Override
 	public boolean needsOwnVacuum() {
 		String query = this.dialect.unvacuumedQuery();
 		return query != null && Boolean.TRUE.equals(this.jdbc.queryForObject(query, Boolean.class, this.sql.tableName));
 	}
 
 	/** Reclaims the table's dead rows where the database needs to be told ({@code VACUUM} on PostgreSQL). */
+	@Override
 	public void vacuum() {
 		if (this.sql.vacuum != null) {
 			this.jdbc.execute(this.sql.vacuum);
@@ -592,6 +655,7 @@ public class JobStore {
 	 * Jobs per queue and status, with the age of each queue's oldest due job: one grouped
 	 * query over the table, meant for a schedule rather than for every look.
 	 */
+	@Override
 	public List<QueueCount> countsByQueue() {
 		return this.jdbc.query(this.sql.countsByQueue, (rs, row) -> {
 			Instant oldest = this.dialect.getTimestamp(rs, "oldest_due");
@@ -611,6 +675,7 @@ public class JobStore {
 	 * open transaction that enqueued a job after a finished one holds that row, and waiting
 	 * for it would stop every later pass of the pruner until that transaction ends.
 	 */
+	@Override
 	public int pruneFinished(JobStatus status, Duration age, int limit) {
 		if (!status.isFinished()) {
 			throw new IllegalArgumentException("Only finished jobs are pruned, not " + status);
@@ -656,6 +721,7 @@ public class JobStore {
 	 * {@code age} is the longest retention); returns how many. A batch whose callback has not
 	 * run yet is kept, so the callback finds it.
 	 */
+	@Override
 	public int pruneBatches(Duration age) {
 		// As pruneFinished: locked first, passing over a batch another transaction holds.
 		Integer pruned = this.transactions

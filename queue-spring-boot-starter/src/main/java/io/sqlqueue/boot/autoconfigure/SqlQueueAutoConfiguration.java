@@ -246,10 +246,14 @@ public final class SqlQueueAutoConfiguration {
 		return JobListener.all(listeners.orderedStream().toList());
 	}
 
+	/**
+	 * The job store's own flow store, the one its claims of limited queues use: not
+	 * replaceable on its own (replace the {@link JobStore}), so that flow control and the
+	 * claim never read different stores.
+	 */
 	@Bean
-	@ConditionalOnMissingBean
-	FlowStore sqlqueueFlowStore(DataSource dataSource, Dialect dialect, SqlQueueProperties properties) {
-		return new FlowStore(dataSource, dialect, properties.getSchema(), notifyChannel(dialect, properties));
+	FlowStore sqlqueueFlowStore(JobStore store) {
+		return store.flows();
 	}
 
 	/** The limits of queues and of their concurrency keys, across every instance. */
@@ -283,10 +287,10 @@ public final class SqlQueueAutoConfiguration {
 		return limits;
 	}
 
+	/** The job store's own schedule store: not replaceable on its own (replace the {@link JobStore}). */
 	@Bean
-	@ConditionalOnMissingBean
-	ScheduleStore sqlqueueScheduleStore(DataSource dataSource, Dialect dialect, SqlQueueProperties properties) {
-		return new ScheduleStore(dataSource, dialect, properties.getSchema());
+	ScheduleStore sqlqueueScheduleStore(JobStore store) {
+		return store.schedules();
 	}
 
 	@Bean
