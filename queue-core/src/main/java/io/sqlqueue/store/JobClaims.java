@@ -14,7 +14,7 @@ import io.sqlqueue.JobStatus;
 
 /**
  * The claim of a queue without limits, by one of the three claim methods (DESIGN.md, "the
- * claim protocol"); a limited queue's claim is {@link FlowClaim}'s. {@link JobStore} retries a
+ * claim protocol"); a limited queue's claim is flow control's ({@link LimitedClaim}). {@link JobStore} retries a
  * claim that lost a race for a group's turn.
  */
 final class JobClaims {

@@ -35,9 +35,9 @@ import io.sqlqueue.JobStatus;
  * else in its own short one ({@link StoreTransactions} names which). A claim never leaves a
  * transaction open. It builds every sub-store once, on one template and one transaction
  * manager: its verb families ({@link JobInserts}, {@link JobClaims}, {@link JobCompletions},
- * {@link JobEnds}, {@link JobLeases}, {@link FlowClaim}) and the stores of flows, schedules,
- * workflows and browsing; the claim of a limited queue uses the same {@link FlowStore} as
- * {@link #flows()} gives.
+ * {@link JobEnds}, {@link JobLeases}) and the stores of flows, schedules, workflows and
+ * browsing; the claim of a limited queue is flow control's ({@link LimitedClaim}), on the
+ * same {@link FlowStore} as {@link #flows()} gives.
  */
 public class JobStore implements QueueStore {
 
@@ -83,8 +83,8 @@ public class JobStore implements QueueStore {
 
 	private final JobClaims claims;
 
-	/** The claim of queues with limits, on {@link #flows}. */
-	private final FlowClaim flowClaim;
+	/** Flow control's claim of queues with limits, on {@link #flows}. */
+	private final LimitedClaim flowClaim;
 
 	private final WorkflowStore workflows;
 
@@ -109,11 +109,24 @@ public class JobStore implements QueueStore {
 	}
 
 	/**
+	 * A store without flow control: it claims no job of a queue with limits, and fails loudly
+	 * when it finds one ({@link LimitedClaim#NONE}).
 	 * @param notifyChannel where to announce enqueues ({@code PostgresNotifications}), or
 	 * {@code null} for none; only on a database with a {@link Dialect#notifyStatement()}
 	 */
 	public JobStore(DataSource dataSource, Dialect dialect, @Nullable String schema, ClaimMethod claimMethod,
 			@Nullable String notifyChannel) {
+		this(dataSource, dialect, schema, claimMethod, notifyChannel, LimitedClaim.NONE);
+	}
+
+	/**
+	 * @param notifyChannel where to announce enqueues ({@code PostgresNotifications}), or
+	 * {@code null} for none; only on a database with a {@link Dialect#notifyStatement()}
+	 * @param limitedClaims the claim of queues with limits, on this store's own flow store
+	 * (flow control's: {@code io.sqlqueue.flow.FlowClaim::new})
+	 */
+	public JobStore(DataSource dataSource, Dialect dialect, @Nullable String schema, ClaimMethod claimMethod,
+			@Nullable String notifyChannel, LimitedClaim.Factory limitedClaims) {
 		if (notifyChannel != null && dialect.notifyStatement() == null) {
 			throw new IllegalArgumentException(dialect + " has no notifications");
 		}
@@ -128,10 +141,10 @@ public class JobStore implements QueueStore {
 		this.transactions = new StoreTransactions(dataSource, dialect);
 		this.inserts = new JobInserts(this.jdbc, this.sql, dialect, notifyChannel);
 		this.claims = new JobClaims(this.jdbc, this.sql, dialect, claimMethod, this.transactions);
-		this.flows = new FlowStore(this.jdbc, this.transactions, dialect, schema, notifyChannel);
+		this.flows = new FlowStore(this.jdbc, this.transactions, dialect, this.sql, schema, notifyChannel);
 		this.schedules = new ScheduleStore(this.jdbc, this.transactions, dialect, schema);
 		this.browser = new JobBrowser(this.jdbc, this.transactions, dialect, schema);
-		this.flowClaim = new FlowClaim(this.jdbc, this.sql, dialect, this.flows);
+		this.flowClaim = limitedClaims.create(this.flows);
 		this.workflows = new WorkflowStore(this.jdbc, dialect, schema);
 		this.leases = new JobLeases(this.jdbc, this.sql, dialect);
 		this.ends = new JobEnds(this.jdbc, this.sql, dialect, this.transactions, this.workflows, notifyChannel);
@@ -239,7 +252,7 @@ public class JobStore implements QueueStore {
 	/**
 	 * Claims as {@link #claim} does, and says what held due jobs back when the queue has
 	 * limits (README "Flow control"). A queue with limits is claimed under them
-	 * ({@link FlowClaim}); a claim without limits leaves a queue alone while it has them, so
+	 * ({@link LimitedClaim}); a claim without limits leaves a queue alone while it has them, so
 	 * an instance that has not heard of new limits yet finds nothing, looks, and claims under
 	 * them.
 	 */
@@ -276,7 +289,7 @@ public class JobStore implements QueueStore {
 					FLOW_BUSY_RETRY, ex);
 			return new ClaimResult(List.of(), true, FLOW_BUSY_RETRY, false);
 		}
-		catch (FlowClaim.NotReadCommittedException ex) {
+		catch (FlowStore.NotReadCommittedException ex) {
 			logger.info("The connections' transactions are not READ COMMITTED: limited claims ask for it from now on");
 			this.transactions.limitedClaimsAskForReadCommitted();
 			return this.transactions.inCallerOrNewReadCommitted(() -> this.flowClaim.claim(request, token));

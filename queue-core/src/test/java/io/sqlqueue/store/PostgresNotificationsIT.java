@@ -17,6 +17,7 @@ import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobResult;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.await.JobAwaiter;
+import io.sqlqueue.flow.FlowClaim;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.Limit;
 import io.sqlqueue.handler.HandlerDefinition;
@@ -95,7 +96,7 @@ class PostgresNotificationsIT {
 
 	private JobStore notifyingStore(String channel) {
 		return new JobStore(this.database.dataSource(), this.database.dialect(), this.database.schema(),
-				ClaimMethod.UPDATE_RETURNING, channel);
+				ClaimMethod.UPDATE_RETURNING, channel, FlowClaim::new);
 	}
 
 	@AfterEach

@@ -16,6 +16,7 @@ import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.await.JobAwaiter;
+import io.sqlqueue.flow.FlowClaim;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
@@ -92,7 +93,8 @@ public final class QueueFixture implements AutoCloseable {
 	}
 
 	public JobStore newStore(DataSource dataSource) {
-		return new JobStore(dataSource, this.database.dialect(), this.database.schema(), this.claimMethod);
+		return new JobStore(dataSource, this.database.dialect(), this.database.schema(), this.claimMethod, null,
+				FlowClaim::new);
 	}
 
 	public ClaimMethod claimMethod() {

@@ -46,6 +46,7 @@ import io.sqlqueue.boot.flow.LimitDeclarer;
 import io.sqlqueue.boot.handler.JobHandlerBeanPostProcessor;
 import io.sqlqueue.boot.schedule.ScheduleDeclarer;
 import io.sqlqueue.boot.schema.QueueSchemaInitializer;
+import io.sqlqueue.flow.FlowClaim;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.LimitDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
@@ -139,7 +140,8 @@ public final class SqlQueueAutoConfiguration {
 	JobStore sqlqueueJobStore(DataSource dataSource, Dialect dialect, SqlQueueProperties properties) {
 		ClaimMethod claimMethod = (properties.getClaimMethod() != null) ? properties.getClaimMethod()
 				: dialect.claimMethod();
-		return new JobStore(dataSource, dialect, properties.getSchema(), claimMethod, notifyChannel(dialect, properties));
+		return new JobStore(dataSource, dialect, properties.getSchema(), claimMethod, notifyChannel(dialect, properties),
+				FlowClaim::new);
 	}
 
 	/** Where enqueues are announced: PostgreSQL with {@code sqlqueue.notify}, else nowhere. */

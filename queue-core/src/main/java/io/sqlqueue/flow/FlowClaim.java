@@ -1,12 +1,10 @@
-package io.sqlqueue.store;
+package io.sqlqueue.flow;
 
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -15,12 +13,11 @@ import java.util.concurrent.ConcurrentHashMap;
 
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.jdbc.core.JdbcTemplate;
-
 import io.sqlqueue.JobRecord;
-import io.sqlqueue.flow.Admission;
-import io.sqlqueue.flow.Limit;
-import io.sqlqueue.flow.QueueLimits;
+import io.sqlqueue.store.ClaimRequest;
+import io.sqlqueue.store.ClaimResult;
+import io.sqlqueue.store.FlowStore;
+import io.sqlqueue.store.LimitedClaim;
 
 /**
  * The claim of a queue with limits (README "Flow control"), on every database and claim
@@ -45,17 +42,11 @@ import io.sqlqueue.flow.QueueLimits;
  * that nothing of the instance started until the caller committed. SQLite has no row locks:
  * its one writer at a time holds everything, the caller's transaction included.
  * Claims of queues without limits never take the lock and do not change.
+ * <p>
+ * The admission is flow control's; every statement is the store's ({@link FlowStore}), which
+ * runs this claim in the transaction it chooses ({@link LimitedClaim}).
  */
-final class FlowClaim {
-
-	/** The claim's transaction is not READ COMMITTED: it must be made again, asking for it. */
-	static final class NotReadCommittedException extends RuntimeException {
-
-		NotReadCommittedException() {
-			super("A limited claim needs READ COMMITTED, and the connection's transactions are not");
-		}
-
-	}
+public final class FlowClaim implements LimitedClaim {
 
 	/** Pages of candidates one claim reads at most; the next claim goes on from the start. */
 	static final int MAX_PAGES = 4;
@@ -68,16 +59,10 @@ final class FlowClaim {
 	static final int MAX_ROUNDS = 3;
 
 	/** Passed-over jobs after which a claim makes no further round (each round reads without them, by id). */
-	static final int MAX_PASSED_OVER = IdChunks.MAX;
+	static final int MAX_PASSED_OVER = FlowStore.MAX_IDS;
 
 	/** Full keys a read leaves out by name at most; jobs of others are read, and refused one by one. */
 	static final int MAX_EXCLUDED = 512;
-
-	private final JdbcTemplate jdbc;
-
-	private final JobSql sql;
-
-	private final Dialect dialect;
 
 	private final FlowStore flow;
 
@@ -104,15 +89,14 @@ final class FlowClaim {
 	 */
 	private final Map<String, Map<String, Long>> rateClosed = new ConcurrentHashMap<>();
 
-	FlowClaim(JdbcTemplate jdbc, JobSql sql, Dialect dialect, FlowStore flow) {
-		this.jdbc = jdbc;
-		this.sql = sql;
-		this.dialect = dialect;
+	/** The claim of limited queues on this flow store: a {@link LimitedClaim.Factory}. */
+	public FlowClaim(FlowStore flow) {
 		this.flow = flow;
 	}
 
 	/** Whether the queue had limits at its last claim here. */
-	boolean isLimited(String queue) {
+	@Override
+	public boolean isLimited(String queue) {
 		return this.limited.containsKey(queue);
 	}
 
@@ -120,7 +104,8 @@ final class FlowClaim {
 	 * Looks whether the queue has limits now (after a claim without limits found nothing,
 	 * which it also does when the queue got limits); true when it has.
 	 */
-	boolean checkLimited(String queue) {
+	@Override
+	public boolean checkLimited(String queue) {
 		if (!this.flow.hasLimits(queue)) {
 			return false;
 		}
@@ -132,7 +117,8 @@ final class FlowClaim {
 	 * Claims for the request under the queue's limits, in the current transaction;
 	 * {@code null} when the queue has no limits (any more).
 	 */
-	@Nullable ClaimResult claim(ClaimRequest request, long token) {
+	@Override
+	public @Nullable ClaimResult claim(ClaimRequest request, long token) {
 		String queue = request.queue();
 		FlowStore.FlowLock lock = this.flow.lock(queue);
 		if (lock == null) {
@@ -141,7 +127,7 @@ final class FlowClaim {
 			return null;
 		}
 		if (!lock.readCommitted()) {
-			throw new NotReadCommittedException();
+			throw new FlowStore.NotReadCommittedException();
 		}
 		QueueLimits limits = this.limited.get(queue);
 		if (limits == null || limits.version() != lock.version() || limits.isEmpty()) {
@@ -165,7 +151,8 @@ final class FlowClaim {
 		for (int round = 0; round < MAX_ROUNDS && passedOver.size() <= MAX_PASSED_OVER; round++) {
 			List<JobRecord> admitted = admit(request, request.limit() - claimed.size(), limits, admission,
 					countByKeyFirst || round > 0, closedUntil.keySet(), passedOver, windowsRead);
-			List<JobRecord> taken = admitted.isEmpty() ? admitted : claimAdmitted(request, token, now, admitted);
+			List<JobRecord> taken = admitted.isEmpty() ? admitted
+					: this.flow.claimAdmitted(request, token, now, admitted);
 			claimed.addAll(taken);
 			if (taken.size() == admitted.size()) {
 				break;
@@ -180,9 +167,9 @@ final class FlowClaim {
 				}
 			}
 		}
-		claimed.sort(JobClaims::runOrder);
+		claimed.sort(ClaimResult.RUN_ORDER);
 		if (!claimed.isEmpty()) {
-			this.flow.writeWindows(queue, admission);
+			writeWindows(queue, admission);
 			pruneWindows(queue, limits, now);
 		}
 		admission.keysWithoutRateRoom().forEach((key, wait) -> closedUntil.put(key, nowMillis + wait));
@@ -192,6 +179,15 @@ final class FlowClaim {
 		}
 		return new ClaimResult(claimed, true, (wait != null) ? Duration.ofMillis(wait) : null,
 				admission.heldByConcurrency() || !admission.fullKeys().isEmpty());
+	}
+
+	/** Writes the windows with this claim's starts, under the queue's lock. */
+	private void writeWindows(String queue, Admission admission) {
+		Map<String, RateWindow> keyWindows = new LinkedHashMap<>(admission.windowsToWrite());
+		RateWindow queueWindow = keyWindows.remove(Admission.QUEUE_WINDOW);
+		Set<String> stored = new HashSet<>();
+		keyWindows.keySet().stream().filter(admission::isStored).forEach(stored::add);
+		this.flow.writeWindows(queue, admission.limits(), queueWindow, keyWindows, stored);
 	}
 
 	/**
@@ -243,26 +239,25 @@ final class FlowClaim {
 		// some; each page after it twice what is left.
 		int page = room;
 		JobRecord last = null;
-		// At most MAX_PASSED_OVER ids: one chunk, padded.
-		List<Object> notAgain = passedOver.isEmpty() ? List.of() : List.of(IdChunks.of(passedOver).get(0));
 		boolean moreDue = false;
 		for (int pages = 0; pages < MAX_PAGES && admitted.size() < room; pages++) {
 			if (pages > 0) {
 				page = 2 * (room - admitted.size());
 			}
-			int[] running = { -1 };
-			List<JobRecord> candidates = candidates(request, excluded(admission, rateClosed), notAgain, last, page,
-					(pages == 0 && countRunning) ? running : null);
-			if (running[0] >= 0) {
-				this.runningAtLastClaim.put(request.queue(), running[0]);
+			FlowStore.Candidates read = this.flow.candidates(request, excluded(admission, rateClosed), passedOver,
+					last, page, pages == 0 && countRunning);
+			List<JobRecord> candidates = read.jobs();
+			int running = read.running();
+			if (running >= 0) {
+				this.runningAtLastClaim.put(request.queue(), running);
 				if (limits.limitsKeyConcurrency()
-						&& (long) running[0] + wanted >= limits.smallestKeyConcurrency()) {
+						&& (long) running + wanted >= limits.smallestKeyConcurrency()) {
 					// Some key may be full after all: count by key before admitting anything.
 					FlowStore.Running byKey = this.flow.running(request.queue());
 					admission.running(byKey.total(), byKey.byKey());
 				}
 				else {
-					admission.running(running[0]);
+					admission.running(running);
 				}
 				room = admission.room(wanted);
 			}
@@ -312,47 +307,9 @@ final class FlowClaim {
 	}
 
 	/**
-	 * Reads due jobs; with {@code running} not null, counts the queue's running jobs in the same
-	 * statement into its first element (left as it is when nothing was read).
-	 */
-	private List<JobRecord> candidates(ClaimRequest request, List<String> excluded, List<Object> passedOver,
-			@Nullable JobRecord after, int limit, int @Nullable [] running) {
-		List<Object> args = new ArrayList<>();
-		if (running != null) {
-			args.add(request.queue());
-		}
-		args.add(request.queue());
-		args.addAll(request.handlers());
-		args.addAll(excluded);
-		args.addAll(passedOver);
-		String statement = this.sql.limitedCandidates(new JobSql.CandidateRead(request.handlers().size(),
-				excluded.size(), passedOver.size(), after != null, running != null));
-		JobRows rows = new JobRows(this.dialect, false);
-		return this.jdbc.query(statement, (ps) -> {
-			int index = 1;
-			for (Object arg : args) {
-				ps.setObject(index++, arg);
-			}
-			if (after != null) {
-				ps.setInt(index++, after.priority());
-				ps.setInt(index++, after.priority());
-				this.dialect.setTimestamp(ps, index++, after.runAt());
-				this.dialect.setTimestamp(ps, index++, after.runAt());
-				ps.setLong(index++, after.id());
-			}
-			ps.setInt(index, limit);
-		}, (rs, row) -> {
-			if (running != null && row == 0) {
-				running[0] = rs.getInt("queue_running");
-			}
-			return rows.mapRow(rs, row);
-		});
-	}
-
-	/**
 	 * The keys to leave out of a read, by name, full or without rate room: up to
-	 * {@link #MAX_EXCLUDED}, padded to a power of two (by repeating one) so that few statement
-	 * texts serve every count.
+	 * {@link #MAX_EXCLUDED}, in order (the store pads them, so that few statement texts serve
+	 * every count).
 	 */
 	private static List<String> excluded(Admission admission, Set<String> rateClosed) {
 		Set<String> full = admission.fullKeys();
@@ -362,81 +319,7 @@ final class FlowClaim {
 			return keys;
 		}
 		keys.sort(null);
-		List<String> excluded = new ArrayList<>(keys.subList(0, Math.min(keys.size(), MAX_EXCLUDED)));
-		int padded = IdChunks.padded(excluded.size());
-		while (excluded.size() < padded) {
-			excluded.add(excluded.get(0));
-		}
-		return excluded;
-	}
-
-	/**
-	 * Claims the admitted jobs that are still queued (an operator may have cancelled one
-	 * since it was read) and whose rows no other transaction holds (a caller's transaction
-	 * that enqueued a job to run after one holds its row until it commits): it passes over
-	 * those instead of waiting for them, so that neither this queue's other jobs nor the
-	 * instance's poll loop wait for a caller. The jobs start at the lock's clock reading, as
-	 * their rate windows counted them.
-	 */
-	private List<JobRecord> claimAdmitted(ClaimRequest request, long token, Instant now, List<JobRecord> admitted) {
-		Set<Long> taken = new HashSet<>();
-		for (Object[] ids : IdChunks.of(admitted.stream().map(JobRecord::id).toList())) {
-			taken.addAll(claimQueued(request, token, now, ids));
-		}
-		return admitted.stream()
-			.filter((job) -> taken.contains(job.id()))
-			.map((job) -> JobClaims.claimed(job, request.owner(), token, now))
-			.toList();
-	}
-
-	/** Claims those of these jobs (ids padded by {@link IdChunks}) that it can; returns their ids. */
-	private List<Long> claimQueued(ClaimRequest request, long token, Instant now, Object[] ids) {
-		String inOne = this.sql.claimQueuedPassingOverLocked(ids.length);
-		if (inOne != null) {
-			return this.jdbc.query(inOne, (ps) -> {
-				for (int i = 0; i < ids.length; i++) {
-					ps.setObject(1 + i, ids[i]);
-				}
-				setClaimed(ps, ids.length + 1, request, token, now);
-			}, (rs, row) -> rs.getLong(1));
-		}
-		if (this.dialect.supports(ClaimMethod.LOCK_THEN_UPDATE)) {
-			List<Long> locked = this.jdbc.queryForList(this.sql.lockQueued(ids.length), Long.class, ids);
-			if (!locked.isEmpty()) {
-				update(request, token, now, IdChunks.of(locked).get(0));
-			}
-			return locked;
-		}
-		// SQLite: no row locks, and no other writer while this transaction writes.
-		int updated = update(request, token, now, ids);
-		List<Long> distinct = new ArrayList<>(new LinkedHashSet<>(Arrays.stream(ids).map(Long.class::cast).toList()));
-		if (updated == distinct.size()) {
-			return distinct;
-		}
-		// An operator cancelled one since it was read: find which are this claim's.
-		Object[] args = new Object[ids.length + 1];
-		args[0] = token;
-		System.arraycopy(ids, 0, args, 1, ids.length);
-		return this.jdbc.queryForList(this.sql.claimedWith(ids.length), Long.class, args);
-	}
-
-	/** Claims these queued jobs, whose rows no other transaction holds; returns how many it updated. */
-	private int update(ClaimRequest request, long token, Instant now, Object[] ids) {
-		return this.jdbc.update(this.sql.claimQueued(ids.length), (ps) -> {
-			setClaimed(ps, 1, request, token, now);
-			for (int i = 0; i < ids.length; i++) {
-				ps.setObject(5 + i, ids[i]);
-			}
-		});
-	}
-
-	/** Binds what a claim writes (owner, token, lease millis, start) from {@code index} on. */
-	private void setClaimed(PreparedStatement ps, int index, ClaimRequest request, long token, Instant now)
-			throws SQLException {
-		ps.setString(index, request.owner());
-		ps.setLong(index + 1, token);
-		ps.setLong(index + 2, request.leaseMillis());
-		this.dialect.setTimestamp(ps, index + 3, now);
+		return new ArrayList<>(keys.subList(0, Math.min(keys.size(), MAX_EXCLUDED)));
 	}
 
 }
