@@ -14,8 +14,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 import io.sqlqueue.manager.Manager;
 import io.sqlqueue.store.ClaimMethod;
-import io.sqlqueue.store.Dialects;
 import io.sqlqueue.store.JobStore;
+import io.sqlqueue.store.dialect.Dialects;
 import io.sqlqueue.test.TestDatabase;
 
 import static org.assertj.core.api.Assertions.assertThat;

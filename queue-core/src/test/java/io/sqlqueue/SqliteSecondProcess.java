@@ -9,9 +9,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 import io.sqlqueue.store.ClaimRequest;
 import io.sqlqueue.store.Completion;
-import io.sqlqueue.store.Dialects;
 import io.sqlqueue.store.JobStore;
 import io.sqlqueue.store.Lease;
+import io.sqlqueue.store.dialect.Dialects;
 
 /**
  * The second JVM of {@link SqliteConformanceTests}: claims and runs jobs of handler

@@ -1,6 +1,7 @@
 package io.sqlqueue.flow;
 
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -110,7 +111,19 @@ public class FlowControl {
 	 * {@code key-rate}; see {@link Admission#heldBack}).
 	 */
 	public Map<String, Map<String, Long>> throttled() {
-		return this.store.heldBack();
+		// Read without taking the queues' locks: a moment's view.
+		Map<String, Map<String, Long>> held = new LinkedHashMap<>();
+		long now = this.store.now().toEpochMilli();
+		for (QueueLimits limits : this.store.allLimits()) {
+			String queue = limits.queue();
+			FlowStore.Running running = this.store.running(queue);
+			Admission admission = new Admission(limits, now, running.total(), running.byKey(),
+					this.store.queueWindow(queue));
+			admission.windowsRead(this.store.keyWindows(queue));
+			FlowStore.DueJobs due = this.store.due(queue);
+			held.put(queue, admission.heldBack(due.byKey(), due.withoutKey()));
+		}
+		return held;
 	}
 
 	/**

@@ -1,6 +1,7 @@
 package io.sqlqueue.store;
 
 import java.time.Duration;
+import java.util.Comparator;
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
@@ -16,6 +17,9 @@ import io.sqlqueue.JobRecord;
  */
 public record ClaimResult(List<JobRecord> jobs, boolean limited, @Nullable Duration throttledFor,
 		boolean heldByConcurrency) {
+
+	/** The order in which claimed jobs should run: priority, due time, id. */
+	public static final Comparator<JobRecord> RUN_ORDER = JobClaims::runOrder;
 
 	/** Nothing claimed, nothing held back. */
 	public static final ClaimResult NONE = new ClaimResult(List.of(), false, null, false);

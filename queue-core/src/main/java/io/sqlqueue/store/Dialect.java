@@ -284,7 +284,8 @@ public abstract class Dialect {
 	 * Checks, once at start-up, that the database can run the queue (its version, its
 	 * settings), and applies the settings the queue needs that persist in the database
 	 * itself; fails with a message that says what is missing. Called by
-	 * {@link Dialects#detect} and {@link Dialects#check}.
+	 * {@link io.sqlqueue.store.dialect.Dialects#detect} and
+	 * {@link io.sqlqueue.store.dialect.Dialects#check}.
 	 * @param metaData the metadata of a connection that stays open during the call
 	 */
 	public void checkDatabase(DatabaseMetaData metaData) throws SQLException {

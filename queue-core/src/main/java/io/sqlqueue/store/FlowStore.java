@@ -8,11 +8,15 @@ import java.sql.Types;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
 import javax.sql.DataSource;
@@ -23,11 +27,8 @@ import org.springframework.dao.DuplicateKeyException;
 import org.springframework.dao.PessimisticLockingFailureException;
 import org.springframework.dao.QueryTimeoutException;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
-import org.springframework.transaction.TransactionDefinition;
-import org.springframework.transaction.support.TransactionTemplate;
 
-import io.sqlqueue.flow.Admission;
+import io.sqlqueue.JobRecord;
 import io.sqlqueue.flow.KeyLimit;
 import io.sqlqueue.flow.Limit;
 import io.sqlqueue.flow.QueueLimits;
@@ -50,7 +51,11 @@ public class FlowStore {
 
 	private final FlowSql sql;
 
-	private final TransactionTemplate transaction;
+	/** The statements on the jobs' table a limited claim runs. */
+	private final JobSql jobSql;
+
+	/** A change of limits commits at once, apart from any transaction of the caller: {@link StoreTransactions#inNewReadCommitted}. */
+	private final StoreTransactions transactions;
 
 	private final @Nullable String notifyChannel;
 
@@ -59,18 +64,22 @@ public class FlowStore {
 	}
 
 	/**
-	 * @param notifyChannel where enqueues are announced ({@link PostgresNotifications}), to
+	 * @param notifyChannel where enqueues are announced ({@link io.sqlqueue.store.postgresql.PostgresNotifications}), to
 	 * announce changed limits there too; {@code null} for none
 	 */
 	public FlowStore(DataSource dataSource, Dialect dialect, @Nullable String schema, @Nullable String notifyChannel) {
+		this(JobStore.jdbcTemplate(dataSource, dialect), new StoreTransactions(dataSource, dialect), dialect,
+				new JobSql(dialect, schema), schema, notifyChannel);
+	}
+
+	/** The flow store of a {@link JobStore}, on its template, transactions and statements. */
+	FlowStore(JdbcTemplate jdbc, StoreTransactions transactions, Dialect dialect, JobSql jobSql,
+			@Nullable String schema, @Nullable String notifyChannel) {
 		this.dialect = dialect;
-		this.jdbc = new JdbcTemplate(dataSource);
-		this.jdbc.setExceptionTranslator(dialect.exceptionTranslator(this.jdbc.getExceptionTranslator()));
+		this.jdbc = jdbc;
 		this.sql = new FlowSql(dialect, schema);
-		this.transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
-		this.transaction.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
-		// A change of limits commits at once, apart from any transaction of the caller.
-		this.transaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+		this.jobSql = jobSql;
+		this.transactions = transactions;
 		this.notifyChannel = notifyChannel;
 	}
 
@@ -98,7 +107,7 @@ public class FlowStore {
 	 * matching a pattern, replacing the one there was.
 	 */
 	public void put(String queue, String keyPattern, Limit limit, String source) {
-		this.transaction.executeWithoutResult((status) -> {
+		this.transactions.inNewReadCommitted(() -> {
 			if (lockToChange(queue) == null) {
 				try {
 					this.jdbc.update(this.sql.insertFlow, queue, firstVersion());
@@ -119,6 +128,7 @@ public class FlowStore {
 			}
 			this.jdbc.update(this.sql.bumpFlow, queue);
 			announce(queue);
+			return null;
 		});
 	}
 
@@ -137,7 +147,7 @@ public class FlowStore {
 	 * there was none. A queue left without limits is claimed as any other again.
 	 */
 	public boolean remove(String queue, String keyPattern) {
-		return Boolean.TRUE.equals(this.transaction.execute((status) -> {
+		return Boolean.TRUE.equals(this.transactions.inNewReadCommitted(() -> {
 			if (lockToChange(queue) == null) {
 				return false;
 			}
@@ -162,7 +172,7 @@ public class FlowStore {
 	public int pruneWindows() {
 		int deleted = 0;
 		for (QueueLimits limits : allLimits()) {
-			deleted += this.transaction.execute((status) -> {
+			deleted += this.transactions.inNewReadCommitted(() -> {
 				FlowLock lock = lockToChange(limits.queue());
 				return (lock != null) ? deleteExpiredWindows(limits.queue(), lock.now()) : 0;
 			});
@@ -171,42 +181,161 @@ public class FlowStore {
 	}
 
 	/** Deletes the queue's key windows that count for nothing at {@code now}; under the queue's lock. */
-	int deleteExpiredWindows(String queue, Instant now) {
+	public int deleteExpiredWindows(String queue, Instant now) {
 		return this.jdbc.update(this.sql.deleteExpiredWindows, queue, now.toEpochMilli());
 	}
 
+	/** The most ids one statement of a limited claim binds (a chunk of admitted or passed-over jobs). */
+	public static final int MAX_IDS = IdChunks.MAX;
+
 	/**
-	 * How many due jobs of each limited queue its limits hold back now, by the limit that
-	 * does (see {@link Admission#heldBack}); read without taking the queues' locks, so a
-	 * moment's view. A queue whose limits hold nothing back has an empty map.
+	 * Reads a limited queue's due jobs in run order, unlocked (the claim holds the queue's
+	 * lock): of the request's queue and handlers, leaving out the jobs of the {@code excluded}
+	 * keys (padded here to a power of two, by repeating one, so that few statement texts serve
+	 * every count), the {@code passedOver} jobs (at most {@link #MAX_IDS}) and, with
+	 * {@code after}, those up to that job in run order; with {@code countRunning}, counts the
+	 * queue's running jobs in the same statement (-1 when not counted, or nothing was read).
 	 */
-	public Map<String, Map<String, Long>> heldBack() {
-		Map<String, Map<String, Long>> held = new LinkedHashMap<>();
-		Instant now = now();
-		for (QueueLimits limits : allLimits()) {
-			Running running = running(limits.queue());
-			Map<String, RateWindow> windows = new HashMap<>();
-			this.jdbc.query(this.sql.queueWindows, (rs) -> {
-				windows.put(rs.getString("concurrency_key"), window(rs));
-			}, limits.queue());
-			RateWindow own = this.jdbc.query(this.sql.flowWindow, (rs) -> rs.next() ? window(rs) : null,
-					limits.queue());
-			Admission admission = new Admission(limits, now.toEpochMilli(), running.total(), running.byKey(), own);
-			admission.windowsRead(windows);
-			Map<String, Long> dueByKey = new HashMap<>();
-			long[] dueWithoutKey = { 0 };
-			this.jdbc.query(this.sql.dueByKey, (rs) -> {
-				String key = rs.getString("concurrency_key");
-				if (key == null) {
-					dueWithoutKey[0] = rs.getLong("jobs");
-				}
-				else {
-					dueByKey.put(key, rs.getLong("jobs"));
-				}
-			}, limits.queue());
-			held.put(limits.queue(), admission.heldBack(dueByKey, dueWithoutKey[0]));
+	public Candidates candidates(ClaimRequest request, List<String> excluded, Collection<Long> passedOver,
+			@Nullable JobRecord after, int limit, boolean countRunning) {
+		List<Object> args = new ArrayList<>();
+		if (countRunning) {
+			args.add(request.queue());
 		}
-		return held;
+		args.add(request.queue());
+		args.addAll(request.handlers());
+		List<String> keys = new ArrayList<>(excluded);
+		int padded = keys.isEmpty() ? 0 : IdChunks.padded(keys.size());
+		while (keys.size() < padded) {
+			keys.add(keys.get(0));
+		}
+		args.addAll(keys);
+		// At most MAX_IDS ids: one chunk, padded.
+		List<Object> notAgain = passedOver.isEmpty() ? List.of() : List.of(IdChunks.of(passedOver).get(0));
+		args.addAll(notAgain);
+		String statement = this.jobSql.limitedCandidates(new JobSql.CandidateRead(request.handlers().size(),
+				keys.size(), notAgain.size(), after != null, countRunning));
+		JobRows rows = new JobRows(this.dialect, false);
+		int[] running = { -1 };
+		List<JobRecord> jobs = this.jdbc.query(statement, (ps) -> {
+			int index = 1;
+			for (Object arg : args) {
+				ps.setObject(index++, arg);
+			}
+			if (after != null) {
+				ps.setInt(index++, after.priority());
+				ps.setInt(index++, after.priority());
+				this.dialect.setTimestamp(ps, index++, after.runAt());
+				this.dialect.setTimestamp(ps, index++, after.runAt());
+				ps.setLong(index++, after.id());
+			}
+			ps.setInt(index, limit);
+		}, (rs, row) -> {
+			if (countRunning && row == 0) {
+				running[0] = rs.getInt("queue_running");
+			}
+			return rows.mapRow(rs, row);
+		});
+		return new Candidates(jobs, running[0]);
+	}
+
+	/**
+	 * Claims the admitted jobs that are still queued (an operator may have cancelled one
+	 * since it was read) and whose rows no other transaction holds (a caller's transaction
+	 * that enqueued a job to run after one holds its row until it commits): it passes over
+	 * those instead of waiting for them, so that neither this queue's other jobs nor the
+	 * instance's poll loop wait for a caller. The jobs start at {@code now} (the lock's clock
+	 * reading), as their rate windows counted them; returns those it claimed, as claimed.
+	 */
+	public List<JobRecord> claimAdmitted(ClaimRequest request, long token, Instant now, List<JobRecord> admitted) {
+		Set<Long> taken = new HashSet<>();
+		for (Object[] ids : IdChunks.of(admitted.stream().map(JobRecord::id).toList())) {
+			taken.addAll(claimQueued(request, token, now, ids));
+		}
+		return admitted.stream()
+			.filter((job) -> taken.contains(job.id()))
+			.map((job) -> JobClaims.claimed(job, request.owner(), token, now))
+			.toList();
+	}
+
+	/** Claims those of these jobs (ids padded by {@link IdChunks}) that it can; returns their ids. */
+	private List<Long> claimQueued(ClaimRequest request, long token, Instant now, Object[] ids) {
+		String inOne = this.jobSql.claimQueuedPassingOverLocked(ids.length);
+		if (inOne != null) {
+			return this.jdbc.query(inOne, (ps) -> {
+				for (int i = 0; i < ids.length; i++) {
+					ps.setObject(1 + i, ids[i]);
+				}
+				setClaimed(ps, ids.length + 1, request, token, now);
+			}, (rs, row) -> rs.getLong(1));
+		}
+		if (this.dialect.supports(ClaimMethod.LOCK_THEN_UPDATE)) {
+			List<Long> locked = this.jdbc.queryForList(this.jobSql.lockQueued(ids.length), Long.class, ids);
+			if (!locked.isEmpty()) {
+				update(request, token, now, IdChunks.of(locked).get(0));
+			}
+			return locked;
+		}
+		// SQLite: no row locks, and no other writer while this transaction writes.
+		int updated = update(request, token, now, ids);
+		List<Long> distinct = new ArrayList<>(new LinkedHashSet<>(Arrays.stream(ids).map(Long.class::cast).toList()));
+		if (updated == distinct.size()) {
+			return distinct;
+		}
+		// An operator cancelled one since it was read: find which are this claim's.
+		Object[] args = new Object[ids.length + 1];
+		args[0] = token;
+		System.arraycopy(ids, 0, args, 1, ids.length);
+		return this.jdbc.queryForList(this.jobSql.claimedWith(ids.length), Long.class, args);
+	}
+
+	/** Claims these queued jobs, whose rows no other transaction holds; returns how many it updated. */
+	private int update(ClaimRequest request, long token, Instant now, Object[] ids) {
+		return this.jdbc.update(this.jobSql.claimQueued(ids.length), (ps) -> {
+			setClaimed(ps, 1, request, token, now);
+			for (int i = 0; i < ids.length; i++) {
+				ps.setObject(5 + i, ids[i]);
+			}
+		});
+	}
+
+	/** Binds what a claim writes (owner, token, lease millis, start) from {@code index} on. */
+	private void setClaimed(PreparedStatement ps, int index, ClaimRequest request, long token, Instant now)
+			throws SQLException {
+		ps.setString(index, request.owner());
+		ps.setLong(index + 1, token);
+		ps.setLong(index + 2, request.leaseMillis());
+		this.dialect.setTimestamp(ps, index + 3, now);
+	}
+
+	/** The stored rate windows of a queue's keys, read without its lock. */
+	public Map<String, RateWindow> keyWindows(String queue) {
+		Map<String, RateWindow> windows = new HashMap<>();
+		this.jdbc.query(this.sql.queueWindows, (rs) -> {
+			windows.put(rs.getString("concurrency_key"), window(rs));
+		}, queue);
+		return windows;
+	}
+
+	/** The window of a queue's own rate limit, read without its lock; {@code null} when it has no limits. */
+	public @Nullable RateWindow queueWindow(String queue) {
+		return this.jdbc.query(this.sql.flowWindow, (rs) -> rs.next() ? window(rs) : null, queue);
+	}
+
+	/** A queue's due jobs, by concurrency key, and those without one. */
+	public DueJobs due(String queue) {
+		Map<String, Long> byKey = new HashMap<>();
+		long[] withoutKey = { 0 };
+		this.jdbc.query(this.sql.dueByKey, (rs) -> {
+			String key = rs.getString("concurrency_key");
+			if (key == null) {
+				withoutKey[0] = rs.getLong("jobs");
+			}
+			else {
+				byKey.put(key, rs.getLong("jobs"));
+			}
+		}, queue);
+		return new DueJobs(byKey, withoutKey[0]);
 	}
 
 	/** The database's clock now. */
@@ -242,7 +371,7 @@ public class FlowStore {
 	 * a longer wait is a {@link FlowBusyException}: the claim takes nothing this time, and the
 	 * poll loop, which claims every queue of the instance in turn, goes on with the others.
 	 */
-	@Nullable FlowLock lock(String queue) {
+	public @Nullable FlowLock lock(String queue) {
 		if (this.sql.writeLock != null) {
 			return lock(queue, this.sql.lockFlow);
 		}
@@ -262,6 +391,15 @@ public class FlowStore {
 				restore.run();
 			}
 		}
+	}
+
+	/** The claim's transaction is not READ COMMITTED: it must be made again, asking for it. */
+	public static final class NotReadCommittedException extends RuntimeException {
+
+		public NotReadCommittedException() {
+			super("A limited claim needs READ COMMITTED, and the connection's transactions are not");
+		}
+
 	}
 
 	/** A claim found its queue's flow row held by another transaction for longer than it waits. */
@@ -288,12 +426,12 @@ public class FlowStore {
 	}
 
 	/** Whether the queue has limits now. */
-	boolean hasLimits(String queue) {
+	public boolean hasLimits(String queue) {
 		return !this.jdbc.queryForList(this.sql.flowVersion, Long.class, queue).isEmpty();
 	}
 
 	/** The running jobs of a queue: how many, and how many of each concurrency key. */
-	Running running(String queue) {
+	public Running running(String queue) {
 		Map<String, Integer> byKey = new HashMap<>();
 		int[] total = { 0 };
 		this.jdbc.query(this.sql.runningByKey, (rs) -> {
@@ -312,7 +450,7 @@ public class FlowStore {
 	 * counted); the keys padded to a power of two (repeating one), so that few statement texts
 	 * serve every count.
 	 */
-	Map<String, RateWindow> windows(String queue, Collection<String> keys) {
+	public Map<String, RateWindow> windows(String queue, Collection<String> keys) {
 		List<Object> args = new ArrayList<>(keys.size() + 1);
 		args.add(queue);
 		args.addAll(keys);
@@ -327,18 +465,22 @@ public class FlowStore {
 		return windows;
 	}
 
-	/** Writes the windows with a claim's starts, under the queue's lock. */
-	void writeWindows(String queue, Admission admission) {
+	/**
+	 * Writes the windows with a claim's starts, under the queue's lock: the queue's own (when
+	 * not {@code null}) and those of keys, inserting those not {@code stored} yet.
+	 */
+	public void writeWindows(String queue, QueueLimits limits, @Nullable RateWindow queueWindow,
+			Map<String, RateWindow> keyWindows, Set<String> stored) {
+		if (queueWindow != null) {
+			this.jdbc.update(this.sql.updateFlowWindow, queueWindow.start(), queueWindow.starts(),
+					queueWindow.previous(), queue);
+		}
 		List<Object[]> updates = new ArrayList<>();
 		List<Object[]> inserts = new ArrayList<>();
-		admission.windowsToWrite().forEach((key, window) -> {
-			if (key.equals(Admission.QUEUE_WINDOW)) {
-				this.jdbc.update(this.sql.updateFlowWindow, window.start(), window.starts(), window.previous(), queue);
-				return;
-			}
-			long period = periodOf(admission.limits(), key);
+		keyWindows.forEach((key, window) -> {
+			long period = periodOf(limits, key);
 			Object[] row = { window.start(), window.starts(), window.previous(), window.expiresAt(period), queue, key };
-			(admission.isStored(key) ? updates : inserts).add(row);
+			(stored.contains(key) ? updates : inserts).add(row);
 		});
 		if (this.sql.upsertWindows != null && updates.size() + inserts.size() > 1) {
 			upsertWindows(queue, updates, inserts);
@@ -377,7 +519,7 @@ public class FlowStore {
 	}
 
 	private static long periodOf(QueueLimits limits, String key) {
-		Limit limit = key.equals(Admission.QUEUE_WINDOW) ? limits.limit() : limits.limitOf(key);
+		Limit limit = limits.limitOf(key);
 		if (limit == null || limit.rate() == null) {
 			throw new IllegalStateException("No rate limit for window '" + key + "' of queue " + limits.queue());
 		}
@@ -434,11 +576,19 @@ public class FlowStore {
 	 * transaction is READ COMMITTED, as a claim needs (each statement reads what the claims
 	 * before it committed).
 	 */
-	record FlowLock(long version, RateWindow window, Instant now, boolean readCommitted) {
+	public record FlowLock(long version, RateWindow window, Instant now, boolean readCommitted) {
 	}
 
 	/** Running jobs of a queue, in all and by concurrency key. */
-	record Running(int total, Map<String, Integer> byKey) {
+	public record Running(int total, Map<String, Integer> byKey) {
+	}
+
+	/** Due jobs of a queue, by concurrency key, and those without one. */
+	public record DueJobs(Map<String, Long> byKey, long withoutKey) {
+	}
+
+	/** Candidates of a limited claim, and the queue's running jobs when counted (else -1). */
+	public record Candidates(List<JobRecord> jobs, int running) {
 	}
 
 }

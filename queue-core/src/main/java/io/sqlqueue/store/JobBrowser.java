@@ -15,8 +15,6 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
-import org.springframework.transaction.support.TransactionTemplate;
 
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.Names;
@@ -64,7 +62,7 @@ public class JobBrowser {
 
 	private final String table;
 
-	private final TransactionTemplate transaction;
+	private final StoreTransactions transactions;
 
 	private final Map<Integer, String> pageQueries = new ConcurrentHashMap<>();
 
@@ -73,11 +71,14 @@ public class JobBrowser {
 	private final String queuedByQueue;
 
 	public JobBrowser(DataSource dataSource, Dialect dialect, @Nullable String schema) {
+		this(JobStore.jdbcTemplate(dataSource, dialect), new StoreTransactions(dataSource, dialect), dialect, schema);
+	}
+
+	/** The browser of a {@link JobStore}, on its template and transactions. */
+	JobBrowser(JdbcTemplate jdbc, StoreTransactions transactions, Dialect dialect, @Nullable String schema) {
 		this.dialect = dialect;
-		this.jdbc = new JdbcTemplate(dataSource);
-		this.jdbc.setExceptionTranslator(dialect.exceptionTranslator(this.jdbc.getExceptionTranslator()));
-		this.transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
-		this.transaction.setReadOnly(true);
+		this.jdbc = jdbc;
+		this.transactions = transactions;
 		String checkedSchema = Names.requireSchema(schema);
 		this.table = (checkedSchema != null) ? dialect.quote(checkedSchema) + ".queue_job" : "queue_job";
 		// A job that ran before waits out a retry backoff; one that never ran, a delay. (DELAYED
@@ -141,6 +142,11 @@ public class JobBrowser {
 				query.args()));
 	}
 
+	/** The statement of {@link #queuedByQueue}. */
+	String queuedByQueueQuery() {
+		return this.queuedByQueue;
+	}
+
 	/** The statement of {@link #finishedPerMinute} and its parameters. */
 	Query finishedPerMinuteQuery(int minutes) {
 		if (minutes < 1 || minutes > 24 * 60) {
@@ -187,7 +193,7 @@ public class JobBrowser {
 		if (customPlans == null) {
 			return query.get();
 		}
-		return this.transaction.execute((status) -> {
+		return this.transactions.readOnly(() -> {
 			this.jdbc.execute(customPlans);
 			return query.get();
 		});

@@ -8,14 +8,13 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.transaction.support.TransactionTemplate;
 
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
 
 /**
  * The claim of a queue without limits, by one of the three claim methods (DESIGN.md, "the
- * claim protocol"); a limited queue's claim is {@link FlowClaim}'s. {@link JobStore} retries a
+ * claim protocol"); a limited queue's claim is flow control's ({@link LimitedClaim}). {@link JobStore} retries a
  * claim that lost a race for a group's turn.
  */
 final class JobClaims {
@@ -32,22 +31,22 @@ final class JobClaims {
 	 * READ COMMITTED: under REPEATABLE READ, MySQL's locking reads take gap locks that make
 	 * claims and enqueues deadlock.
 	 */
-	private final TransactionTemplate claimTransaction;
+	private final StoreTransactions transactions;
 
 	JobClaims(JdbcTemplate jdbc, JobSql sql, Dialect dialect, ClaimMethod claimMethod,
-			TransactionTemplate claimTransaction) {
+			StoreTransactions transactions) {
 		this.jdbc = jdbc;
 		this.sql = sql;
 		this.dialect = dialect;
 		this.claimMethod = claimMethod;
-		this.claimTransaction = claimTransaction;
+		this.transactions = transactions;
 	}
 
 	/** Claims due jobs of a queue without limits by this store's claim method. */
 	List<JobRecord> claim(ClaimRequest request, long token) {
 		return switch (this.claimMethod) {
 			case UPDATE_RETURNING -> claimReturning(request, token);
-			case LOCK_THEN_UPDATE -> this.claimTransaction.execute((status) -> lockThenUpdate(request, token));
+			case LOCK_THEN_UPDATE -> this.transactions.inCallerOrNewReadCommitted(() -> lockThenUpdate(request, token));
 			case COMPARE_AND_SET -> compareAndSet(request, token);
 		};
 	}

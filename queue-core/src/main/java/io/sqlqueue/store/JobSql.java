@@ -336,7 +336,7 @@ final class JobSql {
 	 * as status is never null) so that the ready jobs' partial index cannot serve the
 	 * statement: planned on statistics taken while the queue was idle, PostgreSQL read that
 	 * index whole (thousands of ready jobs) for every claim of a hundred, instead of the
-	 * primary key (as the completion flush did, see {@link PostgresDialect#completeAll}).
+	 * primary key (as the completion flush did, see {@link io.sqlqueue.store.postgresql.PostgresDialect#completeAll}).
 	 */
 	String claimQueued(int ids) {
 		return this.claimQueued.computeIfAbsent(ids, (count) -> """

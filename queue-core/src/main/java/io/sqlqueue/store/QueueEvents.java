@@ -3,7 +3,7 @@ package io.sqlqueue.store;
 import java.util.Set;
 
 /**
- * What one instance hears of the others through the database ({@link PostgresNotifications}):
+ * What one instance hears of the others through the database ({@link io.sqlqueue.store.postgresql.PostgresNotifications}):
  * new work, jobs that reached a final state, and cancels asked for running jobs.
  */
 public interface QueueEvents {

@@ -8,9 +8,6 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
-import org.springframework.transaction.TransactionDefinition;
-import org.springframework.transaction.support.TransactionTemplate;
 
 import io.sqlqueue.Names;
 
@@ -32,21 +29,15 @@ public class QueueReset {
 	/** The longest a reset waits for a row another transaction holds, where the database can bound it. */
 	static final Duration LOCK_WAIT = Duration.ofSeconds(5);
 
-	private final Dialect dialect;
-
 	private final JdbcTemplate jdbc;
 
-	private final TransactionTemplate transaction;
+	private final StoreTransactions transactions;
 
 	private final List<String> statements;
 
 	public QueueReset(DataSource dataSource, Dialect dialect, @Nullable String schema) {
-		this.dialect = dialect;
-		this.jdbc = new JdbcTemplate(dataSource);
-		this.jdbc.setExceptionTranslator(dialect.exceptionTranslator(this.jdbc.getExceptionTranslator()));
-		this.transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
-		this.transaction.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
-		this.transaction.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+		this.jdbc = JobStore.jdbcTemplate(dataSource, dialect);
+		this.transactions = new StoreTransactions(dataSource, dialect);
 		String checkedSchema = Names.requireSchema(schema);
 		String prefix = (checkedSchema != null) ? dialect.quote(checkedSchema) + "." : "";
 		// A limited queue's flow row stays (its limits join it, and its version tells instances
@@ -59,17 +50,15 @@ public class QueueReset {
 
 	/** Deletes every job, edge, batch and rate window; sets every queue's own rate window back to empty. */
 	public void reset() {
-		this.transaction.executeWithoutResult((status) -> {
-			Runnable restore = this.dialect.boundLockWaits(this.jdbc, LOCK_WAIT);
-			try {
-				this.statements.forEach(this.jdbc::update);
-			}
-			finally {
-				if (restore != null) {
-					restore.run();
-				}
-			}
+		this.transactions.inNewBoundedLockWait(this.jdbc, LOCK_WAIT, () -> {
+			this.statements.forEach(this.jdbc::update);
+			return null;
 		});
+	}
+
+	/** The statements of {@link #reset}, in order. */
+	List<String> statements() {
+		return this.statements;
 	}
 
 }

@@ -15,11 +15,7 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.JdbcTemplate;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
-import org.springframework.transaction.TransactionDefinition;
-import org.springframework.transaction.support.TransactionTemplate;
 
-import io.sqlqueue.Names;
 
 /**
  * The schedules' verbs as SQL, on {@code queue_schedule}. Every write that depends on what
@@ -44,73 +40,51 @@ public class ScheduleStore {
 
 	private final JdbcTemplate jdbc;
 
-	private final TransactionTemplate transaction;
+	private final StoreTransactions transactions;
 
-	private final String table;
-
-	private final String jobTable;
-
-	private final String select;
-
-	private final @Nullable String lockUnlessHeld;
+	private final ScheduleSql sql;
 
 	public ScheduleStore(DataSource dataSource, Dialect dialect, @Nullable String schema) {
+		this(JobStore.jdbcTemplate(dataSource, dialect), new StoreTransactions(dataSource, dialect), dialect, schema);
+	}
+
+	/** The schedule store of a {@link JobStore}, on its template and transactions. */
+	ScheduleStore(JdbcTemplate jdbc, StoreTransactions transactions, Dialect dialect, @Nullable String schema) {
 		this.dialect = dialect;
-		this.jdbc = new JdbcTemplate(dataSource);
-		this.jdbc.setExceptionTranslator(dialect.exceptionTranslator(this.jdbc.getExceptionTranslator()));
-		this.transaction = new TransactionTemplate(new DataSourceTransactionManager(dataSource));
-		this.transaction.setIsolationLevel(TransactionDefinition.ISOLATION_READ_COMMITTED);
-		String checkedSchema = Names.requireSchema(schema);
-		String prefix = (checkedSchema != null) ? dialect.quote(checkedSchema) + "." : "";
-		this.table = prefix + "queue_schedule";
-		this.jobTable = prefix + "queue_job";
-		this.select = """
-				SELECT s.*, j.status AS last_job_status, %s AS db_now
-				FROM %s s LEFT JOIN %s j ON j.id = s.last_job_id""".formatted(dialect.now(), this.table, this.jobTable);
-		this.lockUnlessHeld = dialect.supports(ClaimMethod.LOCK_THEN_UPDATE)
-				? "SELECT name FROM %s WHERE name = ? AND version = ?\nFOR UPDATE SKIP LOCKED".formatted(this.table)
-				: null;
+		this.jdbc = jdbc;
+		this.transactions = transactions;
+		this.sql = new ScheduleSql(dialect, schema);
 	}
 
 	/** Every schedule, by name. */
 	public List<ScheduleRow> all() {
-		return this.jdbc.query(this.select + "\nORDER BY s.name", this::mapRow);
+		return this.jdbc.query(this.sql.all, this::mapRow);
 	}
 
 	public Optional<ScheduleRow> find(String name) {
-		return this.jdbc.query(this.select + "\nWHERE s.name = ?", this::mapRow, name).stream().findFirst();
+		return this.jdbc.query(this.sql.find, this::mapRow, name).stream().findFirst();
 	}
 
 	/** Schedules due now (database clock), not paused nor orphaned, the most overdue first. */
 	public List<ScheduleRow> due(int limit) {
-		return this.jdbc.query(this.select + """
-
-				WHERE s.next_run_at <= %s AND s.paused = FALSE AND s.orphaned = FALSE
-				ORDER BY s.next_run_at
-				LIMIT ?""".formatted(this.dialect.now()), this::mapRow, limit);
+		return this.jdbc.query(this.sql.due, this::mapRow, limit);
 	}
 
 	/** The database's clock now. */
 	public Instant now() {
-		return this.jdbc.query("SELECT " + this.dialect.now() + " AS db_now",
+		return this.jdbc.query(this.sql.now,
 				(rs) -> rs.next() ? this.dialect.getTimestamp(rs, "db_now") : null);
 	}
 
 	/** Runs {@code work} in one READ COMMITTED transaction, which enqueues join. */
 	public <T> T inTransaction(Supplier<T> work) {
-		return this.transaction.execute((status) -> work.get());
+		return this.transactions.inCallerOrNewReadCommitted(work);
 	}
 
 	/** Inserts a schedule; false when one of that name exists. */
 	public boolean insert(ScheduleRow row) {
 		try {
-			return this.jdbc.update("""
-					INSERT INTO %s (name, handler, queue, priority, max_attempts, expire_after_millis, concurrency_key,
-					                payload, cron, zone, every_millis, misfire, overlap, source, paused, orphaned,
-					                next_run_at, version, created_at, updated_at)
-					VALUES (?, ?, ?, ?, ?, ?, ?, %s, ?, ?, ?, ?, ?, ?, ?, ?, %s, 0, %s, %s)""".formatted(this.table,
-					this.dialect.jsonParameter(), this.dialect.timestampParameter(), this.dialect.now(),
-					this.dialect.now()), (ps) -> {
+			return this.jdbc.update(this.sql.insert, (ps) -> {
 						ps.setString(1, row.name());
 						ps.setString(2, row.handler());
 						int index = setDefinition(ps, 3, row);
@@ -130,13 +104,7 @@ public class ScheduleStore {
 	 * that name, or its {@code version} moved since it was read.
 	 */
 	public boolean updateDefinition(ScheduleRow row, @Nullable Instant nextRunAt, long version) {
-		return this.jdbc.update("""
-				UPDATE %s SET handler = ?, queue = ?, priority = ?, max_attempts = ?, expire_after_millis = ?,
-				    concurrency_key = ?, payload = %s, cron = ?, zone = ?, every_millis = ?, misfire = ?, overlap = ?,
-				    source = ?, orphaned = FALSE, next_run_at = COALESCE(%s, next_run_at), version = version + 1,
-				    updated_at = %s
-				WHERE name = ? AND version = ?""".formatted(this.table, this.dialect.jsonParameter(),
-				this.dialect.timestampParameter(), this.dialect.now()), (ps) -> {
+		return this.jdbc.update(this.sql.updateDefinition, (ps) -> {
 					ps.setString(1, row.handler());
 					int index = setDefinition(ps, 2, row);
 					this.dialect.setTimestamp(ps, index++, nextRunAt);
@@ -171,11 +139,7 @@ public class ScheduleStore {
 	 * has that name, or its {@code version} moved since it was read.
 	 */
 	public boolean setPaused(String name, long version, boolean paused, @Nullable Instant nextRunAt) {
-		return this.jdbc.update("""
-				UPDATE %s SET paused = ?, next_run_at = COALESCE(%s, next_run_at), version = version + 1,
-				    updated_at = %s
-				WHERE name = ? AND version = ?""".formatted(this.table, this.dialect.timestampParameter(),
-				this.dialect.now()), (ps) -> {
+		return this.jdbc.update(this.sql.setPaused, (ps) -> {
 					ps.setBoolean(1, paused);
 					this.dialect.setTimestamp(ps, 2, nextRunAt);
 					ps.setString(3, name);
@@ -185,12 +149,11 @@ public class ScheduleStore {
 
 	/** Marks a schedule orphaned (its declaration left the code): it stops firing. */
 	public boolean orphan(String name) {
-		return this.jdbc.update("UPDATE %s SET orphaned = TRUE, version = version + 1, updated_at = %s WHERE name = ?"
-			.formatted(this.table, this.dialect.now()), name) == 1;
+		return this.jdbc.update(this.sql.orphan, name) == 1;
 	}
 
 	public boolean delete(String name) {
-		return this.jdbc.update("DELETE FROM %s WHERE name = ?".formatted(this.table), name) == 1;
+		return this.jdbc.update(this.sql.delete, name) == 1;
 	}
 
 	/**
@@ -200,8 +163,7 @@ public class ScheduleStore {
 	 * ends.
 	 */
 	public boolean take(String name, long version) {
-		return this.jdbc.update("UPDATE %s SET version = version + 1 WHERE name = ? AND version = ?"
-			.formatted(this.table), name, version) == 1;
+		return this.jdbc.update(this.sql.take, name, version) == 1;
 	}
 
 	/**
@@ -211,8 +173,8 @@ public class ScheduleStore {
 	 * a caller's open transaction, nor hold up the other schedules meanwhile.
 	 */
 	public boolean takeUnlessHeld(String name, long version) {
-		if (this.lockUnlessHeld != null
-				&& this.jdbc.queryForList(this.lockUnlessHeld, String.class, name, version).isEmpty()) {
+		if (this.sql.lockUnlessHeld != null
+				&& this.jdbc.queryForList(this.sql.lockUnlessHeld, String.class, name, version).isEmpty()) {
 			return false;
 		}
 		return take(name, version);
@@ -223,12 +185,7 @@ public class ScheduleStore {
 	 * was enqueued ({@code lastJobId} not null), that job and the time of firing.
 	 */
 	public void advance(String name, Instant nextRunAt, @Nullable Instant lastTick, @Nullable Long lastJobId) {
-		String now = this.dialect.now();
-		String fired = (lastJobId != null) ? ", last_job_id = ?, last_fired_at = " + now : "";
-		String statement = """
-				UPDATE %s SET next_run_at = %s, last_tick_at = COALESCE(%s, last_tick_at)%s, updated_at = %s
-				WHERE name = ?"""
-			.formatted(this.table, this.dialect.timestampParameter(), this.dialect.timestampParameter(), fired, now);
+		String statement = (lastJobId != null) ? this.sql.advanceFired : this.sql.advance;
 		this.jdbc.update(statement, (ps) -> {
 			int index = 1;
 			this.dialect.setTimestamp(ps, index++, nextRunAt);

@@ -9,7 +9,7 @@ import org.jspecify.annotations.Nullable;
  * A database's version as JDBC metadata reports it ({@code 10.11.19-MariaDB-0+deb12u1},
  * {@code 8.0.36}, {@code 3.53.2}), for the minimum-version checks at start-up.
  */
-record ServerVersion(int major, int minor, int patch) implements Comparable<ServerVersion> {
+public record ServerVersion(int major, int minor, int patch) implements Comparable<ServerVersion> {
 
 	private static final Pattern VERSION = Pattern.compile("(\\d+)\\.(\\d+)(?:\\.(\\d+))?");
 
@@ -17,7 +17,7 @@ record ServerVersion(int major, int minor, int patch) implements Comparable<Serv
 	 * The first {@code major.minor[.patch]} in the text. MariaDB before 11 can present
 	 * itself to MySQL clients as {@code 5.5.5-10.6.4-MariaDB}; that prefix is skipped.
 	 */
-	static @Nullable ServerVersion parse(@Nullable String text) {
+	public static @Nullable ServerVersion parse(@Nullable String text) {
 		if (text == null) {
 			return null;
 		}
@@ -31,7 +31,7 @@ record ServerVersion(int major, int minor, int patch) implements Comparable<Serv
 				(patch != null) ? Integer.parseInt(patch) : 0);
 	}
 
-	boolean isAtLeast(int major, int minor, int patch) {
+	public boolean isAtLeast(int major, int minor, int patch) {
 		return compareTo(new ServerVersion(major, minor, patch)) >= 0;
 	}
 

@@ -29,8 +29,8 @@ import io.sqlqueue.manager.ManagerSettings;
 import io.sqlqueue.manager.Reaper;
 import io.sqlqueue.store.ClaimMethod;
 import io.sqlqueue.store.Dialect;
-import io.sqlqueue.store.Dialects;
 import io.sqlqueue.store.JobStore;
+import io.sqlqueue.store.dialect.Dialects;
 
 /**
  * One application instance of the fault suite, in a JVM of its own so that it can be

@@ -12,6 +12,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import org.springframework.jdbc.datasource.SingleConnectionDataSource;
+import io.sqlqueue.store.dialect.Dialects;
+import io.sqlqueue.store.h2.H2Dialect;
+import io.sqlqueue.store.mariadb.MariaDbDialect;
+import io.sqlqueue.store.postgresql.PostgresDialect;
+import io.sqlqueue.store.sqlite.SqliteDialect;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;

@@ -17,12 +17,14 @@ import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobResult;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.await.JobAwaiter;
+import io.sqlqueue.flow.FlowClaim;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.Limit;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
 import io.sqlqueue.handler.PayloadCodec;
 import io.sqlqueue.manager.Manager;
+import io.sqlqueue.store.postgresql.PostgresNotifications;
 import io.sqlqueue.test.QueueFixture;
 import io.sqlqueue.test.TestDatabase;
 
@@ -94,7 +96,7 @@ class PostgresNotificationsIT {
 
 	private JobStore notifyingStore(String channel) {
 		return new JobStore(this.database.dataSource(), this.database.dialect(), this.database.schema(),
-				ClaimMethod.UPDATE_RETURNING, channel);
+				ClaimMethod.UPDATE_RETURNING, channel, FlowClaim::new);
 	}
 
 	@AfterEach
@@ -154,9 +156,9 @@ class PostgresNotificationsIT {
 		for (long id = Long.MAX_VALUE - 2000; id < Long.MAX_VALUE; id++) {
 			ids.add(id);
 		}
-		List<String> payloads = PostgresNotifications.finishedPayloads(ids);
+		List<String> payloads = NotifyPayloads.finished(ids);
 		assertThat(payloads).hasSizeGreaterThan(1)
-			.allSatisfy((payload) -> assertThat(payload.length()).isLessThanOrEqualTo(PostgresNotifications.MAX_PAYLOAD));
+			.allSatisfy((payload) -> assertThat(payload.length()).isLessThanOrEqualTo(NotifyPayloads.MAX_PAYLOAD));
 		Set<Long> heard = new java.util.concurrent.CopyOnWriteArraySet<>();
 		PostgresNotifications listening = new PostgresNotifications(this.database.dataSource(),
 				"sqlqueue_payload_test", new QueueEvents() {

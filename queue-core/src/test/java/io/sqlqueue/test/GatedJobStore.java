@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.flow.FlowClaim;
 import io.sqlqueue.store.ClaimRequest;
 import io.sqlqueue.store.ClaimResult;
 import io.sqlqueue.store.CompletedJobs;
@@ -37,7 +38,7 @@ public final class GatedJobStore extends JobStore {
 
 	public GatedJobStore(QueueFixture fixture) {
 		super(fixture.database().dataSource(), fixture.database().dialect(), fixture.database().schema(),
-				fixture.store().claimMethod());
+				fixture.store().claimMethod(), null, FlowClaim::new);
 	}
 
 	@Override

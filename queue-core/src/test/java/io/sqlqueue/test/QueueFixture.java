@@ -16,6 +16,7 @@ import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.await.JobAwaiter;
+import io.sqlqueue.flow.FlowClaim;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
@@ -26,9 +27,9 @@ import io.sqlqueue.manager.ManagerSettings;
 import io.sqlqueue.manager.Reaper;
 import io.sqlqueue.schema.QueueSchemaMigrator;
 import io.sqlqueue.store.ClaimMethod;
-import io.sqlqueue.store.Dialects;
 import io.sqlqueue.store.FlowStore;
 import io.sqlqueue.store.JobStore;
+import io.sqlqueue.store.dialect.Dialects;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -92,7 +93,8 @@ public final class QueueFixture implements AutoCloseable {
 	}
 
 	public JobStore newStore(DataSource dataSource) {
-		return new JobStore(dataSource, this.database.dialect(), this.database.schema(), this.claimMethod);
+		return new JobStore(dataSource, this.database.dialect(), this.database.schema(), this.claimMethod, null,
+				FlowClaim::new);
 	}
 
 	public ClaimMethod claimMethod() {

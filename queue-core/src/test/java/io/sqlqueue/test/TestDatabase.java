@@ -22,10 +22,10 @@ import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 
 import io.sqlqueue.store.Dialect;
-import io.sqlqueue.store.H2Dialect;
-import io.sqlqueue.store.MariaDbDialect;
-import io.sqlqueue.store.PostgresDialect;
-import io.sqlqueue.store.SqliteDialect;
+import io.sqlqueue.store.h2.H2Dialect;
+import io.sqlqueue.store.mariadb.MariaDbDialect;
+import io.sqlqueue.store.postgresql.PostgresDialect;
+import io.sqlqueue.store.sqlite.SqliteDialect;
 
 /**
  * A database for tests, isolated per test: H2 gets a new in-memory database, SQLite a new

@@ -1,7 +1,5 @@
 package io.sqlqueue.dashboard.autoconfigure;
 
-import javax.sql.DataSource;
-
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.EndpointAccessResolver;
@@ -35,7 +33,6 @@ import io.sqlqueue.dashboard.web.DashboardRouter;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.manager.Manager;
 import io.sqlqueue.schedule.Schedules;
-import io.sqlqueue.store.Dialect;
 import io.sqlqueue.store.JobBrowser;
 import io.sqlqueue.store.JobStore;
 
@@ -62,8 +59,8 @@ public final class SqlQueueDashboardAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	JobBrowser sqlqueueJobBrowser(DataSource dataSource, Dialect dialect, SqlQueueProperties properties) {
-		return new JobBrowser(dataSource, dialect, properties.getJdbc().getSchema());
+	JobBrowser sqlqueueJobBrowser(JobStore store) {
+		return store.browser();
 	}
 
 	@Bean

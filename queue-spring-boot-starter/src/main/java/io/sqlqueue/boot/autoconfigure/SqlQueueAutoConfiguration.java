@@ -47,12 +47,13 @@ import io.sqlqueue.boot.flow.LimitDeclarer;
 import io.sqlqueue.boot.handler.JobHandlerBeanPostProcessor;
 import io.sqlqueue.boot.schedule.ScheduleDeclarer;
 import io.sqlqueue.boot.schema.QueueSchemaInitializer;
+import io.sqlqueue.flow.FlowClaim;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.LimitDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
-import io.sqlqueue.handler.UnknownHandlers;
 import io.sqlqueue.handler.PayloadCodec;
 import io.sqlqueue.handler.RetryPolicy;
+import io.sqlqueue.handler.UnknownHandlers;
 import io.sqlqueue.internal.admin.DefaultQueueAdmin;
 import io.sqlqueue.manager.Manager;
 import io.sqlqueue.manager.ManagerSettings;
@@ -69,13 +70,13 @@ import io.sqlqueue.schedule.ScheduleFirer;
 import io.sqlqueue.schedule.Schedules;
 import io.sqlqueue.store.ClaimMethod;
 import io.sqlqueue.store.Dialect;
-import io.sqlqueue.store.Dialects;
 import io.sqlqueue.store.FlowStore;
 import io.sqlqueue.store.JobStore;
 import io.sqlqueue.store.LimitRow;
-import io.sqlqueue.store.PostgresNotifications;
 import io.sqlqueue.store.QueueEvents;
 import io.sqlqueue.store.ScheduleStore;
+import io.sqlqueue.store.dialect.Dialects;
+import io.sqlqueue.store.postgresql.PostgresNotifications;
 
 /**
  * Auto-configuration for sqlqueue: the {@link JobQueue} on the application's
@@ -147,7 +148,8 @@ public final class SqlQueueAutoConfiguration {
 	JobStore sqlqueueJobStore(DataSource dataSource, Dialect dialect, SqlQueueProperties properties) {
 		JdbcProperties jdbc = properties.getJdbc();
 		ClaimMethod claimMethod = (jdbc.getClaimMethod() != null) ? jdbc.getClaimMethod() : dialect.claimMethod();
-		return new JobStore(dataSource, dialect, jdbc.getSchema(), claimMethod, notifyChannel(dialect, properties));
+		return new JobStore(dataSource, dialect, jdbc.getSchema(), claimMethod, notifyChannel(dialect, properties),
+				FlowClaim::new);
 	}
 
 	/** Where enqueues are announced: PostgreSQL with {@code sqlqueue.jdbc.notify}, else nowhere. */
@@ -254,10 +256,14 @@ public final class SqlQueueAutoConfiguration {
 		return JobListener.all(listeners.orderedStream().toList());
 	}
 
+	/**
+	 * The job store's own flow store, the one its claims of limited queues use: not
+	 * replaceable on its own (replace the {@link JobStore}), so that flow control and the
+	 * claim never read different stores.
+	 */
 	@Bean
-	@ConditionalOnMissingBean
-	FlowStore sqlqueueFlowStore(DataSource dataSource, Dialect dialect, SqlQueueProperties properties) {
-		return new FlowStore(dataSource, dialect, properties.getJdbc().getSchema(), notifyChannel(dialect, properties));
+	FlowStore sqlqueueFlowStore(JobStore store) {
+		return store.flows();
 	}
 
 	/** The limits of queues and of their concurrency keys, across every instance. */
@@ -291,10 +297,10 @@ public final class SqlQueueAutoConfiguration {
 		return limits;
 	}
 
+	/** The job store's own schedule store: not replaceable on its own (replace the {@link JobStore}). */
 	@Bean
-	@ConditionalOnMissingBean
-	ScheduleStore sqlqueueScheduleStore(DataSource dataSource, Dialect dialect, SqlQueueProperties properties) {
-		return new ScheduleStore(dataSource, dialect, properties.getJdbc().getSchema());
+	ScheduleStore sqlqueueScheduleStore(JobStore store) {
+		return store.schedules();
 	}
 
 	@Bean

@@ -26,8 +26,8 @@ import io.sqlqueue.JobStatus;
 import io.sqlqueue.store.ClaimMethod;
 import io.sqlqueue.store.Dialect;
 import io.sqlqueue.store.JobStore;
-import io.sqlqueue.store.PostgresDialect;
-import io.sqlqueue.store.PostgresNotifications;
+import io.sqlqueue.store.postgresql.PostgresDialect;
+import io.sqlqueue.store.postgresql.PostgresNotifications;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

@@ -42,13 +42,13 @@ import io.sqlqueue.handler.RetryPolicy;
 import io.sqlqueue.manager.Manager;
 import io.sqlqueue.manager.ManagerSettings;
 import io.sqlqueue.manager.Pruner;
-import io.sqlqueue.manager.Vacuumer;
 import io.sqlqueue.manager.QueueStats;
 import io.sqlqueue.manager.Reaper;
+import io.sqlqueue.manager.Vacuumer;
 import io.sqlqueue.store.ClaimMethod;
 import io.sqlqueue.store.Dialect;
-import io.sqlqueue.store.H2Dialect;
 import io.sqlqueue.store.JobStore;
+import io.sqlqueue.store.h2.H2Dialect;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

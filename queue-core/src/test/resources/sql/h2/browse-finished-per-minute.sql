@@ -1,0 +1,7 @@
+SELECT f.queue, f.status, f.minutes_ago, COUNT(*) AS jobs FROM (
+    SELECT j.queue, j.status, CASE WHEN j.finished_at >= DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP) THEN 0 WHEN j.finished_at >= DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP) THEN 1 WHEN j.finished_at >= DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP) THEN 2 WHEN j.finished_at >= DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP) THEN 3 ELSE 4 END AS minutes_ago
+    FROM queue_job j
+    WHERE (j.status = 'SUCCEEDED' AND j.finished_at >= DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP))
+       OR (j.status = 'FAILED' AND j.finished_at >= DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP))
+       OR (j.status = 'CANCELLED' AND j.finished_at >= DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP))) f
+GROUP BY f.queue, f.status, f.minutes_ago

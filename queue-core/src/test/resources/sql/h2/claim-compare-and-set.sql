@@ -1,0 +1,15 @@
+-- 1. Read the due jobs, unlocked.
+SELECT j.*, CURRENT_TIMESTAMP AS claimed_at FROM queue_job j
+WHERE j.status = 'QUEUED' AND j.queue = ? AND j.handler IN (?) AND j.run_at <= CURRENT_TIMESTAMP
+      AND (j.group_key IS NULL OR NOT EXISTS (
+          SELECT 1 FROM queue_job g
+          WHERE g.group_key = j.group_key AND g.id <> j.id
+            AND (g.status = 'RUNNING' OR (g.status = 'QUEUED' AND g.id < j.id))))
+      AND NOT EXISTS (SELECT 1 FROM queue_flow f WHERE f.queue = ?)
+ORDER BY j.priority DESC, j.run_at, j.id
+LIMIT ?;
+
+-- 2. Claim each, if its version did not move since it was read.
+UPDATE queue_job SET status = 'RUNNING', attempts = attempts + 1, lease_owner = ?, lease_token = ?,
+    lease_expires_at = DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP), started_at = CURRENT_TIMESTAMP, updated_at = CURRENT_TIMESTAMP, version = version + 1
+WHERE id = ? AND status = 'QUEUED' AND version = ?;

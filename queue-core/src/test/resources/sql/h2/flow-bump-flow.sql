@@ -1,0 +1,1 @@
+UPDATE queue_flow SET version = version + 1 WHERE queue = ?

@@ -1,0 +1,4 @@
+SELECT id, queue, handler, deadline FROM queue_job
+WHERE queued_deadline <= CURRENT_TIMESTAMP
+LIMIT ?
+FOR UPDATE SKIP LOCKED

@@ -1,0 +1,1 @@
+UPDATE queue_schedule SET orphaned = TRUE, version = version + 1, updated_at = CURRENT_TIMESTAMP WHERE name = ?

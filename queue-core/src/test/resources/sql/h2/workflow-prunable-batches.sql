@@ -1,0 +1,7 @@
+SELECT id FROM queue_batch WHERE finished_at < DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP)
+  AND (callback_id IS NULL OR NOT EXISTS (
+      SELECT 1 FROM queue_job j
+      WHERE j.id = callback_id AND (j.status IN ('WAITING', 'QUEUED', 'RUNNING') OR j.finished_at >= DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP))))
+ORDER BY id
+LIMIT ?
+FOR UPDATE SKIP LOCKED

@@ -1,0 +1,1 @@
+UPDATE queue_batch SET callback_id = ? WHERE id = ?

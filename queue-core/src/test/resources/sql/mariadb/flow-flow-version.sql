@@ -1,0 +1,1 @@
+SELECT version FROM queue_flow WHERE queue = ?

@@ -1,0 +1,3 @@
+UPDATE queue_job SET status = 'SUCCEEDED', result = ?, last_error = COALESCE(?, last_error),
+    finished_at = UTC_TIMESTAMP(6), updated_at = UTC_TIMESTAMP(6), lease_expires_at = NULL, version = version + 1
+WHERE id = ? AND lease_token = ? AND status = 'RUNNING'

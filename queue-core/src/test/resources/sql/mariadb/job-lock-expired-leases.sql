@@ -1,0 +1,6 @@
+SELECT id, queue, handler, lease_owner, lease_token, attempts, max_attempts, crashes,
+    cancel_requested_at FROM queue_job
+WHERE status = 'RUNNING' AND lease_expires_at < UTC_TIMESTAMP(6)
+ORDER BY lease_expires_at
+LIMIT ?
+FOR UPDATE SKIP LOCKED

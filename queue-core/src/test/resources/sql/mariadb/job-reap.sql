@@ -1,0 +1,4 @@
+UPDATE queue_job SET status = ?, finished_at = CASE WHEN ? = 'QUEUED' THEN NULL ELSE UTC_TIMESTAMP(6) END,
+    run_at = UTC_TIMESTAMP(6), last_error = ?, updated_at = UTC_TIMESTAMP(6),
+    lease_token = NULL, lease_expires_at = NULL, crashes = crashes + 1, version = version + 1
+WHERE id = ? AND lease_token = ? AND status = 'RUNNING' AND lease_expires_at < UTC_TIMESTAMP(6)

@@ -1,0 +1,1 @@
+SELECT UTC_TIMESTAMP(6) AS db_now

@@ -1,0 +1,1 @@
+SELECT * FROM queue_batch WHERE callback_id = ?

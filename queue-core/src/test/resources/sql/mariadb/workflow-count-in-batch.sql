@@ -1,0 +1,3 @@
+UPDATE queue_batch SET finished_at = CASE WHEN remaining = ? THEN UTC_TIMESTAMP(6) ELSE finished_at END,
+    remaining = remaining - ?, succeeded = succeeded + ?, failed = failed + ?, cancelled = cancelled + ?
+WHERE id = ?

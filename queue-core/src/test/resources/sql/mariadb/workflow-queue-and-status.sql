@@ -1,0 +1,1 @@
+SELECT queue, status FROM queue_job WHERE id = ?

@@ -1,0 +1,1 @@
+SET LOCAL plan_cache_mode = force_custom_plan

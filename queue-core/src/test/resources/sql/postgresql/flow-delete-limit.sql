@@ -1,0 +1,1 @@
+DELETE FROM queue_limit WHERE queue = ? AND key_pattern = ?

@@ -1,0 +1,2 @@
+INSERT INTO queue_limit (queue, key_pattern, concurrency, rate, period_millis, source, created_at, updated_at)
+VALUES (?, ?, ?, ?, ?, ?, now(), now())

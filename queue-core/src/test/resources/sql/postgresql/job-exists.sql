@@ -1,0 +1,1 @@
+SELECT 1 FROM queue_job WHERE id = ?

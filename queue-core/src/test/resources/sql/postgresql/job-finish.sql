@@ -1,0 +1,3 @@
+UPDATE queue_job SET status = ?, last_error = ?, finished_at = now(), updated_at = now(),
+    lease_expires_at = NULL, version = version + 1
+WHERE id = ? AND lease_token = ? AND status = 'RUNNING'

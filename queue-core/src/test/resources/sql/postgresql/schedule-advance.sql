@@ -1,0 +1,2 @@
+UPDATE queue_schedule SET next_run_at = CAST(? AS timestamptz), last_tick_at = COALESCE(CAST(? AS timestamptz), last_tick_at), updated_at = now()
+WHERE name = ?

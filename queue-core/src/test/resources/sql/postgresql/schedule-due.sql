@@ -1,0 +1,5 @@
+SELECT s.*, j.status AS last_job_status, now() AS db_now
+FROM queue_schedule s LEFT JOIN queue_job j ON j.id = s.last_job_id
+WHERE s.next_run_at <= now() AND s.paused = FALSE AND s.orphaned = FALSE
+ORDER BY s.next_run_at
+LIMIT ?

@@ -1,0 +1,7 @@
+SELECT queue,
+    SUM(CASE WHEN run_at <= strftime('%Y-%m-%d %H:%M:%f', 'now') THEN 1 ELSE 0 END) AS due_jobs,
+    SUM(CASE WHEN run_at > strftime('%Y-%m-%d %H:%M:%f', 'now') AND attempts = 0 THEN 1 ELSE 0 END) AS delayed_jobs,
+    SUM(CASE WHEN run_at > strftime('%Y-%m-%d %H:%M:%f', 'now') AND attempts > 0 THEN 1 ELSE 0 END) AS backing_off
+FROM queue_job
+WHERE status = 'QUEUED'
+GROUP BY queue

@@ -1,0 +1,46 @@
+-- 0. Take the database's write lock (no row locks here).
+UPDATE queue_job SET version = version WHERE id = -1;
+
+-- 1. Lock the queue's flow row: claims of one queue take turns.
+SELECT version, window_start, window_starts, previous_starts, strftime('%Y-%m-%d %H:%M:%f', 'now') AS db_now, 1 AS read_committed FROM queue_flow
+WHERE queue = ?;
+
+-- 2. Where a key may be full: count the running jobs by key.
+SELECT concurrency_key, COUNT(*) AS jobs FROM queue_job
+WHERE queue = ? AND status = 'RUNNING'
+GROUP BY concurrency_key;
+
+-- 3. Read due jobs in run order, unlocked (the first page counts the queue's running jobs).
+SELECT j.*,
+    (SELECT COUNT(*) FROM queue_job r WHERE r.queue = ? AND r.status = 'RUNNING') AS queue_running FROM queue_job j
+WHERE j.status = 'QUEUED' AND j.queue = ? AND j.handler IN (?) AND j.run_at <= strftime('%Y-%m-%d %H:%M:%f', 'now')
+      AND (j.group_key IS NULL OR NOT EXISTS (
+          SELECT 1 FROM queue_job g
+          WHERE g.group_key = j.group_key AND g.id <> j.id
+            AND (g.status = 'RUNNING' OR (g.status = 'QUEUED' AND g.id < j.id))))
+ORDER BY j.priority DESC, j.run_at, j.id
+LIMIT ?;
+
+-- 4. Read the rate windows of the candidates' keys.
+SELECT concurrency_key, window_start, window_starts, previous_starts FROM queue_rate_window
+WHERE queue = ? AND concurrency_key IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?);
+
+-- 5. Claim the admitted jobs still queued (one writer holds every row).
+UPDATE queue_job SET status = 'RUNNING', attempts = attempts + 1, lease_owner = ?, lease_token = ?,
+    lease_expires_at = strftime('%Y-%m-%d %H:%M:%f', 'now', (CAST(? AS REAL) / 1000) || ' seconds'), started_at = ?, updated_at = strftime('%Y-%m-%d %H:%M:%f', 'now'), version = version + 1
+WHERE id IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) AND (status = 'QUEUED') IS TRUE;
+
+-- 6. When fewer were claimed: which are this claim's.
+SELECT id FROM queue_job WHERE lease_token = ? AND status = 'RUNNING' AND id IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?);
+
+-- Then: count the starts in the queue's rate window.
+UPDATE queue_flow SET window_start = ?, window_starts = ?, previous_starts = ?
+WHERE queue = ?;
+
+-- and in the keys' windows: those there,
+UPDATE queue_rate_window SET window_start = ?, window_starts = ?, previous_starts = ?, expires_at = ?
+WHERE queue = ? AND concurrency_key = ?;
+
+-- and those new.
+INSERT INTO queue_rate_window (window_start, window_starts, previous_starts, expires_at, queue, concurrency_key)
+VALUES (?, ?, ?, ?, ?, ?);

@@ -1,0 +1,1 @@
+INSERT INTO queue_flow (queue, version) VALUES (?, ?)

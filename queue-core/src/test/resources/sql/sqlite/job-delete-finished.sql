@@ -1,0 +1,1 @@
+DELETE FROM queue_job WHERE id = ? AND status = ?

@@ -1,0 +1,1 @@
+SELECT * FROM queue_job WHERE id = ?

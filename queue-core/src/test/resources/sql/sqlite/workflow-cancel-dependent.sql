@@ -1,0 +1,3 @@
+UPDATE queue_job SET status = 'CANCELLED', last_error = ?, finished_at = strftime('%Y-%m-%d %H:%M:%f', 'now'), updated_at = strftime('%Y-%m-%d %H:%M:%f', 'now'),
+    waiting_for = waiting_for - 1, version = version + 1
+WHERE id = ? AND status = 'WAITING'
