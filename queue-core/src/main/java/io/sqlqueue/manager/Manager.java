@@ -3,7 +3,6 @@ package io.sqlqueue.manager;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -34,9 +33,7 @@ import io.sqlqueue.observation.JobObservations;
 import io.sqlqueue.store.ClaimRequest;
 import io.sqlqueue.store.ClaimResult;
 import io.sqlqueue.store.Completion;
-import io.sqlqueue.store.ExtendedLeases;
 import io.sqlqueue.store.JobStore;
-import io.sqlqueue.store.Lease;
 import io.sqlqueue.store.SettleListener;
 
 /**
@@ -79,8 +76,6 @@ public class Manager implements SmartLifecycle {
 
 	private final ManagerSettings settings;
 
-	private final TaskScheduler scheduler;
-
 	private final Executor workers;
 
 	private final JobListener listener;
@@ -103,9 +98,9 @@ public class Manager implements SmartLifecycle {
 
 	private final PollLoop loop;
 
-	private final PollLoop heartbeat;
+	private final Heartbeat heartbeat;
 
-	private final PollLoop timeouts;
+	private final TimeoutSweep timeouts;
 
 	private final Object lifecycle = new Object();
 
@@ -156,21 +151,16 @@ public class Manager implements SmartLifecycle {
 		this.handlers = handlers;
 		this.codec = codec;
 		this.settings = settings;
-		this.scheduler = scheduler;
 		this.workers = workers;
 		this.listener = JobListener.guarded(listener);
 		this.recorder = new OutcomeRecorder(store, settings.retryPolicy(), this.listener);
 		this.completer = new Completer(store, scheduler, settings.completionLinger(),
 				settings.completionBatchSize(), this.recorder, this::endsRecorded);
 		this.loop = PollLoop.onOwnThread("sqlqueue-poll", this::pollOnce);
-		this.heartbeat = PollLoop.onOwnThread("sqlqueue-heartbeat", () -> {
-			beat();
-			return this.settings.heartbeatInterval();
-		});
-		this.timeouts = new PollLoop(scheduler, () -> {
-			sweepTimeouts();
-			return timeoutSweepInterval();
-		});
+		this.heartbeat = new Heartbeat(store, settings, this.inFlight, this.recorder, scheduler,
+				this::cancelRequested);
+		this.timeouts = new TimeoutSweep(scheduler, handlers, settings.handlerTimeout(), this.inFlight,
+				this.recorder);
 	}
 
 	/** The queues this Manager serves (or will, once started): those of its handlers and those configured. */
@@ -354,6 +344,16 @@ public class Manager implements SmartLifecycle {
 
 	public ManagerSettings settings() {
 		return this.settings;
+	}
+
+	/** The loop that extends the leases of the jobs this instance holds (tests step it). */
+	public Heartbeat heartbeat() {
+		return this.heartbeat;
+	}
+
+	/** The loop that fails attempts past their timeout (tests step it). */
+	public TimeoutSweep timeoutSweep() {
+		return this.timeouts;
 	}
 
 	private Duration pollOnce() {
@@ -623,93 +623,6 @@ public class Manager implements SmartLifecycle {
 		return Results.completion(this.codec, this.store, this.settings.resultMaxSize(), attempt, result);
 	}
 
-	/** Fails attempts that ran past their timeout, and interrupts their handlers. */
-	private void sweepTimeouts() {
-		for (Attempt attempt : this.inFlight) {
-			Duration timeout = timeoutOf(attempt.handler);
-			if (attempt.isRunning() && attempt.runningFor().compareTo(timeout) > 0 && attempt.settle()) {
-				timedOut(attempt, new JobTimeoutException(timeout));
-			}
-		}
-	}
-
-	/**
-	 * Records the timed-out attempt's failure, then interrupts its handler, on the scheduler:
-	 * the write may wait (a bounded while, and tries again) for a row a caller's transaction
-	 * holds, and the sweep goes on timing out the other attempts meanwhile. Where the
-	 * scheduler refuses it (the application closes), on this thread.
-	 */
-	private void timedOut(Attempt attempt, JobTimeoutException failure) {
-		Runnable fail = () -> {
-			this.recorder.failed(attempt, failure, true);
-			attempt.interrupt();
-		};
-		try {
-			this.scheduler.schedule(fail, Instant.now());
-		}
-		catch (RuntimeException ex) {
-			fail.run();
-		}
-	}
-
-	private Duration timeoutSweepInterval() {
-		Duration shortest = this.settings.handlerTimeout();
-		for (HandlerDefinition handler : this.handlers.all()) {
-			if (handler.timeout() != null && handler.timeout().compareTo(shortest) < 0) {
-				shortest = handler.timeout();
-			}
-		}
-		long millis = Math.max(10, Math.min(1000, shortest.toMillis() / 10));
-		return Duration.ofMillis(millis);
-	}
-
-	private void beat() {
-		List<Attempt> attempts = this.inFlight.stream().filter((attempt) -> !attempt.isSettled()).toList();
-		if (attempts.isEmpty()) {
-			return;
-		}
-		try {
-			long sent = System.nanoTime();
-			ExtendedLeases leases = this.store.extendLeases(
-					attempts.stream().map((attempt) -> attempt.lease).toList(), this.settings.leaseDuration());
-			Set<Lease> lost = new HashSet<>(leases.lost());
-			List<Long> held = new ArrayList<>();
-			for (Attempt attempt : attempts) {
-				if (leases.extended().contains(attempt.lease)) {
-					attempt.leaseExtended(sent, this.settings.leaseDuration());
-					held.add(attempt.job.id());
-				}
-				else if (!lost.contains(attempt.lease)) {
-					// Its row is locked by another transaction: still ours, extended at a later beat.
-					held.add(attempt.job.id());
-				}
-				else if (!attempt.isSettled()) {
-					this.recorder.leaseLost(attempt, "heartbeat");
-				}
-			}
-			if (!leases.passedOver().isEmpty()) {
-				logger.debug("sqlqueue Manager {} passed over {} leases whose rows another transaction holds",
-						this.settings.workerId(), leases.passedOver().size());
-			}
-			// Where no notification brought a cancel request at once, the heartbeat finds it.
-			Set<Long> cancels = this.store.cancelRequested(held);
-			if (!cancels.isEmpty()) {
-				// Their writes may wait on a caller's lock: not on the heartbeat's thread. (Refused while the
-				// application closes: the reaper cancels them once their leases expire.)
-				try {
-					this.scheduler.schedule(() -> cancelRequested(cancels), Instant.now());
-				}
-				catch (RuntimeException ex) {
-					logger.debug("Could not hand on the cancels of jobs {}", cancels, ex);
-				}
-			}
-		}
-		catch (RuntimeException ex) {
-			logger.warn("sqlqueue Manager {} could not extend {} leases", this.settings.workerId(), attempts.size(),
-					ex);
-		}
-	}
-
 	/** Waits for the claims under way to end; none begins once {@link #running} is false. */
 	private void awaitClaims() {
 		synchronized (this.claims) {
@@ -777,10 +690,6 @@ public class Manager implements SmartLifecycle {
 		Instant started = job.startedAt();
 		return (started != null && started.isAfter(job.runAt())) ? Duration.between(job.runAt(), started)
 				: Duration.ZERO;
-	}
-
-	private Duration timeoutOf(HandlerDefinition handler) {
-		return (handler.timeout() != null) ? handler.timeout() : this.settings.handlerTimeout();
 	}
 
 	/**
