@@ -1,7 +1,6 @@
 package io.sqlqueue.manager;
 
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -14,10 +13,8 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-import org.slf4j.MDC;
 
 import org.springframework.context.SmartLifecycle;
 import org.springframework.scheduling.TaskScheduler;
@@ -72,8 +69,6 @@ public class Manager implements SmartLifecycle {
 
 	private final HandlerRegistry handlers;
 
-	private final PayloadCodec codec;
-
 	private final ManagerSettings settings;
 
 	private final Executor workers;
@@ -84,7 +79,7 @@ public class Manager implements SmartLifecycle {
 
 	private final Completer completer;
 
-	private final JobObservations observations;
+	private final AttemptRunner attempts;
 
 	private volatile boolean autoStartup = true;
 
@@ -146,16 +141,16 @@ public class Manager implements SmartLifecycle {
 	 */
 	public Manager(JobStore store, HandlerRegistry handlers, PayloadCodec codec, ManagerSettings settings,
 			TaskScheduler scheduler, Executor workers, JobListener listener, JobObservations observations) {
-		this.observations = observations;
 		this.store = store;
 		this.handlers = handlers;
-		this.codec = codec;
 		this.settings = settings;
 		this.workers = workers;
 		this.listener = JobListener.guarded(listener);
 		this.recorder = new OutcomeRecorder(store, settings.retryPolicy(), this.listener);
 		this.completer = new Completer(store, scheduler, settings.completionLinger(),
 				settings.completionBatchSize(), this.recorder, this::endsRecorded);
+		this.attempts = new AttemptRunner(store, codec, settings, this.listener, observations, this.recorder,
+				this::succeeded, this::ran);
 		this.loop = PollLoop.onOwnThread("sqlqueue-poll", this::pollOnce);
 		this.heartbeat = new Heartbeat(store, settings, this.inFlight, this.recorder, scheduler,
 				this::cancelRequested);
@@ -498,7 +493,7 @@ public class Manager implements SmartLifecycle {
 					expire(attempt);
 				}
 				else if (attempt.leaseHoldsFor(this.settings.heartbeatInterval())) {
-					run(attempt);
+					this.attempts.run(attempt);
 				}
 				else {
 					logger.info("{} waited for a worker until its lease could have run out; giving it back unstarted",
@@ -541,50 +536,6 @@ public class Manager implements SmartLifecycle {
 		return lane.hasWaiting();
 	}
 
-	private void run(Attempt attempt) {
-		if (!attempt.start()) {
-			return;
-		}
-		MDC.put("sqlqueue.jobId", String.valueOf(attempt.job.id()));
-		MDC.put("sqlqueue.handler", attempt.job.handler());
-		MDC.put("sqlqueue.attempt", String.valueOf(attempt.job.attempts()));
-		JobObservations.Attempt observation = this.observations.attemptStarted(attempt.job);
-		try {
-			this.listener.started(attempt.job, waited(attempt.job));
-			if (attempt.handler.transactional()) {
-				TransactionalAttempt.run(attempt, context(attempt), this.store, this.recorder,
-						(result) -> completion(attempt, result));
-			}
-			else {
-				Object result = attempt.handler.invoker().invoke(attempt.job.payload(), context(attempt));
-				attempt.handlerReturned();
-				if (attempt.settle()) {
-					attempt.endedAs(JobOutcome.SUCCEEDED);
-					this.completer.add(attempt, completion(attempt, result));
-				}
-			}
-		}
-		catch (Throwable failure) {
-			observation.error(failure);
-			attempt.handlerReturned();
-			if (attempt.settle()) {
-				this.recorder.failed(attempt, failure, false);
-			}
-		}
-		finally {
-			observation.stop(attempt.outcome());
-			MDC.remove("sqlqueue.jobId");
-			MDC.remove("sqlqueue.handler");
-			MDC.remove("sqlqueue.attempt");
-			attempt.lane.ran(attempt.runningFor().toNanos());
-			left(attempt);
-		}
-	}
-
-	private AttemptContext context(Attempt attempt) {
-		return new AttemptContext(attempt, this.store, this.recorder, this.settings.leaseDuration());
-	}
-
 	/**
 	 * Jobs' ends were recorded: where a limit on running jobs held jobs back, those rows no
 	 * longer count as running, so claim again at once. (A failure is recorded before its worker
@@ -596,6 +547,18 @@ public class Manager implements SmartLifecycle {
 				wakeUp(lane);
 			}
 		}
+	}
+
+	/** A success of a handler that is not transactional: it counts as such now, and the Completer records it. */
+	private void succeeded(Attempt attempt, Completion completion) {
+		attempt.endedAs(JobOutcome.SUCCEEDED);
+		this.completer.add(attempt, completion);
+	}
+
+	/** An attempt ran on a worker: its time paces the lane's prefetch, and it leaves the lane. */
+	private void ran(Attempt attempt) {
+		attempt.lane.ran(attempt.runningFor().toNanos());
+		left(attempt);
 	}
 
 	/** The attempt no longer occupies the lane: it ran, or was given back. */
@@ -616,11 +579,6 @@ public class Manager implements SmartLifecycle {
 		synchronized (this.inFlight) {
 			this.inFlight.notifyAll();
 		}
-	}
-
-	/** The success to record (see {@link Results#completion}). */
-	private Completion completion(Attempt attempt, @Nullable Object result) {
-		return Results.completion(this.codec, this.store, this.settings.resultMaxSize(), attempt, result);
 	}
 
 	/** Waits for the claims under way to end; none begins once {@link #running} is false. */
@@ -684,12 +642,6 @@ public class Manager implements SmartLifecycle {
 			}
 		}
 		return true;
-	}
-
-	private static Duration waited(JobRecord job) {
-		Instant started = job.startedAt();
-		return (started != null && started.isAfter(job.runAt())) ? Duration.between(job.runAt(), started)
-				: Duration.ZERO;
 	}
 
 	/**
