@@ -1,7 +1,5 @@
 package io.sqlqueue.manager;
 
-import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -24,12 +22,15 @@ import io.sqlqueue.store.JobStore;
 /**
  * Runs jobs on the calling thread, without a {@link Manager}: for tests (the test kit) and
  * tools that drive the queue one step at a time. Each job goes the way the Manager takes
- * it: a claim (a lease, a new token, one more attempt), the handler's invocation, then the
- * same fenced writes (complete, reschedule with the retry policy's backoff, fail), the same
- * listener events and the same observation — only on this thread, one job after another.
+ * it: a claim (a lease, a new token, one more attempt), then the Manager's own
+ * {@link AttemptRunner} — the same MDC, observation, listener events, handler invocation
+ * and fenced writes (complete, reschedule with the retry policy's backoff, fail) — only on
+ * this thread, one job after another.
  * <p>
- * Not the Manager's: no heartbeat (an attempt that runs past the lease may be reaped and
- * run again), no timeout, and a cancel of a running job is noticed only by its write.
+ * Not the Manager's: a success is written at once rather than with others a moment later,
+ * so the outcome is known on return; no heartbeat (an attempt that runs past the lease may
+ * be reaped and run again), no timeout, and a cancel of a running job is noticed only by
+ * its write.
  */
 public final class JobRunner {
 
@@ -37,15 +38,13 @@ public final class JobRunner {
 
 	private final HandlerRegistry handlers;
 
-	private final PayloadCodec codec;
-
 	private final ManagerSettings settings;
 
 	private final JobListener listener;
 
-	private final JobObservations observations;
-
 	private final OutcomeRecorder recorder;
+
+	private final AttemptRunner attempts;
 
 	/**
 	 * @param settings the worker id (the lease's owner), the lease duration, the retry policy
@@ -55,11 +54,12 @@ public final class JobRunner {
 			JobListener listener, JobObservations observations) {
 		this.store = store;
 		this.handlers = handlers;
-		this.codec = codec;
 		this.settings = settings;
 		this.listener = JobListener.guarded(listener);
-		this.observations = observations;
 		this.recorder = new OutcomeRecorder(store, settings.retryPolicy(), this.listener);
+		this.attempts = new AttemptRunner(store, codec, settings, this.listener, observations, this.recorder,
+				this::succeeded, (attempt) -> {
+				});
 	}
 
 	/**
@@ -114,55 +114,22 @@ public final class JobRunner {
 	}
 
 	private Ran run(JobRecord job, long claimSentNanos) {
-		HandlerDefinition handler = handlerOf(job);
-		Attempt attempt = new Attempt(job, handler, new Lane(job.queue(), 1, 0), claimSentNanos,
+		Attempt attempt = new Attempt(job, handlerOf(job), new Lane(job.queue(), 1, 0), claimSentNanos,
 				this.settings.leaseDuration());
 		if (attempt.pastDeadline()) {
 			attempt.release();
 			this.recorder.expired(attempt);
-			return new Ran(job, attempt.outcome());
 		}
-		attempt.start();
-		this.listener.started(job, waited(job));
-		JobObservations.Attempt observation = this.observations.attemptStarted(job);
-		try {
-			if (handler.transactional()) {
-				TransactionalAttempt.run(attempt, context(attempt), this.store, this.recorder,
-						(result) -> completion(attempt, result));
-			}
-			else {
-				Object result = handler.invoker().invoke(job.payload(), context(attempt));
-				attempt.handlerReturned();
-				attempt.settle();
-				boolean held = this.store.complete(List.of(completion(attempt, result)))[0];
-				this.recorder.completed(attempt, held);
-			}
-		}
-		catch (Throwable failure) {
-			observation.error(failure);
-			attempt.handlerReturned();
-			if (attempt.settle()) {
-				this.recorder.failed(attempt, failure, false);
-			}
-		}
-		finally {
-			observation.stop(attempt.outcome());
+		else {
+			this.attempts.run(attempt);
 		}
 		return new Ran(job, attempt.outcome());
 	}
 
-	private AttemptContext context(Attempt attempt) {
-		return new AttemptContext(attempt, this.store, this.recorder, this.settings.leaseDuration());
-	}
-
-	private Completion completion(Attempt attempt, @Nullable Object result) {
-		return Results.completion(this.codec, this.store, this.settings.resultMaxSize(), attempt, result);
-	}
-
-	private static Duration waited(JobRecord job) {
-		Instant started = job.startedAt();
-		return (started != null && started.isAfter(job.runAt())) ? Duration.between(job.runAt(), started)
-				: Duration.ZERO;
+	/** A success, written at once: the caller reads the job's outcome when {@link #run} returns. */
+	private void succeeded(Attempt attempt, Completion completion) {
+		boolean held = this.store.complete(List.of(completion))[0];
+		this.recorder.completed(attempt, held);
 	}
 
 	/**

@@ -32,6 +32,9 @@ public abstract class PeriodicTask implements SmartLifecycle {
 	/** Identifies the current run, so that a pass of an earlier one (stopped meanwhile) schedules no next. */
 	private @Nullable Object run;
 
+	/** Whether a scheduled pass is under way (see {@link #awaitPass()}). */
+	private boolean passing;
+
 	protected PeriodicTask(TaskScheduler scheduler, Duration interval, String what) {
 		if (interval.isNegative() || interval.isZero()) {
 			throw new IllegalArgumentException("The interval of the " + what + " must be positive");
@@ -54,15 +57,18 @@ public abstract class PeriodicTask implements SmartLifecycle {
 			if (this.run != run) {
 				return;
 			}
+			this.passing = true;
 		}
 		try {
 			runPass();
 		}
 		finally {
 			synchronized (this) {
+				this.passing = false;
+				notifyAll();
 				if (this.run == run) {
 					try {
-						this.task = this.scheduler.schedule(() -> pass(run), Instant.now().plus(this.interval));
+						this.task = this.scheduler.schedule(() -> pass(run), Instant.now().plus(interval()));
 					}
 					catch (RuntimeException ex) {
 						// The scheduler was shut down before this loop was stopped: the application is closing.
@@ -83,11 +89,28 @@ public abstract class PeriodicTask implements SmartLifecycle {
 		}
 	}
 
+	/**
+	 * After {@link #stop()}: waits for a scheduled pass under way to end, so that none runs
+	 * once this returns (for a loop whose pass must not outlive its owner's stop).
+	 */
+	protected final synchronized void awaitPass() {
+		while (this.passing) {
+			try {
+				wait();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return;
+			}
+		}
+	}
+
 	@Override
 	public synchronized boolean isRunning() {
 		return this.task != null;
 	}
 
+	/** The wait between two passes, read after each: the interval given, unless a task works it out. */
 	protected Duration interval() {
 		return this.interval;
 	}
@@ -99,7 +122,7 @@ public abstract class PeriodicTask implements SmartLifecycle {
 
 	/** How long after start the first pass runs: one interval, unless a task needs it sooner. */
 	protected Duration firstDelay() {
-		return this.interval;
+		return interval();
 	}
 
 	/** One scheduled pass; it logs its failures instead of throwing them. */

@@ -66,20 +66,21 @@ final class PollLoop {
 			}
 			if (this.threadName != null) {
 				this.own = ownThread(this.threadName);
+				this.own.initialize();
 			}
 			this.active = true;
 			this.next = scheduler().schedule(this::run, Instant.now());
 		}
 	}
 
-	private static ThreadPoolTaskScheduler ownThread(String name) {
+	/** A scheduler of one daemon thread named {@code name}, not initialized yet. */
+	static ThreadPoolTaskScheduler ownThread(String name) {
 		ThreadPoolTaskScheduler scheduler = new ThreadPoolTaskScheduler();
 		scheduler.setThreadFactory((task) -> {
 			Thread thread = new Thread(task, name);
 			thread.setDaemon(true);
 			return thread;
 		});
-		scheduler.initialize();
 		return scheduler;
 	}
 

@@ -10,7 +10,7 @@ import io.sqlqueue.handler.PayloadCodec;
 import io.sqlqueue.store.Completion;
 import io.sqlqueue.store.JobStore;
 
-/** A handler's result as the success to record, for the {@link Manager} and the {@link JobRunner}. */
+/** A handler's result as the success to record, for the {@link AttemptRunner}. */
 final class Results {
 
 	private static final Logger logger = LoggerFactory.getLogger(Manager.class);

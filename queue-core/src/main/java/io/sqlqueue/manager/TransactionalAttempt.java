@@ -15,8 +15,8 @@ import io.sqlqueue.store.JobStore;
  * lease at this moment: its writes and the completion commit together, or roll back
  * together when it throws, when it ran past its timeout, or when its lease was lost
  * meanwhile. When the handler returned but its transaction still failed, the attempt is
- * recorded as failed ({@link OutcomeRecorder#completionFailed}). Shared by the Manager's
- * workers and the {@link JobRunner}.
+ * recorded as failed ({@link OutcomeRecorder#completionFailed}). Called by the
+ * {@link AttemptRunner}, for the Manager's workers and the {@link JobRunner} alike.
  */
 final class TransactionalAttempt {
 

@@ -10,6 +10,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.MDC;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.SpringBootConfiguration;
@@ -329,6 +330,20 @@ abstract class SqlQueueTesterScenarios {
 		}
 	}
 
+	/**
+	 * The handler runs as on a worker of the Manager (the one attempt runner both use): its
+	 * log lines carry the job's id, handler and attempt in the MDC, which is clear again after.
+	 */
+	@Test
+	void aHandlerLogsWithItsAttemptInTheMdcAsOnAWorker() {
+		long id = this.jobs.enqueue("report.logged", "now");
+
+		RanJob ran = this.tester.run(id);
+
+		assertThat(ran.result(String.class)).isEqualTo(id + "/report.logged/1");
+		assertThat(MDC.get("sqlqueue.jobId")).isNull();
+	}
+
 	record Mail(String email) {
 	}
 
@@ -389,6 +404,12 @@ abstract class SqlQueueTesterScenarios {
 		@JobHandler("report.broken")
 		void broken(String reason) {
 			throw new NonRetryableException(reason);
+		}
+
+		/** What a log line of the handler would carry: its attempt in the MDC. */
+		@JobHandler("report.logged")
+		String logged(String payload) {
+			return MDC.get("sqlqueue.jobId") + "/" + MDC.get("sqlqueue.handler") + "/" + MDC.get("sqlqueue.attempt");
 		}
 
 	}

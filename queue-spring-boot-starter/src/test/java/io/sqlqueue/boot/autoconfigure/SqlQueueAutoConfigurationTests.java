@@ -349,7 +349,7 @@ class SqlQueueAutoConfigurationTests {
 			assertThat(context.getBean(SqlQueueAutoConfiguration.WORKER_EXECUTOR_BEAN_NAME))
 				.isSameAs(OwnBeans.WORKERS);
 			assertThat(context).doesNotHaveBean(WorkerPoolSizer.class);
-			assertThat(context.getBean(Manager.class)).extracting("workers").isSameAs(OwnBeans.WORKERS);
+			assertThat(context.getBean(Manager.class)).extracting("workers.executor").isSameAs(OwnBeans.WORKERS);
 			assertThat(context.getBean(Manager.class)).extracting("store").isSameAs(OwnBeans.STORE);
 		});
 	}
@@ -373,7 +373,7 @@ class SqlQueueAutoConfigurationTests {
 				assertThat(context).hasNotFailed().hasBean("applicationTaskExecutor");
 				assertThat(context.getBean(TaskExecutor.class)).isSameAs(context.getBean("applicationTaskExecutor"));
 				assertThat(context.getBean(Executor.class)).isSameAs(context.getBean("applicationTaskExecutor"));
-				assertThat(context.getBean(Manager.class)).extracting("workers")
+				assertThat(context.getBean(Manager.class)).extracting("workers.executor")
 					.isSameAs(context.getBean(SqlQueueAutoConfiguration.WORKER_EXECUTOR_BEAN_NAME))
 					.isNotSameAs(context.getBean("applicationTaskExecutor"));
 			});
