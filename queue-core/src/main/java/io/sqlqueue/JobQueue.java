@@ -26,7 +26,6 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 import io.sqlqueue.await.JobAwaiter;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
-import io.sqlqueue.handler.PayloadCodec;
 import io.sqlqueue.handler.RetryPolicy;
 import io.sqlqueue.handler.UnknownHandlers;
 import io.sqlqueue.observation.JobObservations;
@@ -35,14 +34,6 @@ import io.sqlqueue.store.JobStore;
 import io.sqlqueue.store.LinkedIds;
 import io.sqlqueue.store.LinkedJobs;
 import io.sqlqueue.store.NewJob;
-import io.sqlqueue.workflow.Batch;
-import io.sqlqueue.workflow.BatchIds;
-import io.sqlqueue.workflow.BatchProgress;
-import io.sqlqueue.workflow.DependencyFailure;
-import io.sqlqueue.workflow.JobLinks;
-import io.sqlqueue.workflow.Workflow;
-import io.sqlqueue.workflow.WorkflowGraph;
-import io.sqlqueue.workflow.WorkflowIds;
 
 /**
  * What an application uses to put work in the queue and to look at it. An enqueue joins

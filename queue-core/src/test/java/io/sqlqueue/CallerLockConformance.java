@@ -34,8 +34,6 @@ import io.sqlqueue.store.ScheduleStore;
 import io.sqlqueue.test.OpenTransaction;
 import io.sqlqueue.test.QueueFixture;
 import io.sqlqueue.test.TestDatabase;
-import io.sqlqueue.workflow.Batch;
-import io.sqlqueue.workflow.BatchIds;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

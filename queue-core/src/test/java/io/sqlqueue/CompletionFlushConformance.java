@@ -17,8 +17,6 @@ import io.sqlqueue.store.ClaimMethod;
 import io.sqlqueue.test.OpenTransaction;
 import io.sqlqueue.test.QueueFixture;
 import io.sqlqueue.test.TestDatabase;
-import io.sqlqueue.workflow.Batch;
-import io.sqlqueue.workflow.BatchIds;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

@@ -43,7 +43,6 @@ import io.sqlqueue.store.NewJob;
 import io.sqlqueue.test.TestPropagator;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.MethodJobInvoker;
-import io.sqlqueue.handler.PayloadCodec;
 import io.sqlqueue.manager.Manager;
 import io.sqlqueue.manager.Reaper;
 import io.sqlqueue.store.Backlog;
@@ -58,11 +57,8 @@ import io.sqlqueue.store.JobStore;
 import io.sqlqueue.store.JobSummary;
 import io.sqlqueue.store.Lease;
 import io.sqlqueue.store.QueueCount;
-import io.sqlqueue.store.ReapedJob;
 import io.sqlqueue.store.ScheduleRow;
 import io.sqlqueue.store.ScheduleStore;
-import io.sqlqueue.workflow.Batch;
-import io.sqlqueue.workflow.BatchIds;
 import io.sqlqueue.schedule.FiredTick;
 import io.sqlqueue.schedule.MisfirePolicy;
 import io.sqlqueue.schedule.OverlapPolicy;
@@ -1548,7 +1544,7 @@ public abstract class QueueConformanceTests
 			assertThat(this.fixture.status(heldRunning)).isEqualTo(JobStatus.RUNNING);
 			assertThat(this.fixture.status(pastDeadline)).isEqualTo(JobStatus.QUEUED);
 			caller.commit();
-			assertThat(reaper.expireOnce()).extracting(io.sqlqueue.store.ExpiredJob::id).containsExactly(pastDeadline);
+			assertThat(reaper.expireOnce()).extracting(io.sqlqueue.ExpiredJob::id).containsExactly(pastDeadline);
 			assertThat(reaper.runOnce()).extracting(ReapedJob::id).containsExactly(heldRunning);
 			assertThat(this.fixture.status(pastDeadline)).isEqualTo(JobStatus.CANCELLED);
 			assertThat(this.fixture.status(heldRunning)).isEqualTo(JobStatus.QUEUED);
@@ -1576,12 +1572,12 @@ public abstract class QueueConformanceTests
 				() -> this.fixture.queue().enqueue(Job.of("next", null).after(dependent)))) {
 			next = caller.result();
 			assertThat(CompletableFuture.supplyAsync(reaper::expireOnce).get(5, TimeUnit.SECONDS))
-				.extracting(io.sqlqueue.store.ExpiredJob::id).containsExactly(other);
+				.extracting(io.sqlqueue.ExpiredJob::id).containsExactly(other);
 			assertThat(this.fixture.status(held)).isEqualTo(JobStatus.QUEUED);
 			assertThat(this.fixture.status(dependent)).isEqualTo(JobStatus.WAITING);
 			caller.commit();
 		}
-		assertThat(reaper.expireOnce()).extracting(io.sqlqueue.store.ExpiredJob::id).containsExactly(held);
+		assertThat(reaper.expireOnce()).extracting(io.sqlqueue.ExpiredJob::id).containsExactly(held);
 		assertThat(this.fixture.status(held)).isEqualTo(JobStatus.CANCELLED);
 		assertThat(this.fixture.status(dependent)).isEqualTo(JobStatus.CANCELLED);
 		assertThat(this.fixture.status(next)).isEqualTo(JobStatus.CANCELLED);

@@ -11,8 +11,6 @@ import io.sqlqueue.handler.UnknownHandlers;
 import io.sqlqueue.observation.JobObservations;
 import io.sqlqueue.test.QueueFixture;
 import io.sqlqueue.test.TestDatabase;
-import io.sqlqueue.workflow.Batch;
-import io.sqlqueue.workflow.Workflow;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

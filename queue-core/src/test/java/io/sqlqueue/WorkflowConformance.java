@@ -27,14 +27,6 @@ import io.sqlqueue.store.NewJob;
 import io.sqlqueue.schema.QueueSchemaMigrator;
 import io.sqlqueue.test.QueueFixture;
 import io.sqlqueue.test.TestDatabase;
-import io.sqlqueue.workflow.Batch;
-import io.sqlqueue.workflow.BatchIds;
-import io.sqlqueue.workflow.BatchProgress;
-import io.sqlqueue.workflow.DependencyFailure;
-import io.sqlqueue.workflow.JobLinks;
-import io.sqlqueue.workflow.Workflow;
-import io.sqlqueue.workflow.WorkflowGraph;
-import io.sqlqueue.workflow.WorkflowIds;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -280,7 +272,7 @@ interface WorkflowConformance {
 		assertThat(fixture().status(expiringDependent)).isEqualTo(JobStatus.CANCELLED);
 
 		fixture().jdbc().update("UPDATE " + fixture().table() + " SET waiting_for = 1 WHERE id = ?", brokenDependent);
-		assertThat(reaper.runOnce()).extracting(io.sqlqueue.store.ReapedJob::id).containsExactly(broken);
+		assertThat(reaper.runOnce()).extracting(io.sqlqueue.ReapedJob::id).containsExactly(broken);
 		assertThat(fixture().status(broken)).isEqualTo(JobStatus.FAILED);
 		assertThat(fixture().status(brokenDependent)).isEqualTo(JobStatus.CANCELLED);
 	}

@@ -21,11 +21,11 @@ import io.sqlqueue.JobOutcome;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobResult;
 import io.sqlqueue.NoSuchJobException;
-import io.sqlqueue.handler.PayloadCodec;
-import io.sqlqueue.store.ExpiredJob;
+import io.sqlqueue.PayloadCodec;
+import io.sqlqueue.ExpiredJob;
 import io.sqlqueue.store.JobStore;
 import io.sqlqueue.store.QueueEvents;
-import io.sqlqueue.store.ReapedJob;
+import io.sqlqueue.ReapedJob;
 
 /**
  * Completes the futures of those who await jobs on this instance. Where finishing jobs are

@@ -11,6 +11,7 @@ import tools.jackson.databind.JavaType;
 import org.springframework.util.ReflectionUtils;
 
 import io.sqlqueue.JobContext;
+import io.sqlqueue.PayloadCodec;
 
 /**
  * Calls a handler method: at most one payload parameter (decoded from JSON into its

@@ -1,5 +1,5 @@
 /**
- * Handlers: their definitions and registry, method invocation, payload codec and retry policy.
+ * Handlers: their definitions and registry, method invocation and retry policy.
  */
 @NullMarked
 package io.sqlqueue.handler;

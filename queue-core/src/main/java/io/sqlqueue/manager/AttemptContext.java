@@ -11,7 +11,7 @@ import io.sqlqueue.JobContext;
 import io.sqlqueue.LeaseLostException;
 import io.sqlqueue.store.ExtendedLeases;
 import io.sqlqueue.store.JobStore;
-import io.sqlqueue.workflow.BatchProgress;
+import io.sqlqueue.BatchProgress;
 
 /** What a handler knows of the attempt it runs in, whether a worker or the caller's thread runs it. */
 final class AttemptContext implements JobContext {

@@ -29,7 +29,7 @@ import io.sqlqueue.JobOutcome;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
-import io.sqlqueue.handler.PayloadCodec;
+import io.sqlqueue.PayloadCodec;
 import io.sqlqueue.observation.JobObservations;
 import io.sqlqueue.store.ClaimRequest;
 import io.sqlqueue.store.ClaimResult;

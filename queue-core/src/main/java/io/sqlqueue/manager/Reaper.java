@@ -9,9 +9,9 @@ import org.slf4j.LoggerFactory;
 import org.springframework.scheduling.TaskScheduler;
 
 import io.sqlqueue.JobListener;
-import io.sqlqueue.store.ExpiredJob;
+import io.sqlqueue.ExpiredJob;
 import io.sqlqueue.store.JobStore;
-import io.sqlqueue.store.ReapedJob;
+import io.sqlqueue.ReapedJob;
 
 /**
  * Finds running jobs whose lease expired (their worker crashed, hung or lost the database)

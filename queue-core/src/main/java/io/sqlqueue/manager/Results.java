@@ -6,7 +6,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.sqlqueue.handler.PayloadCodec;
+import io.sqlqueue.PayloadCodec;
 import io.sqlqueue.store.Completion;
 import io.sqlqueue.store.JobStore;
 

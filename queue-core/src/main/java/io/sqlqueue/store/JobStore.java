@@ -38,8 +38,10 @@ import org.springframework.transaction.support.TransactionSynchronizationManager
 import org.springframework.transaction.support.TransactionTemplate;
 
 import io.sqlqueue.DuplicateJobException;
+import io.sqlqueue.ExpiredJob;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.ReapedJob;
 
 /**
  * The queue's verbs as SQL: the one seam between the queue and the database. Each method runs

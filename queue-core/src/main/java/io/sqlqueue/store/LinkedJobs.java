@@ -2,7 +2,7 @@ package io.sqlqueue.store;
 
 import java.util.List;
 
-import io.sqlqueue.workflow.DependencyFailure;
+import io.sqlqueue.DependencyFailure;
 
 /**
  * Jobs to insert together with what links them: per job (by its index in {@code jobs}), the

@@ -23,10 +23,10 @@ import org.springframework.jdbc.support.KeyHolder;
 
 import io.sqlqueue.InvalidJobException;
 import io.sqlqueue.JobStatus;
-import io.sqlqueue.workflow.BatchProgress;
-import io.sqlqueue.workflow.DependencyFailure;
-import io.sqlqueue.workflow.JobLinks;
-import io.sqlqueue.workflow.WorkflowGraph;
+import io.sqlqueue.BatchProgress;
+import io.sqlqueue.DependencyFailure;
+import io.sqlqueue.JobLinks;
+import io.sqlqueue.WorkflowGraph;
 
 /**
  * The verbs of workflows as SQL: writing jobs with their links, settling what a job's end

@@ -22,7 +22,7 @@ import io.sqlqueue.JobListener;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
 import io.sqlqueue.handler.JobInvoker;
-import io.sqlqueue.handler.PayloadCodec;
+import io.sqlqueue.PayloadCodec;
 import io.sqlqueue.handler.RetryPolicy;
 import io.sqlqueue.manager.Manager;
 import io.sqlqueue.manager.ManagerSettings;

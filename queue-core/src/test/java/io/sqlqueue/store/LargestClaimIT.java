@@ -9,7 +9,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.flow.Limit;
-import io.sqlqueue.handler.PayloadCodec;
+import io.sqlqueue.PayloadCodec;
 import io.sqlqueue.manager.ManagerSettings;
 import io.sqlqueue.test.QueueFixture;
 import io.sqlqueue.test.TestDatabase;

@@ -21,7 +21,7 @@ import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.Limit;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
-import io.sqlqueue.handler.PayloadCodec;
+import io.sqlqueue.PayloadCodec;
 import io.sqlqueue.manager.Manager;
 import io.sqlqueue.test.QueueFixture;
 import io.sqlqueue.test.TestDatabase;

@@ -13,7 +13,7 @@ import io.sqlqueue.store.ClaimResult;
 import io.sqlqueue.store.CompletedJobs;
 import io.sqlqueue.store.Completion;
 import io.sqlqueue.store.JobStore;
-import io.sqlqueue.store.ReapedJob;
+import io.sqlqueue.ReapedJob;
 
 /**
  * The real store, whose claims, completion writes, reaps and prunes can be made to wait at a

@@ -19,7 +19,7 @@ import io.sqlqueue.await.JobAwaiter;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
-import io.sqlqueue.handler.PayloadCodec;
+import io.sqlqueue.PayloadCodec;
 import io.sqlqueue.handler.RetryPolicy;
 import io.sqlqueue.manager.Manager;
 import io.sqlqueue.manager.ManagerSettings;

@@ -10,8 +10,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.sqlqueue.JobListener;
 import io.sqlqueue.JobOutcome;
 import io.sqlqueue.JobRecord;
-import io.sqlqueue.store.ExpiredJob;
-import io.sqlqueue.store.ReapedJob;
+import io.sqlqueue.ExpiredJob;
+import io.sqlqueue.ReapedJob;
 
 /**
  * Writes down what the queue tells its listener, as short lines such as

@@ -16,8 +16,8 @@ import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.dashboard.JobDetail.TimelineEvent;
-import io.sqlqueue.workflow.BatchProgress;
-import io.sqlqueue.workflow.JobLinks;
+import io.sqlqueue.BatchProgress;
+import io.sqlqueue.JobLinks;
 
 /**
  * Reads one job for the detail page and builds its timeline: enqueued, due, each attempt's

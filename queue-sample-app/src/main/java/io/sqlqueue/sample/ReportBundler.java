@@ -7,7 +7,7 @@ import org.springframework.stereotype.Component;
 
 import io.sqlqueue.JobContext;
 import io.sqlqueue.JobHandler;
-import io.sqlqueue.workflow.BatchProgress;
+import io.sqlqueue.BatchProgress;
 
 /**
  * The callback of a bundle of reports ({@code POST /reports/bundles}): runs once, after every

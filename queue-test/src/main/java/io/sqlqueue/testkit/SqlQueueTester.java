@@ -15,7 +15,7 @@ import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
-import io.sqlqueue.handler.PayloadCodec;
+import io.sqlqueue.PayloadCodec;
 import io.sqlqueue.manager.JobRunner;
 import io.sqlqueue.schedule.FiredTick;
 import io.sqlqueue.schedule.ScheduleRecord;

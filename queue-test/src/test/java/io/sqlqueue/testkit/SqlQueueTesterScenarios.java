@@ -33,7 +33,7 @@ import io.sqlqueue.manager.Manager;
 import io.sqlqueue.schedule.FiredTick;
 import io.sqlqueue.schedule.ScheduleRecord;
 import io.sqlqueue.schedule.Schedules;
-import io.sqlqueue.workflow.Batch;
+import io.sqlqueue.Batch;
 
 import static java.time.temporal.ChronoUnit.MILLIS;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -29,8 +29,8 @@ import io.sqlqueue.store.ClaimRequest;
 import io.sqlqueue.store.Completion;
 import io.sqlqueue.store.JobStore;
 import io.sqlqueue.store.Lease;
-import io.sqlqueue.workflow.Batch;
-import io.sqlqueue.workflow.BatchIds;
+import io.sqlqueue.Batch;
+import io.sqlqueue.BatchIds;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.contains;

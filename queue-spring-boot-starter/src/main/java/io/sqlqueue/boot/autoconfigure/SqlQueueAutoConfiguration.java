@@ -50,7 +50,7 @@ import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.LimitDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
 import io.sqlqueue.handler.UnknownHandlers;
-import io.sqlqueue.handler.PayloadCodec;
+import io.sqlqueue.PayloadCodec;
 import io.sqlqueue.handler.RetryPolicy;
 import io.sqlqueue.manager.Manager;
 import io.sqlqueue.manager.ManagerSettings;

@@ -35,7 +35,7 @@ import io.sqlqueue.handler.Durations;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
 import io.sqlqueue.handler.MethodJobInvoker;
-import io.sqlqueue.handler.PayloadCodec;
+import io.sqlqueue.PayloadCodec;
 import io.sqlqueue.schedule.ScheduleDefinition;
 
 /**

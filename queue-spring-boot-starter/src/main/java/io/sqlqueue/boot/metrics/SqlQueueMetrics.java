@@ -31,8 +31,8 @@ import io.sqlqueue.flow.Admission;
 import io.sqlqueue.boot.autoconfigure.NotifyingQueueStats;
 import io.sqlqueue.manager.Manager;
 import io.sqlqueue.manager.QueueStats;
-import io.sqlqueue.store.ExpiredJob;
-import io.sqlqueue.store.ReapedJob;
+import io.sqlqueue.ExpiredJob;
+import io.sqlqueue.ReapedJob;
 
 /**
  * The queue's Micrometer meters: counters and timers fed by what this instance does (as a

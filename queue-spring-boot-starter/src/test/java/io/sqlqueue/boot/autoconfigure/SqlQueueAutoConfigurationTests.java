@@ -37,7 +37,7 @@ import io.sqlqueue.JobStatus;
 import io.sqlqueue.await.JobAwaiter;
 import io.sqlqueue.boot.schema.QueueSchemaInitializer;
 import io.sqlqueue.handler.HandlerRegistry;
-import io.sqlqueue.handler.PayloadCodec;
+import io.sqlqueue.PayloadCodec;
 import io.sqlqueue.handler.RetryPolicy;
 import io.sqlqueue.manager.Manager;
 import io.sqlqueue.manager.ManagerSettings;

@@ -18,7 +18,7 @@ import io.sqlqueue.JobQueue;
 import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
 import io.sqlqueue.boot.autoconfigure.SqlQueueProperties;
 import io.sqlqueue.handler.HandlerRegistry;
-import io.sqlqueue.handler.PayloadCodec;
+import io.sqlqueue.PayloadCodec;
 import io.sqlqueue.handler.RetryPolicy;
 import io.sqlqueue.manager.JobRunner;
 import io.sqlqueue.manager.Manager;

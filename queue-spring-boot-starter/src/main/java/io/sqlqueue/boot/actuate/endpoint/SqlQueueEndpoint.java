@@ -34,10 +34,10 @@ import io.sqlqueue.schedule.ScheduleSource;
 import io.sqlqueue.schedule.Schedules;
 import io.sqlqueue.store.JobStore;
 import io.sqlqueue.store.QueueCount;
-import io.sqlqueue.workflow.BatchProgress;
-import io.sqlqueue.workflow.DependencyFailure;
-import io.sqlqueue.workflow.JobLinks;
-import io.sqlqueue.workflow.WorkflowGraph;
+import io.sqlqueue.BatchProgress;
+import io.sqlqueue.DependencyFailure;
+import io.sqlqueue.JobLinks;
+import io.sqlqueue.WorkflowGraph;
 
 /**
  * The {@code sqlqueue} Actuator endpoint, for operators: the jobs per queue and state

@@ -38,10 +38,10 @@ import io.sqlqueue.schedule.Schedules;
 import io.sqlqueue.store.ClaimRequest;
 import io.sqlqueue.store.JobStore;
 import io.sqlqueue.store.Lease;
-import io.sqlqueue.workflow.Batch;
-import io.sqlqueue.workflow.BatchIds;
-import io.sqlqueue.workflow.DependencyFailure;
-import io.sqlqueue.workflow.JobLinks;
+import io.sqlqueue.Batch;
+import io.sqlqueue.BatchIds;
+import io.sqlqueue.DependencyFailure;
+import io.sqlqueue.JobLinks;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;

@@ -1,4 +1,4 @@
-package io.sqlqueue.handler;
+package io.sqlqueue;
 
 import java.lang.annotation.Annotation;
 import java.lang.reflect.Constructor;

@@ -1,4 +1,4 @@
-package io.sqlqueue.workflow;
+package io.sqlqueue;
 
 /**
  * What a dependency that fails for good, or is cancelled, does to the job that waits for it.

@@ -1,4 +1,4 @@
-package io.sqlqueue.handler;
+package io.sqlqueue;
 
 import java.util.Optional;
 

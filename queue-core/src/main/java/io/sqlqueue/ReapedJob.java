@@ -1,8 +1,6 @@
-package io.sqlqueue.store;
+package io.sqlqueue;
 
 import java.util.Locale;
-
-import io.sqlqueue.JobStatus;
 
 /**
  * A job whose lease expired and that the reaper re-queued ({@code QUEUED}), failed

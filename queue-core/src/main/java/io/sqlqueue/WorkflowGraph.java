@@ -1,4 +1,4 @@
-package io.sqlqueue.workflow;
+package io.sqlqueue;
 
 import java.util.List;
 

@@ -1,10 +1,8 @@
-package io.sqlqueue.workflow;
+package io.sqlqueue;
 
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
-
-import io.sqlqueue.JobStatus;
 
 /**
  * Where a job stands in a workflow: the jobs it runs after and those that run after it, each

@@ -1,4 +1,4 @@
-package io.sqlqueue.handler;
+package io.sqlqueue;
 
 import java.lang.reflect.Type;
 import java.nio.charset.StandardCharsets;
@@ -8,8 +8,6 @@ import org.jspecify.annotations.Nullable;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.JavaType;
 import tools.jackson.databind.json.JsonMapper;
-
-import io.sqlqueue.InvalidJobException;
 
 /**
  * Payloads and results as JSON, through Jackson 3. JSON only: no Java serialization and no

@@ -1,14 +1,10 @@
-package io.sqlqueue.workflow;
+package io.sqlqueue;
 
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
-import io.sqlqueue.InvalidJobException;
-import io.sqlqueue.Job;
-import io.sqlqueue.Names;
 
 /**
  * Jobs and the order between them, enqueued together: each step names the steps it runs

@@ -1,11 +1,8 @@
-package io.sqlqueue.workflow;
+package io.sqlqueue;
 
 import java.util.List;
 
 import org.jspecify.annotations.Nullable;
-
-import io.sqlqueue.InvalidJobException;
-import io.sqlqueue.Job;
 
 /**
  * Jobs enqueued as one batch, with an optional callback job that runs once, after every job

@@ -1,4 +1,4 @@
-package io.sqlqueue.store;
+package io.sqlqueue;
 
 import java.time.Instant;
 

@@ -1,6 +1,4 @@
-package io.sqlqueue.handler;
-
-import io.sqlqueue.NonRetryableException;
+package io.sqlqueue;
 
 /**
  * A job's payload cannot be decoded into what its handler takes. Fails the job at once:
