@@ -19,6 +19,7 @@ import org.springframework.dao.PessimisticLockingFailureException;
 import io.sqlqueue.flow.Limit;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.JobInvoker;
+import io.sqlqueue.internal.schedule.DefaultSchedules;
 import io.sqlqueue.manager.Manager;
 import io.sqlqueue.manager.Pruner;
 import io.sqlqueue.manager.Reaper;
@@ -350,7 +351,7 @@ interface CallerLockConformance {
 			});
 			handle("tick", "default", (payload, context) -> this.ticks.incrementAndGet());
 			fixture.flowControl().setLimit("limited", Limit.concurrency(2));
-			this.schedules = new Schedules(new ScheduleStore(database.dataSource(), database.dialect(), database.schema()),
+			this.schedules = new DefaultSchedules(new ScheduleStore(database.dataSource(), database.dialect(), database.schema()),
 					fixture.queue(), fixture.handlers(), JobListener.NONE);
 			this.reaper = new Reaper(fixture.store(), fixture.scheduler(), Duration.ofMillis(200), JobListener.NONE);
 			this.firer = new ScheduleFirer(this.schedules, fixture.scheduler(), Duration.ofMillis(200));

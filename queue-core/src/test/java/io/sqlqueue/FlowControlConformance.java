@@ -25,6 +25,7 @@ import io.sqlqueue.flow.LimitSource;
 import io.sqlqueue.flow.QueueLimits;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.JobInvoker;
+import io.sqlqueue.internal.flow.DefaultFlowControl;
 import io.sqlqueue.manager.Manager;
 import io.sqlqueue.store.ClaimRequest;
 import io.sqlqueue.store.ClaimResult;
@@ -525,7 +526,7 @@ interface FlowControlConformance {
 			for (int i = 0; i < instances; i++) {
 				HikariDataSource pool = isolatedDatabase().newDataSource(1);
 				pools.add(pool);
-				flows.add(new FlowControl(new FlowStore(pool, isolatedDatabase().dialect(),
+				flows.add(new DefaultFlowControl(new FlowStore(pool, isolatedDatabase().dialect(),
 						isolatedDatabase().schema())));
 			}
 			CyclicBarrier together = new CyclicBarrier(instances);

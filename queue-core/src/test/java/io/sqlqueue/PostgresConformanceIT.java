@@ -17,6 +17,7 @@ import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.Limit;
+import io.sqlqueue.internal.flow.DefaultFlowControl;
 import io.sqlqueue.store.ClaimMethod;
 import io.sqlqueue.store.ClaimRequest;
 import io.sqlqueue.store.Completion;
@@ -92,7 +93,7 @@ class PostgresConformanceIT extends QueueConformanceTests {
 					Object result = method.invoke(this.database.dataSource(), args);
 					return (result instanceof Connection connection) ? recordingCommits(connection, atCommit) : result;
 				});
-		FlowControl limits = new FlowControl(
+		FlowControl limits = new DefaultFlowControl(
 				new FlowStore(recording, this.database.dialect(), this.database.schema()));
 		limits.setLimit("default", Limit.concurrency(2));
 		limits.setLimit("default", Limit.concurrency(3));

@@ -35,16 +35,24 @@ import io.micrometer.tracing.test.simple.SimpleSpan;
 import io.micrometer.tracing.test.simple.SimpleTracer;
 
 import io.sqlqueue.await.JobAwaiter;
-import io.sqlqueue.handler.RetryPolicy;
-import io.sqlqueue.manager.JobRunner;
-import io.sqlqueue.observation.JobObservations;
-import io.sqlqueue.observation.MicrometerJobObservations;
-import io.sqlqueue.store.NewJob;
-import io.sqlqueue.test.TestPropagator;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.MethodJobInvoker;
+import io.sqlqueue.handler.RetryPolicy;
+import io.sqlqueue.internal.DefaultJobQueue;
+import io.sqlqueue.internal.schedule.DefaultSchedules;
+import io.sqlqueue.manager.JobRunner;
 import io.sqlqueue.manager.Manager;
 import io.sqlqueue.manager.Reaper;
+import io.sqlqueue.observation.JobObservations;
+import io.sqlqueue.observation.MicrometerJobObservations;
+import io.sqlqueue.schedule.FiredTick;
+import io.sqlqueue.schedule.MisfirePolicy;
+import io.sqlqueue.schedule.OverlapPolicy;
+import io.sqlqueue.schedule.Recurrence;
+import io.sqlqueue.schedule.ScheduleDefinition;
+import io.sqlqueue.schedule.ScheduleRecord;
+import io.sqlqueue.schedule.ScheduleSource;
+import io.sqlqueue.schedule.Schedules;
 import io.sqlqueue.store.Backlog;
 import io.sqlqueue.store.ClaimMethod;
 import io.sqlqueue.store.ClaimRequest;
@@ -56,22 +64,16 @@ import io.sqlqueue.store.JobPage;
 import io.sqlqueue.store.JobStore;
 import io.sqlqueue.store.JobSummary;
 import io.sqlqueue.store.Lease;
+import io.sqlqueue.store.NewJob;
 import io.sqlqueue.store.QueueCount;
 import io.sqlqueue.store.ScheduleRow;
 import io.sqlqueue.store.ScheduleStore;
-import io.sqlqueue.schedule.FiredTick;
-import io.sqlqueue.schedule.MisfirePolicy;
-import io.sqlqueue.schedule.OverlapPolicy;
-import io.sqlqueue.schedule.Recurrence;
-import io.sqlqueue.schedule.ScheduleDefinition;
-import io.sqlqueue.schedule.ScheduleRecord;
-import io.sqlqueue.schedule.ScheduleSource;
-import io.sqlqueue.schedule.Schedules;
 import io.sqlqueue.test.OpenTransaction;
 import io.sqlqueue.test.QueueFixture;
 import io.sqlqueue.test.RecordingJobListener;
 import io.sqlqueue.test.SwitchableDataSource;
 import io.sqlqueue.test.TestDatabase;
+import io.sqlqueue.test.TestPropagator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -1889,8 +1891,8 @@ public abstract class QueueConformanceTests
 	private Schedules schedules(javax.sql.DataSource dataSource) {
 		assumeTrue(claimMethod() == database().dialect().claimMethod(),
 				"Schedules do not depend on the claim method; run with the database's own");
-		return new Schedules(new ScheduleStore(dataSource, this.database.dialect(), this.database.schema()),
-				new JobQueue(this.fixture.newStore(dataSource), this.fixture.codec(), this.fixture.handlers(),
+		return new DefaultSchedules(new ScheduleStore(dataSource, this.database.dialect(), this.database.schema()),
+				new DefaultJobQueue(this.fixture.newStore(dataSource), this.fixture.codec(), this.fixture.handlers(),
 						QueueFixture.FAST_RETRIES),
 				this.fixture.handlers(), JobListener.NONE);
 	}
@@ -2447,7 +2449,7 @@ public abstract class QueueConformanceTests
 		io.micrometer.observation.ObservationRegistry registry = io.micrometer.observation.ObservationRegistry.create();
 		registry.observationConfig().observationHandler((context) -> true);
 		try (JobAwaiter awaiter = new JobAwaiter(this.fixture.store(), this.fixture.codec())) {
-			JobQueue queue = new JobQueue(this.fixture.store(), this.fixture.codec(), this.fixture.handlers(),
+			JobQueue queue = new DefaultJobQueue(this.fixture.store(), this.fixture.codec(), this.fixture.handlers(),
 					QueueFixture.FAST_RETRIES, JobListener.NONE, awaiter, new MicrometerJobObservations(registry));
 			long id = queue.enqueue("work", Map.of());
 			assertThat(this.fixture.job(id).headers()).isNull();
@@ -2481,7 +2483,7 @@ public abstract class QueueConformanceTests
 			.start("request", registry);
 		try (JobAwaiter awaiter = new JobAwaiter(this.fixture.store(), this.fixture.codec());
 				io.micrometer.observation.Observation.Scope scope = requestObservation.openScope()) {
-			JobQueue queue = new JobQueue(this.fixture.store(), this.fixture.codec(), this.fixture.handlers(),
+			JobQueue queue = new DefaultJobQueue(this.fixture.store(), this.fixture.codec(), this.fixture.handlers(),
 					QueueFixture.FAST_RETRIES, JobListener.NONE, awaiter, observations);
 			id = queue.enqueue("traced", Map.of("n", 1));
 		}

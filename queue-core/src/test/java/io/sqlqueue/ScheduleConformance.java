@@ -19,6 +19,8 @@ import org.junit.jupiter.api.Test;
 
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
+import io.sqlqueue.internal.DefaultJobQueue;
+import io.sqlqueue.internal.schedule.DefaultSchedules;
 import io.sqlqueue.schedule.ConcurrentScheduleChangeException;
 import io.sqlqueue.schedule.FiredTick;
 import io.sqlqueue.schedule.Recurrence;
@@ -60,7 +62,7 @@ interface ScheduleConformance {
 	}
 
 	private Schedules instance(ScheduleStore store, DataSource dataSource, HandlerRegistry handlers) {
-		return new Schedules(store, new JobQueue(fixture().newStore(dataSource), fixture().codec(), handlers,
+		return new DefaultSchedules(store, new DefaultJobQueue(fixture().newStore(dataSource), fixture().codec(), handlers,
 				QueueFixture.FAST_RETRIES), handlers, JobListener.NONE);
 	}
 

@@ -17,14 +17,15 @@ import org.springframework.transaction.support.TransactionTemplate;
 
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.JobInvoker;
+import io.sqlqueue.internal.DefaultJobQueue;
 import io.sqlqueue.manager.Reaper;
+import io.sqlqueue.schema.QueueSchemaMigrator;
 import io.sqlqueue.store.ClaimRequest;
 import io.sqlqueue.store.Completion;
 import io.sqlqueue.store.JobStore;
 import io.sqlqueue.store.Lease;
-import io.sqlqueue.store.WorkflowStore;
 import io.sqlqueue.store.NewJob;
-import io.sqlqueue.schema.QueueSchemaMigrator;
+import io.sqlqueue.store.WorkflowStore;
 import io.sqlqueue.test.QueueFixture;
 import io.sqlqueue.test.TestDatabase;
 
@@ -785,7 +786,7 @@ interface WorkflowConformance {
 			assertThat(new QueueSchemaMigrator(old.dataSource(), old.dialect(), old.schema()).migrate()).isPositive();
 			assertThat(store.find(ids.get(0)).orElseThrow().uniqueKey()).isEqualTo("kept");
 			assertThat(store.find(ids.get(1)).orElseThrow().status()).isEqualTo(JobStatus.CANCELLED);
-			JobQueue queue = new JobQueue(store, fixture().codec(), new io.sqlqueue.handler.HandlerRegistry(),
+			JobQueue queue = new DefaultJobQueue(store, fixture().codec(), new io.sqlqueue.handler.HandlerRegistry(),
 					QueueFixture.FAST_RETRIES);
 			assertThatThrownBy(() -> queue.enqueue(Job.of("work", 4).uniqueKey("kept")))
 				.isInstanceOf(DuplicateJobException.class);

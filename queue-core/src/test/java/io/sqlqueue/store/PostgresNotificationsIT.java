@@ -16,12 +16,14 @@ import io.sqlqueue.JobListener;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobResult;
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.PayloadCodec;
 import io.sqlqueue.await.JobAwaiter;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.Limit;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
-import io.sqlqueue.PayloadCodec;
+import io.sqlqueue.internal.DefaultJobQueue;
+import io.sqlqueue.internal.flow.DefaultFlowControl;
 import io.sqlqueue.manager.Manager;
 import io.sqlqueue.test.QueueFixture;
 import io.sqlqueue.test.TestDatabase;
@@ -63,7 +65,7 @@ class PostgresNotificationsIT {
 		JobStore producerStore = notifyingStore(channel);
 		// Reads once when a job is awaited, then not for an hour: only a notification completes it in time.
 		this.producerAwaiter = new JobAwaiter(producerStore, codec, Duration.ofHours(1), Duration.ofHours(1));
-		this.producer = new JobQueue(producerStore, codec, new HandlerRegistry(), QueueFixture.FAST_RETRIES,
+		this.producer = new DefaultJobQueue(producerStore, codec, new HandlerRegistry(), QueueFixture.FAST_RETRIES,
 				JobListener.NONE, this.producerAwaiter);
 		this.fixture.register(HandlerDefinition.of("work", "default", (payload, context) -> "done"));
 		this.fixture.register(HandlerDefinition.of("block", "default", (payload, context) -> {
@@ -109,7 +111,7 @@ class PostgresNotificationsIT {
 	/** A limit changed on one instance wakes the idle Manager of another, so the jobs it held back start. */
 	@Test
 	void aLimitRemovedOnOneInstanceLetsAnotherStartTheJobsItHeldBackAtOnce() {
-		FlowControl elsewhere = new FlowControl(new FlowStore(this.database.dataSource(), this.database.dialect(),
+		FlowControl elsewhere = new DefaultFlowControl(new FlowStore(this.database.dataSource(), this.database.dialect(),
 				this.database.schema(), PostgresNotifications.channel(this.database.schema())));
 		elsewhere.setLimit("default", Limit.concurrency(1));
 		List<Long> ids = this.producer.enqueueAll(List.of(Job.of("block", 1), Job.of("block", 2)));

@@ -57,7 +57,7 @@ public class JobDetails {
 	/** The notice of a job yet to run whose handler this instance lacks; none for others. */
 	private @Nullable String handlerNotice(JobRecord job) {
 		boolean yetToRun = job.status() == JobStatus.QUEUED || job.status() == JobStatus.WAITING;
-		return yetToRun ? this.jobs.unknownHandlers().notice(job.handler()).orElse(null) : null;
+		return yetToRun ? this.jobs.unknownHandlerNotice(job.handler()).orElse(null) : null;
 	}
 
 	private @Nullable WorkflowView workflow(long id) {

@@ -41,6 +41,7 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 import io.sqlqueue.JobListener;
 import io.sqlqueue.JobQueue;
+import io.sqlqueue.PayloadCodec;
 import io.sqlqueue.await.JobAwaiter;
 import io.sqlqueue.boot.flow.LimitDeclarer;
 import io.sqlqueue.boot.handler.JobHandlerBeanPostProcessor;
@@ -49,9 +50,11 @@ import io.sqlqueue.boot.schema.QueueSchemaInitializer;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.LimitDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
-import io.sqlqueue.handler.UnknownHandlers;
-import io.sqlqueue.PayloadCodec;
 import io.sqlqueue.handler.RetryPolicy;
+import io.sqlqueue.handler.UnknownHandlers;
+import io.sqlqueue.internal.DefaultJobQueue;
+import io.sqlqueue.internal.flow.DefaultFlowControl;
+import io.sqlqueue.internal.schedule.DefaultSchedules;
 import io.sqlqueue.manager.Manager;
 import io.sqlqueue.manager.ManagerSettings;
 import io.sqlqueue.manager.Pruner;
@@ -193,7 +196,7 @@ public final class SqlQueueAutoConfiguration {
 	JobQueue jobQueue(JobStore store, PayloadCodec codec, HandlerRegistry handlers, RetryPolicy retryPolicy,
 			ObjectProvider<JobListener> listeners, JobAwaiter awaiter, ObjectProvider<JobObservations> observations,
 			UnknownHandlers unknownHandlers) {
-		return new JobQueue(store, codec, handlers, retryPolicy, listener(listeners), awaiter,
+		return new DefaultJobQueue(store, codec, handlers, retryPolicy, listener(listeners), awaiter,
 				observations(observations), unknownHandlers);
 	}
 
@@ -256,7 +259,7 @@ public final class SqlQueueAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	FlowControl sqlqueueFlowControl(FlowStore store) {
-		return new FlowControl(store);
+		return new DefaultFlowControl(store);
 	}
 
 	/** The limits of {@code sqlqueue.queues.*}, checked. */
@@ -294,7 +297,7 @@ public final class SqlQueueAutoConfiguration {
 	@DependsOnDatabaseInitialization
 	Schedules sqlqueueSchedules(ScheduleStore store, JobQueue jobQueue, HandlerRegistry handlers,
 			ObjectProvider<JobListener> listeners) {
-		return new Schedules(store, jobQueue, handlers, listener(listeners));
+		return new DefaultSchedules(store, jobQueue, handlers, listener(listeners));
 	}
 
 	/** The enabled schedules of {@code sqlqueue.schedules.*}, checked. */

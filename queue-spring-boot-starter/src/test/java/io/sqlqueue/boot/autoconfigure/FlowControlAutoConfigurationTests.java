@@ -21,6 +21,7 @@ import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.Limit;
 import io.sqlqueue.flow.QueueLimits;
 import io.sqlqueue.flow.RateLimit;
+import io.sqlqueue.internal.flow.DefaultFlowControl;
 import io.sqlqueue.store.FlowStore;
 import io.sqlqueue.store.LimitRow;
 
@@ -177,7 +178,7 @@ class FlowControlAutoConfigurationTests {
 
 		@org.springframework.context.annotation.Bean
 		FlowControl mine(javax.sql.DataSource dataSource, io.sqlqueue.store.Dialect dialect) {
-			return new FlowControl(new FlowStore(dataSource, dialect, null));
+			return new DefaultFlowControl(new FlowStore(dataSource, dialect, null));
 		}
 
 	}

@@ -34,17 +34,18 @@ import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobResult;
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.PayloadCodec;
 import io.sqlqueue.await.JobAwaiter;
 import io.sqlqueue.boot.schema.QueueSchemaInitializer;
 import io.sqlqueue.handler.HandlerRegistry;
-import io.sqlqueue.PayloadCodec;
 import io.sqlqueue.handler.RetryPolicy;
+import io.sqlqueue.internal.DefaultJobQueue;
 import io.sqlqueue.manager.Manager;
 import io.sqlqueue.manager.ManagerSettings;
 import io.sqlqueue.manager.Pruner;
-import io.sqlqueue.manager.Vacuumer;
 import io.sqlqueue.manager.QueueStats;
 import io.sqlqueue.manager.Reaper;
+import io.sqlqueue.manager.Vacuumer;
 import io.sqlqueue.store.ClaimMethod;
 import io.sqlqueue.store.Dialect;
 import io.sqlqueue.store.H2Dialect;
@@ -497,7 +498,7 @@ class SqlQueueAutoConfigurationTests {
 
 		@Bean
 		JobQueue ownJobQueue(JobStore store) {
-			QUEUE = new JobQueue(store, CODEC, HANDLERS, RETRY);
+			QUEUE = new DefaultJobQueue(store, CODEC, HANDLERS, RETRY);
 			return QUEUE;
 		}
 

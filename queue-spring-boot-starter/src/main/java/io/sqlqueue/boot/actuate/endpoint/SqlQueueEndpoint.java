@@ -248,7 +248,7 @@ public class SqlQueueEndpoint {
 	/** What {@link io.sqlqueue.handler.UnknownHandlers#notice} says of a job yet to run; none for others. */
 	private @Nullable String handlerNotice(JobRecord job) {
 		boolean yetToRun = job.status() == JobStatus.QUEUED || job.status() == JobStatus.WAITING;
-		return yetToRun ? this.jobs.unknownHandlers().notice(job.handler()).orElse(null) : null;
+		return yetToRun ? this.jobs.unknownHandlerNotice(job.handler()).orElse(null) : null;
 	}
 
 	/** The batch with this id and its counts now ({@code GET /sqlqueue/batches/{id}}), or {@code null} (404). */
