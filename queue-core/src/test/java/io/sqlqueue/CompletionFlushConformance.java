@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.JobInvoker;
-import io.sqlqueue.store.ClaimMethod;
+import io.sqlqueue.internal.store.ClaimMethod;
 import io.sqlqueue.test.OpenTransaction;
 import io.sqlqueue.test.QueueFixture;
 import io.sqlqueue.test.TestDatabase;

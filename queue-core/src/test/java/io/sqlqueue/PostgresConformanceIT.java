@@ -18,12 +18,12 @@ import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.Limit;
 import io.sqlqueue.internal.flow.DefaultFlowControl;
-import io.sqlqueue.store.ClaimMethod;
-import io.sqlqueue.store.ClaimRequest;
-import io.sqlqueue.store.Completion;
-import io.sqlqueue.store.FlowStore;
-import io.sqlqueue.store.JobStore;
-import io.sqlqueue.store.Lease;
+import io.sqlqueue.internal.store.ClaimMethod;
+import io.sqlqueue.internal.store.ClaimRequest;
+import io.sqlqueue.internal.store.Completion;
+import io.sqlqueue.internal.store.FlowStore;
+import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.internal.store.Lease;
 import io.sqlqueue.test.TestDatabase;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -4,7 +4,7 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
-import io.sqlqueue.await.JobAwaiter;
+import io.sqlqueue.internal.await.JobAwaiter;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.UnknownHandlerPolicy;
 import io.sqlqueue.handler.UnknownHandlers;

@@ -18,14 +18,14 @@ import org.springframework.transaction.support.TransactionTemplate;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.JobInvoker;
 import io.sqlqueue.internal.DefaultJobQueue;
-import io.sqlqueue.manager.Reaper;
-import io.sqlqueue.schema.QueueSchemaMigrator;
-import io.sqlqueue.store.ClaimRequest;
-import io.sqlqueue.store.Completion;
-import io.sqlqueue.store.JobStore;
-import io.sqlqueue.store.Lease;
-import io.sqlqueue.store.NewJob;
-import io.sqlqueue.store.WorkflowStore;
+import io.sqlqueue.internal.manager.Reaper;
+import io.sqlqueue.internal.schema.QueueSchemaMigrator;
+import io.sqlqueue.internal.store.ClaimRequest;
+import io.sqlqueue.internal.store.Completion;
+import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.internal.store.Lease;
+import io.sqlqueue.internal.store.NewJob;
+import io.sqlqueue.internal.store.WorkflowStore;
 import io.sqlqueue.test.QueueFixture;
 import io.sqlqueue.test.TestDatabase;
 
@@ -295,7 +295,7 @@ interface WorkflowConformance {
 		long held = fixture().queue().enqueue("long", 1);
 		long other = fixture().queue().enqueue("long", 2);
 		try {
-			io.sqlqueue.manager.Manager manager = fixture().startManager((s) -> s.leaseDuration(Duration.ofMillis(1500)));
+			io.sqlqueue.internal.manager.Manager manager = fixture().startManager((s) -> s.leaseDuration(Duration.ofMillis(1500)));
 			awaitStatus(held, JobStatus.RUNNING);
 			awaitStatus(other, JobStatus.RUNNING);
 			try (io.sqlqueue.test.OpenTransaction<Long> open = io.sqlqueue.test.OpenTransaction.begin(

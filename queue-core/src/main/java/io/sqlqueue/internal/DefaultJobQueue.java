@@ -44,17 +44,17 @@ import io.sqlqueue.PayloadCodec;
 import io.sqlqueue.Workflow;
 import io.sqlqueue.WorkflowGraph;
 import io.sqlqueue.WorkflowIds;
-import io.sqlqueue.await.JobAwaiter;
+import io.sqlqueue.internal.await.JobAwaiter;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.HandlerRegistry;
 import io.sqlqueue.handler.RetryPolicy;
 import io.sqlqueue.handler.UnknownHandlers;
 import io.sqlqueue.observation.JobObservations;
-import io.sqlqueue.store.AfterCommit;
-import io.sqlqueue.store.JobStore;
-import io.sqlqueue.store.LinkedIds;
-import io.sqlqueue.store.LinkedJobs;
-import io.sqlqueue.store.NewJob;
+import io.sqlqueue.internal.store.AfterCommit;
+import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.internal.store.LinkedIds;
+import io.sqlqueue.internal.store.LinkedJobs;
+import io.sqlqueue.internal.store.NewJob;
 
 /**
  * The {@link JobQueue} the starter builds.

@@ -8,7 +8,7 @@ import org.slf4j.LoggerFactory;
 
 import org.springframework.scheduling.TaskScheduler;
 
-import io.sqlqueue.manager.PeriodicTask;
+import io.sqlqueue.internal.manager.PeriodicTask;
 
 /**
  * Fires due schedules every {@code interval} (a second by default), on every instance

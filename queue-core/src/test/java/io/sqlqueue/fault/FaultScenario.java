@@ -18,7 +18,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 import io.sqlqueue.Job;
 import io.sqlqueue.PayloadCodec;
-import io.sqlqueue.store.ClaimMethod;
+import io.sqlqueue.internal.store.ClaimMethod;
 import io.sqlqueue.test.QueueFixture;
 import io.sqlqueue.test.TestDatabase;
 

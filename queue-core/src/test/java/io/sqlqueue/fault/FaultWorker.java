@@ -24,13 +24,13 @@ import io.sqlqueue.handler.HandlerRegistry;
 import io.sqlqueue.handler.JobInvoker;
 import io.sqlqueue.PayloadCodec;
 import io.sqlqueue.handler.RetryPolicy;
-import io.sqlqueue.manager.Manager;
-import io.sqlqueue.manager.ManagerSettings;
-import io.sqlqueue.manager.Reaper;
-import io.sqlqueue.store.ClaimMethod;
-import io.sqlqueue.store.Dialect;
-import io.sqlqueue.store.Dialects;
-import io.sqlqueue.store.JobStore;
+import io.sqlqueue.internal.manager.Manager;
+import io.sqlqueue.internal.manager.ManagerSettings;
+import io.sqlqueue.internal.manager.Reaper;
+import io.sqlqueue.internal.store.ClaimMethod;
+import io.sqlqueue.internal.store.Dialect;
+import io.sqlqueue.internal.store.Dialects;
+import io.sqlqueue.internal.store.JobStore;
 
 /**
  * One application instance of the fault suite, in a JVM of its own so that it can be

@@ -8,11 +8,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 
 import io.sqlqueue.JobStatus;
-import io.sqlqueue.store.ClaimRequest;
-import io.sqlqueue.store.ClaimResult;
-import io.sqlqueue.store.CompletedJobs;
-import io.sqlqueue.store.Completion;
-import io.sqlqueue.store.JobStore;
+import io.sqlqueue.internal.store.ClaimRequest;
+import io.sqlqueue.internal.store.ClaimResult;
+import io.sqlqueue.internal.store.CompletedJobs;
+import io.sqlqueue.internal.store.Completion;
+import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.ReapedJob;
 
 /**

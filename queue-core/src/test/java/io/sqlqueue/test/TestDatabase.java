@@ -21,11 +21,11 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 
-import io.sqlqueue.store.Dialect;
-import io.sqlqueue.store.H2Dialect;
-import io.sqlqueue.store.MariaDbDialect;
-import io.sqlqueue.store.PostgresDialect;
-import io.sqlqueue.store.SqliteDialect;
+import io.sqlqueue.internal.store.Dialect;
+import io.sqlqueue.internal.store.H2Dialect;
+import io.sqlqueue.internal.store.MariaDbDialect;
+import io.sqlqueue.internal.store.PostgresDialect;
+import io.sqlqueue.internal.store.SqliteDialect;
 
 /**
  * A database for tests, isolated per test: H2 gets a new in-memory database, SQLite a new

@@ -10,10 +10,10 @@ import io.sqlqueue.DuplicateJobException;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
-import io.sqlqueue.manager.Manager;
+import io.sqlqueue.internal.manager.Manager;
 import io.sqlqueue.schedule.ScheduleRecord;
 import io.sqlqueue.schedule.Schedules;
-import io.sqlqueue.store.JobStore;
+import io.sqlqueue.internal.store.JobStore;
 
 /**
  * What an operator may do from the dashboard: retry a failed job, retry the failed jobs of

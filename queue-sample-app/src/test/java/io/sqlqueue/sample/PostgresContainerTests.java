@@ -13,8 +13,8 @@ import org.springframework.boot.testcontainers.service.connection.ServiceConnect
 
 import io.sqlqueue.JobOutcome;
 import io.sqlqueue.sample.SignupService.Signup;
-import io.sqlqueue.store.Dialect;
-import io.sqlqueue.store.PostgresDialect;
+import io.sqlqueue.internal.store.Dialect;
+import io.sqlqueue.internal.store.PostgresDialect;
 import io.sqlqueue.testkit.SqlQueueTester;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -29,7 +29,7 @@ import io.sqlqueue.NonRetryableException;
 import io.sqlqueue.boot.schedule.Recurring;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.Limit;
-import io.sqlqueue.manager.Manager;
+import io.sqlqueue.internal.manager.Manager;
 import io.sqlqueue.schedule.FiredTick;
 import io.sqlqueue.schedule.ScheduleRecord;
 import io.sqlqueue.schedule.Schedules;

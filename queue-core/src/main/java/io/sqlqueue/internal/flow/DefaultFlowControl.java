@@ -18,8 +18,8 @@ import io.sqlqueue.flow.Limit;
 import io.sqlqueue.flow.LimitDefinition;
 import io.sqlqueue.flow.LimitSource;
 import io.sqlqueue.flow.QueueLimits;
-import io.sqlqueue.store.FlowStore;
-import io.sqlqueue.store.LimitRow;
+import io.sqlqueue.internal.store.FlowStore;
+import io.sqlqueue.internal.store.LimitRow;
 
 /**
  * The {@link FlowControl} the starter builds.

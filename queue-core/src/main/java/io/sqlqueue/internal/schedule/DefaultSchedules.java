@@ -32,8 +32,8 @@ import io.sqlqueue.schedule.ScheduleDefinition;
 import io.sqlqueue.schedule.ScheduleRecord;
 import io.sqlqueue.schedule.ScheduleSource;
 import io.sqlqueue.schedule.Schedules;
-import io.sqlqueue.store.ScheduleRow;
-import io.sqlqueue.store.ScheduleStore;
+import io.sqlqueue.internal.store.ScheduleRow;
+import io.sqlqueue.internal.store.ScheduleStore;
 
 /**
  * The {@link Schedules} the starter builds.

@@ -25,10 +25,10 @@ import io.sqlqueue.flow.Limit;
 import io.sqlqueue.schedule.Recurrence;
 import io.sqlqueue.schedule.ScheduleDefinition;
 import io.sqlqueue.schedule.Schedules;
-import io.sqlqueue.store.ClaimRequest;
-import io.sqlqueue.store.Completion;
-import io.sqlqueue.store.JobStore;
-import io.sqlqueue.store.Lease;
+import io.sqlqueue.internal.store.ClaimRequest;
+import io.sqlqueue.internal.store.Completion;
+import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.internal.store.Lease;
 import io.sqlqueue.Batch;
 import io.sqlqueue.BatchIds;
 

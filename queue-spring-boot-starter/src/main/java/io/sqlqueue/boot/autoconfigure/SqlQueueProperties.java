@@ -14,7 +14,7 @@ import org.springframework.util.unit.DataSize;
 import io.sqlqueue.handler.UnknownHandlerPolicy;
 import io.sqlqueue.schedule.MisfirePolicy;
 import io.sqlqueue.schedule.OverlapPolicy;
-import io.sqlqueue.store.ClaimMethod;
+import io.sqlqueue.internal.store.ClaimMethod;
 
 /**
  * Configuration of sqlqueue, under {@code sqlqueue.*}.

@@ -11,7 +11,7 @@ import org.slf4j.LoggerFactory;
 
 import io.sqlqueue.schedule.ScheduleRecord;
 import io.sqlqueue.schedule.Schedules;
-import io.sqlqueue.store.ScheduleStore;
+import io.sqlqueue.internal.store.ScheduleStore;
 
 /**
  * The schedules that were more than their own period behind (by the database's clock)

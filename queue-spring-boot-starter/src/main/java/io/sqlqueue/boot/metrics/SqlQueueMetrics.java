@@ -29,8 +29,8 @@ import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.flow.Admission;
 import io.sqlqueue.boot.autoconfigure.NotifyingQueueStats;
-import io.sqlqueue.manager.Manager;
-import io.sqlqueue.manager.QueueStats;
+import io.sqlqueue.internal.manager.Manager;
+import io.sqlqueue.internal.manager.QueueStats;
 import io.sqlqueue.ExpiredJob;
 import io.sqlqueue.ReapedJob;
 

@@ -14,8 +14,8 @@ import io.sqlqueue.JobHandler;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
-import io.sqlqueue.manager.Manager;
-import io.sqlqueue.manager.Reaper;
+import io.sqlqueue.internal.manager.Manager;
+import io.sqlqueue.internal.manager.Reaper;
 import io.sqlqueue.schedule.ScheduleFirer;
 import io.sqlqueue.testkit.SqlQueueTester;
 
