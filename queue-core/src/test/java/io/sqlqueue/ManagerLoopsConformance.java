@@ -21,10 +21,10 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.JobInvoker;
+import io.sqlqueue.internal.maintenance.Pruner;
+import io.sqlqueue.internal.maintenance.Reaper;
 import io.sqlqueue.internal.manager.Manager;
 import io.sqlqueue.internal.manager.ManagerSettings;
-import io.sqlqueue.internal.manager.Pruner;
-import io.sqlqueue.internal.manager.Reaper;
 import io.sqlqueue.internal.store.ClaimRequest;
 import io.sqlqueue.internal.store.ClaimResult;
 import io.sqlqueue.internal.store.JobStore;

@@ -4,11 +4,11 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
-import io.sqlqueue.internal.await.JobAwaiter;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.UnknownHandlerPolicy;
-import io.sqlqueue.handler.UnknownHandlers;
 import io.sqlqueue.internal.DefaultJobQueue;
+import io.sqlqueue.internal.await.JobAwaiter;
+import io.sqlqueue.internal.handler.UnknownHandlers;
 import io.sqlqueue.observation.JobObservations;
 import io.sqlqueue.test.QueueFixture;
 import io.sqlqueue.test.TestDatabase;

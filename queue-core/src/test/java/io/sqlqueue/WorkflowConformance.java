@@ -18,7 +18,7 @@ import org.springframework.transaction.support.TransactionTemplate;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.JobInvoker;
 import io.sqlqueue.internal.DefaultJobQueue;
-import io.sqlqueue.internal.manager.Reaper;
+import io.sqlqueue.internal.maintenance.Reaper;
 import io.sqlqueue.internal.schema.QueueSchemaMigrator;
 import io.sqlqueue.internal.store.ClaimRequest;
 import io.sqlqueue.internal.store.Completion;
@@ -786,7 +786,7 @@ interface WorkflowConformance {
 			assertThat(new QueueSchemaMigrator(old.dataSource(), old.dialect(), old.schema()).migrate()).isPositive();
 			assertThat(store.find(ids.get(0)).orElseThrow().uniqueKey()).isEqualTo("kept");
 			assertThat(store.find(ids.get(1)).orElseThrow().status()).isEqualTo(JobStatus.CANCELLED);
-			JobQueue queue = new DefaultJobQueue(store, fixture().codec(), new io.sqlqueue.handler.HandlerRegistry(),
+			JobQueue queue = new DefaultJobQueue(store, fixture().codec(), new io.sqlqueue.internal.handler.HandlerRegistry(),
 					QueueFixture.FAST_RETRIES);
 			assertThatThrownBy(() -> queue.enqueue(Job.of("work", 4).uniqueKey("kept")))
 				.isInstanceOf(DuplicateJobException.class);

@@ -53,7 +53,7 @@ public interface FlowControl {
 	/**
 	 * How many due jobs the limits hold back now, per limited queue and by the limit that
 	 * does ({@code queue-concurrency}, {@code queue-rate}, {@code key-concurrency},
-	 * {@code key-rate}; see {@link Admission#heldBack}).
+	 * {@code key-rate}; see the admission rules of the claim).
 	 */
 	Map<String, Map<String, Long>> throttled();
 

@@ -28,10 +28,8 @@ import io.sqlqueue.Batch;
 import io.sqlqueue.BatchIds;
 import io.sqlqueue.BatchProgress;
 import io.sqlqueue.DependencyFailure;
-import io.sqlqueue.DuplicateJobException;
 import io.sqlqueue.InvalidJobException;
 import io.sqlqueue.Job;
-import io.sqlqueue.JobContext;
 import io.sqlqueue.JobLinks;
 import io.sqlqueue.JobListener;
 import io.sqlqueue.JobQueue;
@@ -39,22 +37,21 @@ import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobResult;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.Names;
-import io.sqlqueue.NoSuchJobException;
 import io.sqlqueue.PayloadCodec;
 import io.sqlqueue.Workflow;
 import io.sqlqueue.WorkflowGraph;
 import io.sqlqueue.WorkflowIds;
-import io.sqlqueue.internal.await.JobAwaiter;
 import io.sqlqueue.handler.HandlerDefinition;
-import io.sqlqueue.handler.HandlerRegistry;
 import io.sqlqueue.handler.RetryPolicy;
-import io.sqlqueue.handler.UnknownHandlers;
-import io.sqlqueue.observation.JobObservations;
+import io.sqlqueue.internal.await.JobAwaiter;
+import io.sqlqueue.internal.handler.HandlerRegistry;
+import io.sqlqueue.internal.handler.UnknownHandlers;
 import io.sqlqueue.internal.store.AfterCommit;
 import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.internal.store.LinkedIds;
 import io.sqlqueue.internal.store.LinkedJobs;
 import io.sqlqueue.internal.store.NewJob;
+import io.sqlqueue.observation.JobObservations;
 
 /**
  * The {@link JobQueue} the starter builds.

@@ -19,14 +19,14 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 import io.sqlqueue.JobContext;
 import io.sqlqueue.JobListener;
-import io.sqlqueue.handler.HandlerDefinition;
-import io.sqlqueue.handler.HandlerRegistry;
-import io.sqlqueue.handler.JobInvoker;
 import io.sqlqueue.PayloadCodec;
+import io.sqlqueue.handler.HandlerDefinition;
+import io.sqlqueue.handler.JobInvoker;
 import io.sqlqueue.handler.RetryPolicy;
+import io.sqlqueue.internal.handler.HandlerRegistry;
+import io.sqlqueue.internal.maintenance.Reaper;
 import io.sqlqueue.internal.manager.Manager;
 import io.sqlqueue.internal.manager.ManagerSettings;
-import io.sqlqueue.internal.manager.Reaper;
 import io.sqlqueue.internal.store.ClaimMethod;
 import io.sqlqueue.internal.store.Dialect;
 import io.sqlqueue.internal.store.Dialects;

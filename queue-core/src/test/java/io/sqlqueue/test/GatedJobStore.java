@@ -8,12 +8,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.ReapedJob;
 import io.sqlqueue.internal.store.ClaimRequest;
 import io.sqlqueue.internal.store.ClaimResult;
 import io.sqlqueue.internal.store.CompletedJobs;
 import io.sqlqueue.internal.store.Completion;
 import io.sqlqueue.internal.store.JobStore;
-import io.sqlqueue.ReapedJob;
 
 /**
  * The real store, whose claims, completion writes, reaps and prunes can be made to wait at a

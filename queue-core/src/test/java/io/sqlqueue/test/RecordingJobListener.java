@@ -7,10 +7,10 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.sqlqueue.ExpiredJob;
 import io.sqlqueue.JobListener;
 import io.sqlqueue.JobOutcome;
 import io.sqlqueue.JobRecord;
-import io.sqlqueue.ExpiredJob;
 import io.sqlqueue.ReapedJob;
 
 /**

@@ -11,13 +11,13 @@ import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 
+import io.sqlqueue.BatchProgress;
+import io.sqlqueue.JobLinks;
 import io.sqlqueue.JobOutcome;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.dashboard.JobDetail.TimelineEvent;
-import io.sqlqueue.BatchProgress;
-import io.sqlqueue.JobLinks;
 
 /**
  * Reads one job for the detail page and builds its timeline: enqueued, due, each attempt's

@@ -11,9 +11,9 @@ import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.internal.manager.Manager;
+import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.schedule.ScheduleRecord;
 import io.sqlqueue.schedule.Schedules;
-import io.sqlqueue.internal.store.JobStore;
 
 /**
  * What an operator may do from the dashboard: retry a failed job, retry the failed jobs of

@@ -16,14 +16,14 @@ import io.sqlqueue.JobStatus;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.QueueLimits;
 import io.sqlqueue.internal.manager.Manager;
-import io.sqlqueue.schedule.Recurrence;
-import io.sqlqueue.schedule.ScheduleRecord;
-import io.sqlqueue.schedule.Schedules;
 import io.sqlqueue.internal.store.FinishedCount;
 import io.sqlqueue.internal.store.JobBrowser;
 import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.internal.store.QueueCount;
 import io.sqlqueue.internal.store.QueuedCount;
+import io.sqlqueue.schedule.Recurrence;
+import io.sqlqueue.schedule.ScheduleRecord;
+import io.sqlqueue.schedule.Schedules;
 
 /**
  * Reads the {@link Overview}. Counting the jobs per queue and state is one grouped query

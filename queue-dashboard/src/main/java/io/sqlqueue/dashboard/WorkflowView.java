@@ -9,8 +9,8 @@ import org.jspecify.annotations.Nullable;
 
 import io.sqlqueue.BatchProgress;
 import io.sqlqueue.DependencyFailure;
-import io.sqlqueue.JobLinks;
 import io.sqlqueue.JobLinks.LinkedJob;
+import io.sqlqueue.JobLinks;
 import io.sqlqueue.WorkflowGraph;
 
 /**

@@ -18,6 +18,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.jdbc.core.JdbcTemplate;
 
+import io.sqlqueue.Batch;
 import io.sqlqueue.Job;
 import io.sqlqueue.JobContext;
 import io.sqlqueue.JobHandler;
@@ -33,7 +34,6 @@ import io.sqlqueue.internal.manager.Manager;
 import io.sqlqueue.schedule.FiredTick;
 import io.sqlqueue.schedule.ScheduleRecord;
 import io.sqlqueue.schedule.Schedules;
-import io.sqlqueue.Batch;
 
 import static java.time.temporal.ChronoUnit.MILLIS;
 import static org.assertj.core.api.Assertions.assertThat;

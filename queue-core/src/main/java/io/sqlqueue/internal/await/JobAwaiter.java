@@ -16,16 +16,16 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.sqlqueue.ExpiredJob;
 import io.sqlqueue.JobListener;
 import io.sqlqueue.JobOutcome;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobResult;
 import io.sqlqueue.NoSuchJobException;
 import io.sqlqueue.PayloadCodec;
-import io.sqlqueue.ExpiredJob;
+import io.sqlqueue.ReapedJob;
 import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.internal.store.QueueEvents;
-import io.sqlqueue.ReapedJob;
 
 /**
  * Completes the futures of those who await jobs on this instance. Where finishing jobs are

@@ -11,7 +11,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.sqlqueue.Names;
-import io.sqlqueue.flow.Admission;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.KeyLimit;
 import io.sqlqueue.flow.Limit;

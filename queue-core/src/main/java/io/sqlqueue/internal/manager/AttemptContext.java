@@ -7,11 +7,11 @@ import java.util.Optional;
 
 import org.jspecify.annotations.Nullable;
 
+import io.sqlqueue.BatchProgress;
 import io.sqlqueue.JobContext;
 import io.sqlqueue.LeaseLostException;
 import io.sqlqueue.internal.store.ExtendedLeases;
 import io.sqlqueue.internal.store.JobStore;
-import io.sqlqueue.BatchProgress;
 
 /** What a handler knows of the attempt it runs in, whether a worker or the caller's thread runs it. */
 final class AttemptContext implements JobContext {

@@ -13,13 +13,13 @@ import org.springframework.dao.DuplicateKeyException;
 import io.sqlqueue.JobListener;
 import io.sqlqueue.JobOutcome;
 import io.sqlqueue.JobRecord;
-import io.sqlqueue.handler.HandlerDefinition;
-import io.sqlqueue.handler.HandlerRegistry;
 import io.sqlqueue.PayloadCodec;
-import io.sqlqueue.observation.JobObservations;
+import io.sqlqueue.handler.HandlerDefinition;
+import io.sqlqueue.internal.handler.HandlerRegistry;
 import io.sqlqueue.internal.store.ClaimRequest;
 import io.sqlqueue.internal.store.Completion;
 import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.observation.JobObservations;
 
 /**
  * Runs jobs on the calling thread, without a {@link Manager}: for tests (the test kit) and

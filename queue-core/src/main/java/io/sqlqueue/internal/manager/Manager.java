@@ -27,10 +27,9 @@ import io.sqlqueue.JobContext;
 import io.sqlqueue.JobListener;
 import io.sqlqueue.JobOutcome;
 import io.sqlqueue.JobRecord;
-import io.sqlqueue.handler.HandlerDefinition;
-import io.sqlqueue.handler.HandlerRegistry;
 import io.sqlqueue.PayloadCodec;
-import io.sqlqueue.observation.JobObservations;
+import io.sqlqueue.handler.HandlerDefinition;
+import io.sqlqueue.internal.handler.HandlerRegistry;
 import io.sqlqueue.internal.store.ClaimRequest;
 import io.sqlqueue.internal.store.ClaimResult;
 import io.sqlqueue.internal.store.Completion;
@@ -38,6 +37,7 @@ import io.sqlqueue.internal.store.ExtendedLeases;
 import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.internal.store.Lease;
 import io.sqlqueue.internal.store.SettleListener;
+import io.sqlqueue.observation.JobObservations;
 
 /**
  * Runs jobs on this instance: claims due jobs of the handlers it has, hands them to

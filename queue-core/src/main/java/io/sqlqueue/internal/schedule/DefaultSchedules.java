@@ -22,7 +22,9 @@ import io.sqlqueue.JobListener;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.handler.HandlerDefinition;
-import io.sqlqueue.handler.HandlerRegistry;
+import io.sqlqueue.internal.handler.HandlerRegistry;
+import io.sqlqueue.internal.store.ScheduleRow;
+import io.sqlqueue.internal.store.ScheduleStore;
 import io.sqlqueue.schedule.ConcurrentScheduleChangeException;
 import io.sqlqueue.schedule.FiredTick;
 import io.sqlqueue.schedule.MisfirePolicy;
@@ -32,8 +34,6 @@ import io.sqlqueue.schedule.ScheduleDefinition;
 import io.sqlqueue.schedule.ScheduleRecord;
 import io.sqlqueue.schedule.ScheduleSource;
 import io.sqlqueue.schedule.Schedules;
-import io.sqlqueue.internal.store.ScheduleRow;
-import io.sqlqueue.internal.store.ScheduleStore;
 
 /**
  * The {@link Schedules} the starter builds.

@@ -18,7 +18,6 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import io.sqlqueue.JobRecord;
-import io.sqlqueue.flow.Admission;
 import io.sqlqueue.flow.Limit;
 import io.sqlqueue.flow.QueueLimits;
 

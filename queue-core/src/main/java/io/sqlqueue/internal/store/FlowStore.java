@@ -27,12 +27,10 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
-import io.sqlqueue.flow.Admission;
 import io.sqlqueue.flow.KeyLimit;
 import io.sqlqueue.flow.Limit;
 import io.sqlqueue.flow.QueueLimits;
 import io.sqlqueue.flow.RateLimit;
-import io.sqlqueue.flow.RateWindow;
 
 /**
  * Flow control's verbs as SQL: the limits (set, removed, read), and the counts a claim of a

@@ -21,11 +21,11 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.support.GeneratedKeyHolder;
 import org.springframework.jdbc.support.KeyHolder;
 
-import io.sqlqueue.InvalidJobException;
-import io.sqlqueue.JobStatus;
 import io.sqlqueue.BatchProgress;
 import io.sqlqueue.DependencyFailure;
+import io.sqlqueue.InvalidJobException;
 import io.sqlqueue.JobLinks;
+import io.sqlqueue.JobStatus;
 import io.sqlqueue.WorkflowGraph;
 
 /**

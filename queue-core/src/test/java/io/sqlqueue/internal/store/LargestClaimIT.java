@@ -8,8 +8,8 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import io.sqlqueue.JobRecord;
-import io.sqlqueue.flow.Limit;
 import io.sqlqueue.PayloadCodec;
+import io.sqlqueue.flow.Limit;
 import io.sqlqueue.internal.manager.ManagerSettings;
 import io.sqlqueue.test.QueueFixture;
 import io.sqlqueue.test.TestDatabase;

@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 
-import io.sqlqueue.internal.manager.Vacuumer;
+import io.sqlqueue.internal.maintenance.Vacuumer;
 import io.sqlqueue.internal.schema.QueueSchemaMigrator;
 import io.sqlqueue.test.OpenTransaction;
 import io.sqlqueue.test.TestDatabase;

@@ -33,10 +33,10 @@ import io.sqlqueue.dashboard.web.DashboardHosts;
 import io.sqlqueue.dashboard.web.DashboardRouter;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.internal.manager.Manager;
-import io.sqlqueue.schedule.Schedules;
 import io.sqlqueue.internal.store.Dialect;
 import io.sqlqueue.internal.store.JobBrowser;
 import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.schedule.Schedules;
 
 /**
  * Auto-configuration of the sqlqueue dashboard in a servlet web application: its page and

@@ -12,8 +12,8 @@ import org.springframework.web.servlet.function.ServerRequest;
 import org.springframework.web.servlet.function.ServerResponse;
 
 import io.sqlqueue.dashboard.JobDetails;
-import io.sqlqueue.dashboard.OverviewReader;
 import io.sqlqueue.dashboard.Operations;
+import io.sqlqueue.dashboard.OverviewReader;
 import io.sqlqueue.internal.store.JobBrowser;
 
 /**

@@ -16,9 +16,9 @@ import org.springframework.test.web.servlet.request.MockHttpServletRequestBuilde
 import io.sqlqueue.Job;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobStatus;
-import io.sqlqueue.internal.store.JobStore;
-import io.sqlqueue.internal.store.ClaimRequest;
 import io.sqlqueue.dashboard.DashboardContexts;
+import io.sqlqueue.internal.store.ClaimRequest;
+import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.schedule.Recurrence;
 import io.sqlqueue.schedule.ScheduleDefinition;
 import io.sqlqueue.schedule.Schedules;

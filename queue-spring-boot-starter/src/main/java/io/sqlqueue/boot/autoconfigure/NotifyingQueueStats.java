@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.scheduling.TaskScheduler;
 
 import io.sqlqueue.flow.FlowControl;
-import io.sqlqueue.internal.manager.QueueStats;
+import io.sqlqueue.internal.maintenance.QueueStats;
 import io.sqlqueue.internal.store.JobStore;
 
 /**

@@ -12,9 +12,9 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.util.unit.DataSize;
 
 import io.sqlqueue.handler.UnknownHandlerPolicy;
+import io.sqlqueue.internal.store.ClaimMethod;
 import io.sqlqueue.schedule.MisfirePolicy;
 import io.sqlqueue.schedule.OverlapPolicy;
-import io.sqlqueue.internal.store.ClaimMethod;
 
 /**
  * Configuration of sqlqueue, under {@code sqlqueue.*}.

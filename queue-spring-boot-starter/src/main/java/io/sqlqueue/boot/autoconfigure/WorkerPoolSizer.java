@@ -6,7 +6,7 @@ import java.util.function.Supplier;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 
-import io.sqlqueue.handler.HandlerRegistry;
+import io.sqlqueue.internal.handler.HandlerRegistry;
 import io.sqlqueue.internal.manager.ManagerSettings;
 
 /**

@@ -12,9 +12,9 @@ import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.internal.maintenance.QueueStats.Snapshot;
+import io.sqlqueue.internal.maintenance.QueueStats;
 import io.sqlqueue.internal.manager.Manager;
-import io.sqlqueue.internal.manager.QueueStats;
-import io.sqlqueue.internal.manager.QueueStats.Snapshot;
 
 /**
  * The queue's health, from the counts {@link QueueStats} last read (it never queries):

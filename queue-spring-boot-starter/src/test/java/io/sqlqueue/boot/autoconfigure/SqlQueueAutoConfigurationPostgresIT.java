@@ -153,7 +153,7 @@ class SqlQueueAutoConfigurationPostgresIT {
 			try {
 				JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
 				boolean autovacuumOff = "off".equals(jdbc.queryForObject("SHOW autovacuum", String.class));
-				assertThat(context.getBean(io.sqlqueue.internal.manager.Vacuumer.class).isRunning()).isEqualTo(autovacuumOff);
+				assertThat(context.getBean(io.sqlqueue.internal.maintenance.Vacuumer.class).isRunning()).isEqualTo(autovacuumOff);
 			}
 			finally {
 				dropSchema();

@@ -14,8 +14,8 @@ import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
 import io.sqlqueue.boot.autoconfigure.SqlQueueProperties;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.internal.manager.Manager;
-import io.sqlqueue.schedule.Schedules;
 import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.schedule.Schedules;
 
 /**
  * Auto-configuration of the {@code sqlqueue} Actuator endpoint. Like every endpoint, it

@@ -1,4 +1,4 @@
-package io.sqlqueue.flow;
+package io.sqlqueue.internal.store;
 
 import java.time.Duration;
 import java.util.HashMap;
@@ -8,6 +8,8 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sqlqueue.flow.RateLimit;
 
 class RateWindowTests {
 

@@ -1,4 +1,4 @@
-package io.sqlqueue.flow;
+package io.sqlqueue.internal.store;
 
 import java.util.HashMap;
 import java.util.HashSet;
@@ -7,6 +7,10 @@ import java.util.Map;
 import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
+
+import io.sqlqueue.flow.Limit;
+import io.sqlqueue.flow.QueueLimits;
+import io.sqlqueue.flow.RateLimit;
 
 /**
  * What one claim of a limited queue may start, decided job by job in run order: the

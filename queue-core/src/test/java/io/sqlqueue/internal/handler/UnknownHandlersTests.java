@@ -1,4 +1,4 @@
-package io.sqlqueue.handler;
+package io.sqlqueue.internal.handler;
 
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -13,6 +13,8 @@ import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 
 import io.sqlqueue.InvalidJobException;
+import io.sqlqueue.handler.HandlerDefinition;
+import io.sqlqueue.handler.UnknownHandlerPolicy;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

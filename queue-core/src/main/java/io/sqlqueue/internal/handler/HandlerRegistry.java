@@ -1,4 +1,4 @@
-package io.sqlqueue.handler;
+package io.sqlqueue.internal.handler;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -7,6 +7,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
+
+import io.sqlqueue.handler.HandlerDefinition;
 
 /**
  * The handlers this application has, by name. A name may be registered once: a second

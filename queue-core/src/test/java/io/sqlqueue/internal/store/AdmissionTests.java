@@ -1,4 +1,4 @@
-package io.sqlqueue.flow;
+package io.sqlqueue.internal.store;
 
 import java.time.Duration;
 import java.util.List;
@@ -7,6 +7,11 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+
+import io.sqlqueue.flow.KeyLimit;
+import io.sqlqueue.flow.Limit;
+import io.sqlqueue.flow.QueueLimits;
+import io.sqlqueue.flow.RateLimit;
 
 class AdmissionTests {
 

@@ -1,4 +1,4 @@
-package io.sqlqueue.handler;
+package io.sqlqueue.internal.handler;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -13,6 +13,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.sqlqueue.InvalidJobException;
+import io.sqlqueue.handler.UnknownHandlerPolicy;
 
 /**
  * Makes an enqueue for a handler this instance does not have loud: a typo such as

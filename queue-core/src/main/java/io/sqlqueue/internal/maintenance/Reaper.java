@@ -1,4 +1,4 @@
-package io.sqlqueue.internal.manager;
+package io.sqlqueue.internal.maintenance;
 
 import java.time.Duration;
 import java.util.List;
@@ -8,10 +8,10 @@ import org.slf4j.LoggerFactory;
 
 import org.springframework.scheduling.TaskScheduler;
 
-import io.sqlqueue.JobListener;
 import io.sqlqueue.ExpiredJob;
-import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.JobListener;
 import io.sqlqueue.ReapedJob;
+import io.sqlqueue.internal.store.JobStore;
 
 /**
  * Finds running jobs whose lease expired (their worker crashed, hung or lost the database)

@@ -1,4 +1,4 @@
-package io.sqlqueue.internal.manager;
+package io.sqlqueue.internal.maintenance;
 
 import java.time.Duration;
 import java.util.EnumMap;

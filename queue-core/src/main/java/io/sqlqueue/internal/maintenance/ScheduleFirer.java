@@ -1,4 +1,4 @@
-package io.sqlqueue.schedule;
+package io.sqlqueue.internal.maintenance;
 
 import java.time.Duration;
 import java.util.List;
@@ -8,7 +8,8 @@ import org.slf4j.LoggerFactory;
 
 import org.springframework.scheduling.TaskScheduler;
 
-import io.sqlqueue.internal.manager.PeriodicTask;
+import io.sqlqueue.schedule.FiredTick;
+import io.sqlqueue.schedule.Schedules;
 
 /**
  * Fires due schedules every {@code interval} (a second by default), on every instance

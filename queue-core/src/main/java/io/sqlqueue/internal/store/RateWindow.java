@@ -1,4 +1,6 @@
-package io.sqlqueue.flow;
+package io.sqlqueue.internal.store;
+
+import io.sqlqueue.flow.RateLimit;
 
 /**
  * The starts counted against one rate limit: {@code starts} in the window that began at

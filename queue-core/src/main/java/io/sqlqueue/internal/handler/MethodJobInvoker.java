@@ -1,4 +1,4 @@
-package io.sqlqueue.handler;
+package io.sqlqueue.internal.handler;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -12,6 +12,7 @@ import org.springframework.util.ReflectionUtils;
 
 import io.sqlqueue.JobContext;
 import io.sqlqueue.PayloadCodec;
+import io.sqlqueue.handler.JobInvoker;
 
 /**
  * Calls a handler method: at most one payload parameter (decoded from JSON into its
