@@ -7,9 +7,6 @@ import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import io.sqlqueue.store.ExpiredJob;
-import io.sqlqueue.store.ReapedJob;
-
 /**
  * Several listeners as one. A listener that throws is logged and skipped: what a listener
  * does must never change what happens to a job.

@@ -8,8 +8,6 @@ import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
 
-import io.sqlqueue.workflow.DependencyFailure;
-
 /**
  * A job to enqueue: which handler runs it, with what payload, and how. Immutable; each
  * method returns a changed copy.

@@ -6,8 +6,6 @@ import java.util.Optional;
 
 import org.jspecify.annotations.Nullable;
 
-import io.sqlqueue.workflow.BatchProgress;
-
 /**
  * What a handler may know about the attempt it runs in. Declare a parameter of this type
  * on a {@link JobHandler} method to receive it.

@@ -58,7 +58,7 @@ public @interface JobHandler {
 	 * default {@code null}, or a primitive's zero). By default it decodes strictly: a payload with a property the type lacks, or
 	 * without (or {@code null} in) a record component or {@code @JsonCreator} parameter that is
 	 * neither {@code @Nullable} nor {@code Optional}, fails its job at once with a
-	 * {@link io.sqlqueue.handler.PayloadDecodingException} naming the type and the field. Turn it
+	 * {@link io.sqlqueue.PayloadDecodingException} naming the type and the field. Turn it
 	 * on while a payload type changes shape and jobs of its old shape still wait.
 	 */
 	boolean lenientPayload() default false;

@@ -4,9 +4,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
-import io.sqlqueue.store.ExpiredJob;
-import io.sqlqueue.store.ReapedJob;
-
 /**
  * Told what the queue does on this instance, as it happens: the seam for metrics. Called
  * on the queue's own threads, so implementations must be quick and must not throw.

@@ -2,8 +2,6 @@ package io.sqlqueue;
 
 import org.jspecify.annotations.Nullable;
 
-import io.sqlqueue.handler.PayloadCodec;
-
 /**
  * How an awaited job ended ({@link JobQueue#await}, {@link JobQueue#whenFinished}): its final
  * state, its result decoded into a type the caller names, and, for a job that failed or

@@ -12,8 +12,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 import io.sqlqueue.handler.HandlerDefinition;
-import io.sqlqueue.handler.MethodJobInvoker;
-import io.sqlqueue.store.Backlog;
+import io.sqlqueue.internal.handler.MethodJobInvoker;
+import io.sqlqueue.internal.store.Backlog;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

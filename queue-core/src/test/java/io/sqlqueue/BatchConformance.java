@@ -13,13 +13,13 @@ import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
+import io.sqlqueue.Batch;
+import io.sqlqueue.BatchIds;
+import io.sqlqueue.BatchProgress;
+import io.sqlqueue.DependencyFailure;
+import io.sqlqueue.JobLinks;
 import io.sqlqueue.handler.HandlerDefinition;
-import io.sqlqueue.store.JobStore;
-import io.sqlqueue.workflow.Batch;
-import io.sqlqueue.workflow.BatchIds;
-import io.sqlqueue.workflow.BatchProgress;
-import io.sqlqueue.workflow.DependencyFailure;
-import io.sqlqueue.workflow.JobLinks;
+import io.sqlqueue.internal.store.JobStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

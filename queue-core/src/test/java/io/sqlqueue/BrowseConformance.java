@@ -5,15 +5,15 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
-import io.sqlqueue.store.Completion;
-import io.sqlqueue.store.JobBrowser;
-import io.sqlqueue.store.JobFilter;
-import io.sqlqueue.store.JobPage;
-import io.sqlqueue.store.JobSummary;
-import io.sqlqueue.store.Lease;
-import io.sqlqueue.store.QueueCount;
-import io.sqlqueue.workflow.Batch;
-import io.sqlqueue.workflow.BatchIds;
+import io.sqlqueue.Batch;
+import io.sqlqueue.BatchIds;
+import io.sqlqueue.internal.store.Completion;
+import io.sqlqueue.internal.store.JobBrowser;
+import io.sqlqueue.internal.store.JobFilter;
+import io.sqlqueue.internal.store.JobPage;
+import io.sqlqueue.internal.store.JobSummary;
+import io.sqlqueue.internal.store.Lease;
+import io.sqlqueue.internal.store.QueueCount;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -19,22 +19,22 @@ import org.springframework.dao.PessimisticLockingFailureException;
 import io.sqlqueue.flow.Limit;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.JobInvoker;
-import io.sqlqueue.manager.Manager;
-import io.sqlqueue.manager.Pruner;
-import io.sqlqueue.manager.Reaper;
+import io.sqlqueue.internal.maintenance.Pruner;
+import io.sqlqueue.internal.maintenance.Reaper;
+import io.sqlqueue.internal.maintenance.ScheduleFirer;
+import io.sqlqueue.internal.manager.Manager;
+import io.sqlqueue.internal.schedule.DefaultSchedules;
+import io.sqlqueue.internal.store.ClaimMethod;
+import io.sqlqueue.internal.store.ClaimRequest;
+import io.sqlqueue.internal.store.Lease;
+import io.sqlqueue.internal.store.ScheduleStore;
 import io.sqlqueue.schedule.OverlapPolicy;
 import io.sqlqueue.schedule.Recurrence;
 import io.sqlqueue.schedule.ScheduleDefinition;
-import io.sqlqueue.schedule.ScheduleFirer;
 import io.sqlqueue.schedule.Schedules;
-import io.sqlqueue.store.ClaimRequest;
-import io.sqlqueue.store.Lease;
-import io.sqlqueue.store.ScheduleStore;
 import io.sqlqueue.test.OpenTransaction;
 import io.sqlqueue.test.QueueFixture;
 import io.sqlqueue.test.TestDatabase;
-import io.sqlqueue.workflow.Batch;
-import io.sqlqueue.workflow.BatchIds;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -335,7 +335,7 @@ interface CallerLockConformance extends ConformanceSupport {
 			});
 			handle("tick", "default", (payload, context) -> this.ticks.incrementAndGet());
 			fixture.flowControl().setLimit("limited", Limit.concurrency(2));
-			this.schedules = new Schedules(new ScheduleStore(database.dataSource(), database.dialect(), database.schema()),
+			this.schedules = new DefaultSchedules(new ScheduleStore(database.dataSource(), database.dialect(), database.schema()),
 					fixture.queue(), fixture.handlers(), JobListener.NONE);
 			this.reaper = new Reaper(fixture.store(), fixture.scheduler(), Duration.ofMillis(200), JobListener.NONE);
 			this.firer = new ScheduleFirer(this.schedules, fixture.scheduler(), Duration.ofMillis(200));

@@ -17,10 +17,10 @@ import java.util.concurrent.locks.LockSupport;
 import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.api.Test;
 
-import io.sqlqueue.manager.Reaper;
-import io.sqlqueue.store.ClaimRequest;
-import io.sqlqueue.store.JobStore;
-import io.sqlqueue.store.Lease;
+import io.sqlqueue.internal.maintenance.Reaper;
+import io.sqlqueue.internal.store.ClaimRequest;
+import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.internal.store.Lease;
 import io.sqlqueue.test.OpenTransaction;
 import io.sqlqueue.test.TestDatabase;
 
@@ -239,12 +239,12 @@ interface CancelConformance extends ConformanceSupport {
 				() -> fixture().queue().enqueue(Job.of("next", null).after(dependent)))) {
 			next = caller.result();
 			assertThat(CompletableFuture.supplyAsync(reaper::expireOnce).get(5, TimeUnit.SECONDS))
-				.extracting(io.sqlqueue.store.ExpiredJob::id).containsExactly(other);
+				.extracting(io.sqlqueue.ExpiredJob::id).containsExactly(other);
 			assertThat(fixture().status(held)).isEqualTo(JobStatus.QUEUED);
 			assertThat(fixture().status(dependent)).isEqualTo(JobStatus.WAITING);
 			caller.commit();
 		}
-		assertThat(reaper.expireOnce()).extracting(io.sqlqueue.store.ExpiredJob::id).containsExactly(held);
+		assertThat(reaper.expireOnce()).extracting(io.sqlqueue.ExpiredJob::id).containsExactly(held);
 		assertThat(fixture().status(held)).isEqualTo(JobStatus.CANCELLED);
 		assertThat(fixture().status(dependent)).isEqualTo(JobStatus.CANCELLED);
 		assertThat(fixture().status(next)).isEqualTo(JobStatus.CANCELLED);

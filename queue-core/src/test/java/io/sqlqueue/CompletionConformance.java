@@ -11,11 +11,11 @@ import java.util.concurrent.atomic.AtomicInteger;
 import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.api.Test;
 
-import io.sqlqueue.manager.Manager;
-import io.sqlqueue.store.CompletedJobs;
-import io.sqlqueue.store.Completion;
-import io.sqlqueue.store.JobStore;
-import io.sqlqueue.store.Lease;
+import io.sqlqueue.internal.manager.Manager;
+import io.sqlqueue.internal.store.CompletedJobs;
+import io.sqlqueue.internal.store.Completion;
+import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.internal.store.Lease;
 import io.sqlqueue.test.QueueFixture;
 import io.sqlqueue.test.SwitchableDataSource;
 

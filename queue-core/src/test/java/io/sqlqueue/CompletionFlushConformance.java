@@ -11,12 +11,14 @@ import java.util.stream.IntStream;
 
 import org.junit.jupiter.api.Test;
 
+import io.sqlqueue.Batch;
+import io.sqlqueue.BatchIds;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.JobInvoker;
+import io.sqlqueue.internal.store.ClaimMethod;
 import io.sqlqueue.test.OpenTransaction;
 import io.sqlqueue.test.QueueFixture;
-import io.sqlqueue.workflow.Batch;
-import io.sqlqueue.workflow.BatchIds;
+import io.sqlqueue.test.TestDatabase;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

@@ -6,10 +6,10 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.JobInvoker;
-import io.sqlqueue.store.ClaimMethod;
-import io.sqlqueue.store.ClaimRequest;
-import io.sqlqueue.store.Completion;
-import io.sqlqueue.store.Lease;
+import io.sqlqueue.internal.store.ClaimMethod;
+import io.sqlqueue.internal.store.ClaimRequest;
+import io.sqlqueue.internal.store.Completion;
+import io.sqlqueue.internal.store.Lease;
 import io.sqlqueue.test.QueueFixture;
 import io.sqlqueue.test.TestDatabase;
 

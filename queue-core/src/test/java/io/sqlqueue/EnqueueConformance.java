@@ -14,9 +14,9 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import io.sqlqueue.handler.HandlerDefinition;
-import io.sqlqueue.handler.MethodJobInvoker;
-import io.sqlqueue.store.Completion;
-import io.sqlqueue.store.Lease;
+import io.sqlqueue.internal.handler.MethodJobInvoker;
+import io.sqlqueue.internal.store.Completion;
+import io.sqlqueue.internal.store.Lease;
 import io.sqlqueue.test.QueueFixture;
 
 import static org.assertj.core.api.Assertions.assertThat;

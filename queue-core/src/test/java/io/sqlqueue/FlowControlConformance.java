@@ -25,11 +25,12 @@ import io.sqlqueue.flow.LimitSource;
 import io.sqlqueue.flow.QueueLimits;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.JobInvoker;
-import io.sqlqueue.manager.Manager;
-import io.sqlqueue.store.ClaimRequest;
-import io.sqlqueue.store.ClaimResult;
-import io.sqlqueue.store.FlowStore;
-import io.sqlqueue.store.LimitRow;
+import io.sqlqueue.internal.flow.DefaultFlowControl;
+import io.sqlqueue.internal.manager.Manager;
+import io.sqlqueue.internal.store.ClaimRequest;
+import io.sqlqueue.internal.store.ClaimResult;
+import io.sqlqueue.internal.store.FlowStore;
+import io.sqlqueue.internal.store.LimitRow;
 import io.sqlqueue.test.OpenTransaction;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -352,11 +353,11 @@ interface FlowControlConformance extends ConformanceSupport {
 		limits().setLimit("default", Limit.concurrency(1));
 		assertThat(claim(10, "work").jobs()).isEmpty();
 		assertThat(fixture().count("status = 'RUNNING'")).isEqualTo(2);
-		fixture().store().complete(List.of(new io.sqlqueue.store.Completion(
-				new io.sqlqueue.store.Lease(running.get(0).id(), running.get(0).leaseToken()), null)));
+		fixture().store().complete(List.of(new io.sqlqueue.internal.store.Completion(
+				new io.sqlqueue.internal.store.Lease(running.get(0).id(), running.get(0).leaseToken()), null)));
 		assertThat(claim(10, "work").jobs()).as("one still runs, the limit is one").isEmpty();
-		fixture().store().complete(List.of(new io.sqlqueue.store.Completion(
-				new io.sqlqueue.store.Lease(running.get(1).id(), running.get(1).leaseToken()), null)));
+		fixture().store().complete(List.of(new io.sqlqueue.internal.store.Completion(
+				new io.sqlqueue.internal.store.Lease(running.get(1).id(), running.get(1).leaseToken()), null)));
 		assertThat(claim(10, "work").jobs()).hasSize(1);
 	}
 
@@ -517,7 +518,7 @@ interface FlowControlConformance extends ConformanceSupport {
 			for (int i = 0; i < instances; i++) {
 				HikariDataSource pool = isolatedDatabase().newDataSource(1);
 				pools.add(pool);
-				flows.add(new FlowControl(new FlowStore(pool, isolatedDatabase().dialect(),
+				flows.add(new DefaultFlowControl(new FlowStore(pool, isolatedDatabase().dialect(),
 						isolatedDatabase().schema())));
 			}
 			CyclicBarrier together = new CyclicBarrier(instances);

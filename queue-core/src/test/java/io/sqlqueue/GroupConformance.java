@@ -19,8 +19,8 @@ import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
-import io.sqlqueue.store.Completion;
-import io.sqlqueue.store.Lease;
+import io.sqlqueue.internal.store.Completion;
+import io.sqlqueue.internal.store.Lease;
 import io.sqlqueue.test.OpenTransaction;
 import io.sqlqueue.test.TestDatabase;
 

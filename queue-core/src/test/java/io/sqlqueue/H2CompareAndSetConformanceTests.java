@@ -1,6 +1,6 @@
 package io.sqlqueue;
 
-import io.sqlqueue.store.ClaimMethod;
+import io.sqlqueue.internal.store.ClaimMethod;
 
 /** The optimistic compare-and-set claim, the one for any database, on H2. */
 class H2CompareAndSetConformanceTests extends H2ConformanceTests {

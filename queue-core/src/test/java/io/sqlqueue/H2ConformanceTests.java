@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 
-import io.sqlqueue.store.JobStore;
+import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.test.TestDatabase;
 
 import static org.assertj.core.api.Assertions.assertThat;

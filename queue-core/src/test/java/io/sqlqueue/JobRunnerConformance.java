@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.RetryPolicy;
-import io.sqlqueue.manager.JobRunner;
+import io.sqlqueue.internal.manager.JobRunner;
 import io.sqlqueue.observation.JobObservations;
 import io.sqlqueue.test.QueueFixture;
 

@@ -19,13 +19,14 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 import io.sqlqueue.handler.HandlerDefinition;
-import io.sqlqueue.manager.Manager;
-import io.sqlqueue.manager.ManagerSettings;
-import io.sqlqueue.manager.Pruner;
-import io.sqlqueue.manager.Reaper;
-import io.sqlqueue.store.ClaimRequest;
-import io.sqlqueue.store.ClaimResult;
-import io.sqlqueue.store.JobStore;
+import io.sqlqueue.handler.JobInvoker;
+import io.sqlqueue.internal.maintenance.Pruner;
+import io.sqlqueue.internal.maintenance.Reaper;
+import io.sqlqueue.internal.manager.Manager;
+import io.sqlqueue.internal.manager.ManagerSettings;
+import io.sqlqueue.internal.store.ClaimRequest;
+import io.sqlqueue.internal.store.ClaimResult;
+import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.test.GatedJobStore;
 import io.sqlqueue.test.QueueFixture;
 

@@ -1,6 +1,6 @@
 package io.sqlqueue;
 
-import io.sqlqueue.store.ClaimMethod;
+import io.sqlqueue.internal.store.ClaimMethod;
 import io.sqlqueue.test.TestDatabase;
 
 /** The optimistic compare-and-set claim, the one for any database, on MariaDB. */

@@ -14,12 +14,14 @@ import org.junit.jupiter.api.Test;
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.transaction.TransactionDefinition;
 
-import io.sqlqueue.store.ClaimRequest;
-import io.sqlqueue.store.Completion;
-import io.sqlqueue.store.JobStore;
-import io.sqlqueue.store.Lease;
-import io.sqlqueue.store.NewJob;
-import io.sqlqueue.store.ScheduleStore;
+import io.sqlqueue.internal.DefaultJobQueue;
+import io.sqlqueue.internal.schedule.DefaultSchedules;
+import io.sqlqueue.internal.store.ClaimRequest;
+import io.sqlqueue.internal.store.Completion;
+import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.internal.store.Lease;
+import io.sqlqueue.internal.store.NewJob;
+import io.sqlqueue.internal.store.ScheduleStore;
 import io.sqlqueue.schedule.FiredTick;
 import io.sqlqueue.schedule.Recurrence;
 import io.sqlqueue.schedule.ScheduleDefinition;
@@ -126,7 +128,7 @@ class MariaDbConformanceIT extends QueueConformanceTests {
 		long skewed = Instant.now().plus(Duration.ofMinutes(10)).getEpochSecond();
 		try (HikariDataSource pool = this.database.newDataSource(2, "SET timestamp = " + skewed)) {
 			ScheduleStore store = new ScheduleStore(pool, this.database.dialect(), this.database.schema());
-			Schedules schedules = new Schedules(store, new JobQueue(this.fixture.newStore(pool), this.fixture.codec(),
+			Schedules schedules = new DefaultSchedules(store, new DefaultJobQueue(this.fixture.newStore(pool), this.fixture.codec(),
 					this.fixture.handlers(), QueueFixture.FAST_RETRIES), this.fixture.handlers(), JobListener.NONE);
 			ScheduleRecord created = schedules
 				.create(ScheduleDefinition.of("hourly", "tick", Recurrence.every(Duration.ofHours(1))));

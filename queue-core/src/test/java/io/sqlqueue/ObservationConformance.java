@@ -14,11 +14,12 @@ import io.micrometer.tracing.handler.PropagatingSenderTracingObservationHandler;
 import io.micrometer.tracing.test.simple.SimpleSpan;
 import io.micrometer.tracing.test.simple.SimpleTracer;
 
-import io.sqlqueue.await.JobAwaiter;
-import io.sqlqueue.manager.Manager;
+import io.sqlqueue.internal.DefaultJobQueue;
+import io.sqlqueue.internal.await.JobAwaiter;
+import io.sqlqueue.internal.manager.Manager;
+import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.internal.store.NewJob;
 import io.sqlqueue.observation.MicrometerJobObservations;
-import io.sqlqueue.store.JobStore;
-import io.sqlqueue.store.NewJob;
 import io.sqlqueue.test.QueueFixture;
 import io.sqlqueue.test.RecordingJobListener;
 import io.sqlqueue.test.TestPropagator;
@@ -128,7 +129,7 @@ interface ObservationConformance extends ConformanceSupport {
 		io.micrometer.observation.ObservationRegistry registry = io.micrometer.observation.ObservationRegistry.create();
 		registry.observationConfig().observationHandler((context) -> true);
 		try (JobAwaiter awaiter = new JobAwaiter(fixture().store(), fixture().codec())) {
-			JobQueue queue = new JobQueue(fixture().store(), fixture().codec(), fixture().handlers(),
+			JobQueue queue = new DefaultJobQueue(fixture().store(), fixture().codec(), fixture().handlers(),
 					QueueFixture.FAST_RETRIES, JobListener.NONE, awaiter, new MicrometerJobObservations(registry));
 			long id = queue.enqueue("work", Map.of());
 			assertThat(fixture().job(id).headers()).isNull();
@@ -162,7 +163,7 @@ interface ObservationConformance extends ConformanceSupport {
 			.start("request", registry);
 		try (JobAwaiter awaiter = new JobAwaiter(fixture().store(), fixture().codec());
 				io.micrometer.observation.Observation.Scope scope = requestObservation.openScope()) {
-			JobQueue queue = new JobQueue(fixture().store(), fixture().codec(), fixture().handlers(),
+			JobQueue queue = new DefaultJobQueue(fixture().store(), fixture().codec(), fixture().handlers(),
 					QueueFixture.FAST_RETRIES, JobListener.NONE, awaiter, observations);
 			id = queue.enqueue("traced", Map.of("n", 1));
 		}

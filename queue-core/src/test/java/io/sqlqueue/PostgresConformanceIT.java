@@ -17,12 +17,13 @@ import org.springframework.jdbc.datasource.SingleConnectionDataSource;
 
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.Limit;
-import io.sqlqueue.store.ClaimMethod;
-import io.sqlqueue.store.ClaimRequest;
-import io.sqlqueue.store.Completion;
-import io.sqlqueue.store.FlowStore;
-import io.sqlqueue.store.JobStore;
-import io.sqlqueue.store.Lease;
+import io.sqlqueue.internal.flow.DefaultFlowControl;
+import io.sqlqueue.internal.store.ClaimMethod;
+import io.sqlqueue.internal.store.ClaimRequest;
+import io.sqlqueue.internal.store.Completion;
+import io.sqlqueue.internal.store.FlowStore;
+import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.internal.store.Lease;
 import io.sqlqueue.test.TestDatabase;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -92,7 +93,7 @@ class PostgresConformanceIT extends QueueConformanceTests {
 					Object result = method.invoke(this.database.dataSource(), args);
 					return (result instanceof Connection connection) ? recordingCommits(connection, atCommit) : result;
 				});
-		FlowControl limits = new FlowControl(
+		FlowControl limits = new DefaultFlowControl(
 				new FlowStore(recording, this.database.dialect(), this.database.schema()));
 		limits.setLimit("default", Limit.concurrency(2));
 		limits.setLimit("default", Limit.concurrency(3));

@@ -5,9 +5,9 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
-import io.sqlqueue.store.Completion;
-import io.sqlqueue.store.JobStore;
-import io.sqlqueue.store.Lease;
+import io.sqlqueue.internal.store.Completion;
+import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.internal.store.Lease;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -33,7 +33,7 @@ interface RetentionConformance extends ConformanceSupport {
 		assertThat(store.pruneFinished(JobStatus.SUCCEEDED, Duration.ofHours(1), 100)).isZero();
 		assertThat(store.pruneFinished(JobStatus.SUCCEEDED, Duration.ofMillis(10), 100)).isEqualTo(1);
 		assertThat(store.pruneFinished(JobStatus.FAILED, Duration.ofMillis(10), 100)).isEqualTo(1);
-		io.sqlqueue.manager.Pruner pruner = new io.sqlqueue.manager.Pruner(store, fixture().scheduler(),
+		io.sqlqueue.internal.maintenance.Pruner pruner = new io.sqlqueue.internal.maintenance.Pruner(store, fixture().scheduler(),
 				Duration.ofHours(1), Duration.ofDays(7), Duration.ofMillis(10), Duration.ZERO);
 		assertThat(pruner.runOnce()).containsEntry(JobStatus.CANCELLED, 1).doesNotContainKey(JobStatus.FAILED);
 		assertThat(fixture().count("1 = 1")).isEqualTo(1);

@@ -12,9 +12,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 import io.sqlqueue.handler.HandlerDefinition;
-import io.sqlqueue.manager.Manager;
-import io.sqlqueue.store.JobStore;
-import io.sqlqueue.store.Lease;
+import io.sqlqueue.internal.manager.Manager;
+import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.internal.store.Lease;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

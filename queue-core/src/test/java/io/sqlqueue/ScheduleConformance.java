@@ -21,7 +21,12 @@ import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.api.Test;
 
 import io.sqlqueue.handler.HandlerDefinition;
-import io.sqlqueue.handler.HandlerRegistry;
+import io.sqlqueue.internal.DefaultJobQueue;
+import io.sqlqueue.internal.handler.HandlerRegistry;
+import io.sqlqueue.internal.schedule.DefaultSchedules;
+import io.sqlqueue.internal.store.ClaimMethod;
+import io.sqlqueue.internal.store.ScheduleRow;
+import io.sqlqueue.internal.store.ScheduleStore;
 import io.sqlqueue.schedule.ConcurrentScheduleChangeException;
 import io.sqlqueue.schedule.FiredTick;
 import io.sqlqueue.schedule.MisfirePolicy;
@@ -31,9 +36,6 @@ import io.sqlqueue.schedule.ScheduleDefinition;
 import io.sqlqueue.schedule.ScheduleRecord;
 import io.sqlqueue.schedule.ScheduleSource;
 import io.sqlqueue.schedule.Schedules;
-import io.sqlqueue.store.ClaimMethod;
-import io.sqlqueue.store.ScheduleRow;
-import io.sqlqueue.store.ScheduleStore;
 import io.sqlqueue.test.OpenTransaction;
 import io.sqlqueue.test.QueueFixture;
 
@@ -64,7 +66,7 @@ interface ScheduleConformance extends ConformanceSupport {
 	}
 
 	private Schedules instance(ScheduleStore store, DataSource dataSource, HandlerRegistry handlers) {
-		return new Schedules(store, new JobQueue(fixture().newStore(dataSource), fixture().codec(), handlers,
+		return new DefaultSchedules(store, new DefaultJobQueue(fixture().newStore(dataSource), fixture().codec(), handlers,
 				QueueFixture.FAST_RETRIES), handlers, JobListener.NONE);
 	}
 

@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.api.Test;
 
-import io.sqlqueue.manager.Manager;
+import io.sqlqueue.internal.manager.Manager;
 import io.sqlqueue.test.QueueFixture;
 import io.sqlqueue.test.SwitchableDataSource;
 

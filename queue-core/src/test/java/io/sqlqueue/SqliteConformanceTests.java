@@ -12,10 +12,10 @@ import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import io.sqlqueue.manager.Manager;
-import io.sqlqueue.store.ClaimMethod;
-import io.sqlqueue.store.JobStore;
-import io.sqlqueue.store.dialect.Dialects;
+import io.sqlqueue.internal.manager.Manager;
+import io.sqlqueue.internal.store.ClaimMethod;
+import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.internal.store.dialect.Dialects;
 import io.sqlqueue.test.TestDatabase;
 
 import static org.assertj.core.api.Assertions.assertThat;

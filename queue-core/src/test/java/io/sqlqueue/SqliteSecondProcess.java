@@ -7,11 +7,11 @@ import com.zaxxer.hikari.HikariDataSource;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 
-import io.sqlqueue.store.ClaimRequest;
-import io.sqlqueue.store.Completion;
-import io.sqlqueue.store.JobStore;
-import io.sqlqueue.store.Lease;
-import io.sqlqueue.store.dialect.Dialects;
+import io.sqlqueue.internal.store.ClaimRequest;
+import io.sqlqueue.internal.store.Completion;
+import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.internal.store.Lease;
+import io.sqlqueue.internal.store.dialect.Dialects;
 
 /**
  * The second JVM of {@link SqliteConformanceTests}: claims and runs jobs of handler

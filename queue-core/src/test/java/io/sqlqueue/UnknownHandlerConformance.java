@@ -4,14 +4,16 @@ import java.util.List;
 
 import org.junit.jupiter.api.Test;
 
-import io.sqlqueue.await.JobAwaiter;
+import io.sqlqueue.Batch;
+import io.sqlqueue.Workflow;
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.UnknownHandlerPolicy;
-import io.sqlqueue.handler.UnknownHandlers;
+import io.sqlqueue.internal.DefaultJobQueue;
+import io.sqlqueue.internal.await.JobAwaiter;
+import io.sqlqueue.internal.handler.UnknownHandlers;
 import io.sqlqueue.observation.JobObservations;
 import io.sqlqueue.test.QueueFixture;
-import io.sqlqueue.workflow.Batch;
-import io.sqlqueue.workflow.Workflow;
+import io.sqlqueue.test.TestDatabase;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -33,7 +35,7 @@ interface UnknownHandlerConformance extends ConformanceSupport {
 	private JobQueue queue(UnknownHandlerPolicy policy, List<String> remote) {
 		QueueFixture fixture = fixture();
 		fixture.register(HandlerDefinition.of("mail.welcome", "mail", (payload, context) -> null));
-		return new JobQueue(fixture.store(), fixture.codec(), fixture.handlers(), QueueFixture.FAST_RETRIES,
+		return new DefaultJobQueue(fixture.store(), fixture.codec(), fixture.handlers(), QueueFixture.FAST_RETRIES,
 				JobListener.NONE, new JobAwaiter(fixture.store(), fixture.codec()), JobObservations.NONE,
 				new UnknownHandlers(fixture.handlers(), policy, remote, () -> true));
 	}
@@ -71,8 +73,8 @@ interface UnknownHandlerConformance extends ConformanceSupport {
 		assertThat(fixture().job(typo).status()).isEqualTo(JobStatus.QUEUED);
 		assertThat(fixture().job(remote).queue()).isEqualTo("billing");
 		assertThat(fixture().job(unnamed).queue()).isEqualTo(JobQueue.DEFAULT_QUEUE);
-		assertThat(jobs.unknownHandlers().notice("mail.welcom")).isPresent();
-		assertThat(jobs.unknownHandlers().notice("billing.charge")).isEmpty();
+		assertThat(jobs.unknownHandlerNotice("mail.welcom")).isPresent();
+		assertThat(jobs.unknownHandlerNotice("billing.charge")).isEmpty();
 	}
 
 }

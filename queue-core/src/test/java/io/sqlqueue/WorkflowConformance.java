@@ -15,23 +15,18 @@ import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import org.springframework.transaction.support.TransactionTemplate;
 
 import io.sqlqueue.handler.HandlerDefinition;
-import io.sqlqueue.manager.Reaper;
-import io.sqlqueue.schema.QueueSchemaMigrator;
-import io.sqlqueue.store.ClaimRequest;
-import io.sqlqueue.store.JobStore;
-import io.sqlqueue.store.Lease;
-import io.sqlqueue.store.NewJob;
-import io.sqlqueue.store.WorkflowStore;
+import io.sqlqueue.handler.JobInvoker;
+import io.sqlqueue.internal.DefaultJobQueue;
+import io.sqlqueue.internal.maintenance.Reaper;
+import io.sqlqueue.internal.schema.QueueSchemaMigrator;
+import io.sqlqueue.internal.store.ClaimRequest;
+import io.sqlqueue.internal.store.Completion;
+import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.internal.store.Lease;
+import io.sqlqueue.internal.store.NewJob;
+import io.sqlqueue.internal.store.WorkflowStore;
 import io.sqlqueue.test.QueueFixture;
 import io.sqlqueue.test.TestDatabase;
-import io.sqlqueue.workflow.Batch;
-import io.sqlqueue.workflow.BatchIds;
-import io.sqlqueue.workflow.BatchProgress;
-import io.sqlqueue.workflow.DependencyFailure;
-import io.sqlqueue.workflow.JobLinks;
-import io.sqlqueue.workflow.Workflow;
-import io.sqlqueue.workflow.WorkflowGraph;
-import io.sqlqueue.workflow.WorkflowIds;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -254,7 +249,7 @@ interface WorkflowConformance extends ConformanceSupport {
 		assertThat(fixture().status(expiringDependent)).isEqualTo(JobStatus.CANCELLED);
 
 		fixture().jdbc().update("UPDATE " + fixture().table() + " SET waiting_for = 1 WHERE id = ?", brokenDependent);
-		assertThat(reaper.runOnce()).extracting(io.sqlqueue.store.ReapedJob::id).containsExactly(broken);
+		assertThat(reaper.runOnce()).extracting(io.sqlqueue.ReapedJob::id).containsExactly(broken);
 		assertThat(fixture().status(broken)).isEqualTo(JobStatus.FAILED);
 		assertThat(fixture().status(brokenDependent)).isEqualTo(JobStatus.CANCELLED);
 	}
@@ -276,7 +271,7 @@ interface WorkflowConformance extends ConformanceSupport {
 		long held = fixture().queue().enqueue("long", 1);
 		long other = fixture().queue().enqueue("long", 2);
 		try {
-			io.sqlqueue.manager.Manager manager = fixture().startManager((s) -> s.leaseDuration(Duration.ofMillis(1500)));
+			io.sqlqueue.internal.manager.Manager manager = fixture().startManager((s) -> s.leaseDuration(Duration.ofMillis(1500)));
 			awaitStatus(held, JobStatus.RUNNING, SETTLE_WAIT);
 			awaitStatus(other, JobStatus.RUNNING, SETTLE_WAIT);
 			try (io.sqlqueue.test.OpenTransaction<Long> open = io.sqlqueue.test.OpenTransaction.begin(
@@ -498,7 +493,7 @@ interface WorkflowConformance extends ConformanceSupport {
 			assertThat(new QueueSchemaMigrator(old.dataSource(), old.dialect(), old.schema()).migrate()).isPositive();
 			assertThat(store.find(ids.get(0)).orElseThrow().uniqueKey()).isEqualTo("kept");
 			assertThat(store.find(ids.get(1)).orElseThrow().status()).isEqualTo(JobStatus.CANCELLED);
-			JobQueue queue = new JobQueue(store, fixture().codec(), new io.sqlqueue.handler.HandlerRegistry(),
+			JobQueue queue = new DefaultJobQueue(store, fixture().codec(), new io.sqlqueue.internal.handler.HandlerRegistry(),
 					QueueFixture.FAST_RETRIES);
 			assertThatThrownBy(() -> queue.enqueue(Job.of("work", 4).uniqueKey("kept")))
 				.isInstanceOf(DuplicateJobException.class);

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.sqlqueue.Job;
-import io.sqlqueue.manager.Manager;
+import io.sqlqueue.internal.manager.Manager;
 
 /**
  * sqlqueue as an application runs it: a producer instance enqueues with {@code enqueueAll},

@@ -6,6 +6,7 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 import io.sqlqueue.Names;
+import io.sqlqueue.PayloadCodec;
 
 /**
  * One handler: its name, default queue, its overrides of the retry and timeout defaults,

@@ -3,6 +3,7 @@ package io.sqlqueue.handler;
 import org.jspecify.annotations.Nullable;
 
 import io.sqlqueue.JobContext;
+import io.sqlqueue.PayloadDecodingException;
 
 /**
  * Runs one attempt of a job: decodes the payload, calls the handler, returns its result.

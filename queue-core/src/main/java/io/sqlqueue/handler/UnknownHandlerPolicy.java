@@ -2,7 +2,7 @@ package io.sqlqueue.handler;
 
 /**
  * What an enqueue does when this instance has no handler of the job's name and the name is
- * not declared as handled elsewhere (see {@link UnknownHandlers}). The job runs only on an
+ * not declared as handled elsewhere (see {@code sqlqueue.remote-handlers}). The job runs only on an
  * instance that has the handler; until one does it stays {@code QUEUED}.
  */
 public enum UnknownHandlerPolicy {

@@ -1,5 +1,6 @@
 /**
- * Handlers: their definitions and registry, method invocation, payload codec and retry policy.
+ * Handlers: their definitions, the invoker that runs one, the retry policy and the policy for
+ * handlers this application lacks.
  */
 @NullMarked
 package io.sqlqueue.handler;

@@ -14,16 +14,17 @@ import io.sqlqueue.JobListener;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.PayloadCodec;
 import io.sqlqueue.flow.Limit;
 import io.sqlqueue.flow.QueueLimits;
-import io.sqlqueue.handler.PayloadCodec;
 import io.sqlqueue.internal.admin.DefaultQueueAdmin;
+import io.sqlqueue.internal.schedule.DefaultSchedules;
+import io.sqlqueue.internal.store.ClaimRequest;
+import io.sqlqueue.internal.store.Lease;
+import io.sqlqueue.internal.store.ScheduleStore;
 import io.sqlqueue.schedule.Recurrence;
 import io.sqlqueue.schedule.ScheduleDefinition;
 import io.sqlqueue.schedule.Schedules;
-import io.sqlqueue.store.ClaimRequest;
-import io.sqlqueue.store.Lease;
-import io.sqlqueue.store.ScheduleStore;
 import io.sqlqueue.test.QueueFixture;
 import io.sqlqueue.test.TestDatabase;
 
@@ -51,7 +52,7 @@ abstract class QueueAdminConformance {
 		this.database = database().isolated();
 		this.fixture = new QueueFixture(this.database, this.database.dialect().claimMethod(),
 				new PayloadCodec(JsonMapper.builder().build(), 4096));
-		this.schedules = new Schedules(new ScheduleStore(this.database.dataSource(), this.database.dialect(),
+		this.schedules = new DefaultSchedules(new ScheduleStore(this.database.dataSource(), this.database.dialect(),
 				this.database.schema()), this.fixture.queue(), this.fixture.handlers(), JobListener.NONE);
 		this.admin = new DefaultQueueAdmin(this.fixture.queue(), this.fixture.store(), null, this.schedules,
 				this.fixture.flowControl());

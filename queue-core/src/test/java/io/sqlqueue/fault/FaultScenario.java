@@ -17,8 +17,8 @@ import org.junit.jupiter.api.TestInfo;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import io.sqlqueue.Job;
-import io.sqlqueue.handler.PayloadCodec;
-import io.sqlqueue.store.ClaimMethod;
+import io.sqlqueue.PayloadCodec;
+import io.sqlqueue.internal.store.ClaimMethod;
 import io.sqlqueue.test.QueueFixture;
 import io.sqlqueue.test.TestDatabase;
 

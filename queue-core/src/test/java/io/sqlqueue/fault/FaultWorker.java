@@ -19,18 +19,18 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 import io.sqlqueue.JobContext;
 import io.sqlqueue.JobListener;
+import io.sqlqueue.PayloadCodec;
 import io.sqlqueue.handler.HandlerDefinition;
-import io.sqlqueue.handler.HandlerRegistry;
 import io.sqlqueue.handler.JobInvoker;
-import io.sqlqueue.handler.PayloadCodec;
 import io.sqlqueue.handler.RetryPolicy;
-import io.sqlqueue.manager.Manager;
-import io.sqlqueue.manager.ManagerSettings;
-import io.sqlqueue.manager.Reaper;
-import io.sqlqueue.store.ClaimMethod;
-import io.sqlqueue.store.Dialect;
-import io.sqlqueue.store.JobStore;
-import io.sqlqueue.store.dialect.Dialects;
+import io.sqlqueue.internal.handler.HandlerRegistry;
+import io.sqlqueue.internal.maintenance.Reaper;
+import io.sqlqueue.internal.manager.Manager;
+import io.sqlqueue.internal.manager.ManagerSettings;
+import io.sqlqueue.internal.store.ClaimMethod;
+import io.sqlqueue.internal.store.Dialect;
+import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.internal.store.dialect.Dialects;
 
 /**
  * One application instance of the fault suite, in a JVM of its own so that it can be

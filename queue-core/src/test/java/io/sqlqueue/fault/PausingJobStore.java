@@ -4,10 +4,10 @@ import java.time.Duration;
 
 import javax.sql.DataSource;
 
-import io.sqlqueue.store.ClaimMethod;
-import io.sqlqueue.store.Completion;
-import io.sqlqueue.store.Dialect;
-import io.sqlqueue.store.JobStore;
+import io.sqlqueue.internal.store.ClaimMethod;
+import io.sqlqueue.internal.store.Completion;
+import io.sqlqueue.internal.store.Dialect;
+import io.sqlqueue.internal.store.JobStore;
 
 /**
  * A store whose transactional completion takes a while to commit, as over a slow network:

@@ -8,12 +8,12 @@ import javax.sql.DataSource;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 
-import io.sqlqueue.store.ClaimMethod;
-import io.sqlqueue.store.CompletedJobs;
-import io.sqlqueue.store.Completion;
-import io.sqlqueue.store.Dialect;
-import io.sqlqueue.store.JobStore;
-import io.sqlqueue.store.Lease;
+import io.sqlqueue.internal.store.ClaimMethod;
+import io.sqlqueue.internal.store.CompletedJobs;
+import io.sqlqueue.internal.store.Completion;
+import io.sqlqueue.internal.store.Dialect;
+import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.internal.store.Lease;
 
 /**
  * A store with the fence taken out on purpose: it marks a job {@code SUCCEEDED} by its id

@@ -8,13 +8,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 
 import io.sqlqueue.JobStatus;
-import io.sqlqueue.flow.FlowClaim;
-import io.sqlqueue.store.ClaimRequest;
-import io.sqlqueue.store.ClaimResult;
-import io.sqlqueue.store.CompletedJobs;
-import io.sqlqueue.store.Completion;
-import io.sqlqueue.store.JobStore;
-import io.sqlqueue.store.ReapedJob;
+import io.sqlqueue.ReapedJob;
+import io.sqlqueue.internal.flow.FlowClaim;
+import io.sqlqueue.internal.store.ClaimRequest;
+import io.sqlqueue.internal.store.ClaimResult;
+import io.sqlqueue.internal.store.CompletedJobs;
+import io.sqlqueue.internal.store.Completion;
+import io.sqlqueue.internal.store.JobStore;
 
 /**
  * The real store, whose claims, completion writes, reaps and prunes can be made to wait at a

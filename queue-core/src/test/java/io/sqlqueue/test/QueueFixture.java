@@ -15,21 +15,23 @@ import io.sqlqueue.JobListener;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
-import io.sqlqueue.await.JobAwaiter;
-import io.sqlqueue.flow.FlowClaim;
+import io.sqlqueue.PayloadCodec;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.handler.HandlerDefinition;
-import io.sqlqueue.handler.HandlerRegistry;
-import io.sqlqueue.handler.PayloadCodec;
 import io.sqlqueue.handler.RetryPolicy;
-import io.sqlqueue.manager.Manager;
-import io.sqlqueue.manager.ManagerSettings;
-import io.sqlqueue.manager.Reaper;
-import io.sqlqueue.schema.QueueSchemaMigrator;
-import io.sqlqueue.store.ClaimMethod;
-import io.sqlqueue.store.FlowStore;
-import io.sqlqueue.store.JobStore;
-import io.sqlqueue.store.dialect.Dialects;
+import io.sqlqueue.internal.DefaultJobQueue;
+import io.sqlqueue.internal.await.JobAwaiter;
+import io.sqlqueue.internal.flow.DefaultFlowControl;
+import io.sqlqueue.internal.flow.FlowClaim;
+import io.sqlqueue.internal.handler.HandlerRegistry;
+import io.sqlqueue.internal.maintenance.Reaper;
+import io.sqlqueue.internal.manager.Manager;
+import io.sqlqueue.internal.manager.ManagerSettings;
+import io.sqlqueue.internal.schema.QueueSchemaMigrator;
+import io.sqlqueue.internal.store.ClaimMethod;
+import io.sqlqueue.internal.store.FlowStore;
+import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.internal.store.dialect.Dialects;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -74,8 +76,8 @@ public final class QueueFixture implements AutoCloseable {
 		this.store = newStore(database.dataSource());
 		this.awaiter = new JobAwaiter(this.store, codec, AWAIT_MAX_POLL);
 		this.closeables.add(this.awaiter);
-		this.queue = new JobQueue(this.store, codec, this.handlers, FAST_RETRIES, this.listener, this.awaiter);
-		this.flowControl = new FlowControl(new FlowStore(database.dataSource(), database.dialect(), database.schema()));
+		this.queue = new DefaultJobQueue(this.store, codec, this.handlers, FAST_RETRIES, this.listener, this.awaiter);
+		this.flowControl = new DefaultFlowControl(new FlowStore(database.dataSource(), database.dialect(), database.schema()));
 	}
 
 	/** The longest wait of the awaiters between reads: a job finished elsewhere is seen this soon. */
@@ -89,7 +91,7 @@ public final class QueueFixture implements AutoCloseable {
 		JobStore store = newStore(dataSource);
 		JobAwaiter awaiter = new JobAwaiter(store, this.codec, AWAIT_MAX_POLL);
 		this.closeables.add(awaiter);
-		return new JobQueue(store, this.codec, this.handlers, FAST_RETRIES, this.listener, awaiter);
+		return new DefaultJobQueue(store, this.codec, this.handlers, FAST_RETRIES, this.listener, awaiter);
 	}
 
 	public JobStore newStore(DataSource dataSource) {
@@ -116,7 +118,7 @@ public final class QueueFixture implements AutoCloseable {
 
 	/** Limits kept in this database, changed by an instance whose Managers hear nothing of it. */
 	public FlowControl otherInstanceFlowControl() {
-		return new FlowControl(new FlowStore(this.database.dataSource(), this.database.dialect(), this.database.schema()));
+		return new DefaultFlowControl(new FlowStore(this.database.dataSource(), this.database.dialect(), this.database.schema()));
 	}
 
 	public PayloadCodec codec() {

@@ -7,11 +7,11 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.sqlqueue.ExpiredJob;
 import io.sqlqueue.JobListener;
 import io.sqlqueue.JobOutcome;
 import io.sqlqueue.JobRecord;
-import io.sqlqueue.store.ExpiredJob;
-import io.sqlqueue.store.ReapedJob;
+import io.sqlqueue.ReapedJob;
 
 /**
  * Writes down what the queue tells its listener, as short lines such as

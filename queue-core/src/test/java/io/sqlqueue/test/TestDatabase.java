@@ -21,11 +21,11 @@ import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Assertions;
 import org.junit.jupiter.api.Assumptions;
 
-import io.sqlqueue.store.Dialect;
-import io.sqlqueue.store.h2.H2Dialect;
-import io.sqlqueue.store.mariadb.MariaDbDialect;
-import io.sqlqueue.store.postgresql.PostgresDialect;
-import io.sqlqueue.store.sqlite.SqliteDialect;
+import io.sqlqueue.internal.store.Dialect;
+import io.sqlqueue.internal.store.h2.H2Dialect;
+import io.sqlqueue.internal.store.mariadb.MariaDbDialect;
+import io.sqlqueue.internal.store.postgresql.PostgresDialect;
+import io.sqlqueue.internal.store.sqlite.SqliteDialect;
 
 /**
  * A database for tests, isolated per test: H2 gets a new in-memory database, SQLite a new

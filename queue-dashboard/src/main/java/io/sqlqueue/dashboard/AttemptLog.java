@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
 import io.sqlqueue.JobListener;
 import io.sqlqueue.JobOutcome;
 import io.sqlqueue.JobRecord;
-import io.sqlqueue.store.ReapedJob;
+import io.sqlqueue.ReapedJob;
 
 /**
  * The attempts this instance ran (or reaped) recently, for the timeline of a job: the

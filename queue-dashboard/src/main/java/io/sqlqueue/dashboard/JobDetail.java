@@ -18,7 +18,7 @@ import io.sqlqueue.JobStatus;
  * @param workflow its place in a workflow, or {@code null} for a job outside any
  * @param handlerNotice for a job yet to run whose handler this instance neither has nor lists
  * as remote: that it has none, the closest name, and that the job never runs if no running
- * instance has it ({@link io.sqlqueue.handler.UnknownHandlers#notice}); {@code null} otherwise
+ * instance has it ({@link io.sqlqueue.internal.handler.UnknownHandlers#notice}); {@code null} otherwise
  */
 public record JobDetail(long id, String queue, String handler, JobStatus status, int attempts, int maxAttempts,
 		int priority, @Nullable String uniqueKey, @Nullable String groupKey, Instant runAt, Instant createdAt,

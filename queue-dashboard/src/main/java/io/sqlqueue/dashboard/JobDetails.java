@@ -11,13 +11,13 @@ import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 
+import io.sqlqueue.BatchProgress;
+import io.sqlqueue.JobLinks;
 import io.sqlqueue.JobOutcome;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.dashboard.JobDetail.TimelineEvent;
-import io.sqlqueue.workflow.BatchProgress;
-import io.sqlqueue.workflow.JobLinks;
 
 /**
  * Reads one job for the detail page and builds its timeline: enqueued, due, each attempt's
@@ -57,7 +57,7 @@ public class JobDetails {
 	/** The notice of a job yet to run whose handler this instance lacks; none for others. */
 	private @Nullable String handlerNotice(JobRecord job) {
 		boolean yetToRun = job.status() == JobStatus.QUEUED || job.status() == JobStatus.WAITING;
-		return yetToRun ? this.jobs.unknownHandlers().notice(job.handler()).orElse(null) : null;
+		return yetToRun ? this.jobs.unknownHandlerNotice(job.handler()).orElse(null) : null;
 	}
 
 	private @Nullable WorkflowView workflow(long id) {

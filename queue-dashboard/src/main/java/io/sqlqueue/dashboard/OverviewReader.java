@@ -15,15 +15,15 @@ import org.jspecify.annotations.Nullable;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.QueueLimits;
-import io.sqlqueue.manager.Manager;
+import io.sqlqueue.internal.manager.Manager;
+import io.sqlqueue.internal.store.FinishedCount;
+import io.sqlqueue.internal.store.JobBrowser;
+import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.internal.store.QueueCount;
+import io.sqlqueue.internal.store.QueuedCount;
 import io.sqlqueue.schedule.Recurrence;
 import io.sqlqueue.schedule.ScheduleRecord;
 import io.sqlqueue.schedule.Schedules;
-import io.sqlqueue.store.FinishedCount;
-import io.sqlqueue.store.JobBrowser;
-import io.sqlqueue.store.JobStore;
-import io.sqlqueue.store.QueueCount;
-import io.sqlqueue.store.QueuedCount;
 
 /**
  * Reads the {@link Overview}. Counting the jobs per queue and state is one grouped query

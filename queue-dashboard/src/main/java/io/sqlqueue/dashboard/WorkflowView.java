@@ -7,11 +7,11 @@ import java.util.Map;
 
 import org.jspecify.annotations.Nullable;
 
-import io.sqlqueue.workflow.BatchProgress;
-import io.sqlqueue.workflow.DependencyFailure;
-import io.sqlqueue.workflow.JobLinks;
-import io.sqlqueue.workflow.JobLinks.LinkedJob;
-import io.sqlqueue.workflow.WorkflowGraph;
+import io.sqlqueue.BatchProgress;
+import io.sqlqueue.DependencyFailure;
+import io.sqlqueue.JobLinks.LinkedJob;
+import io.sqlqueue.JobLinks;
+import io.sqlqueue.WorkflowGraph;
 
 /**
  * A job's place in a workflow as the job page shows it: what it waits for, the jobs it runs

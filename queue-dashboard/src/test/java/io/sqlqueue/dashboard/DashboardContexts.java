@@ -24,9 +24,9 @@ import org.springframework.web.context.WebApplicationContext;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
 import io.sqlqueue.dashboard.autoconfigure.SqlQueueDashboardAutoConfiguration;
-import io.sqlqueue.store.ClaimRequest;
-import io.sqlqueue.store.JobStore;
-import io.sqlqueue.store.Lease;
+import io.sqlqueue.internal.store.ClaimRequest;
+import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.internal.store.Lease;
 
 /**
  * A web application with the queue, the dashboard, Actuator's endpoint support and Spring

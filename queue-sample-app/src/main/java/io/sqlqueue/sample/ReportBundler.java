@@ -5,9 +5,9 @@ import org.slf4j.LoggerFactory;
 
 import org.springframework.stereotype.Component;
 
+import io.sqlqueue.BatchProgress;
 import io.sqlqueue.JobContext;
 import io.sqlqueue.JobHandler;
-import io.sqlqueue.workflow.BatchProgress;
 
 /**
  * The callback of a bundle of reports ({@code POST /reports/bundles}): runs once, after every

@@ -8,13 +8,13 @@ import org.springframework.web.server.ResponseStatusException;
 import java.util.ArrayList;
 import java.util.List;
 
+import io.sqlqueue.Batch;
+import io.sqlqueue.BatchIds;
 import io.sqlqueue.Job;
 import io.sqlqueue.JobQueue;
-import io.sqlqueue.sample.ReportController.ReportRequest;
 import io.sqlqueue.sample.ReportController.BundleRequested;
+import io.sqlqueue.sample.ReportController.ReportRequest;
 import io.sqlqueue.sample.ReportController.ReportRequested;
-import io.sqlqueue.workflow.Batch;
-import io.sqlqueue.workflow.BatchIds;
 
 /**
  * Saves a report request and enqueues its job in one transaction: the job exists only if the

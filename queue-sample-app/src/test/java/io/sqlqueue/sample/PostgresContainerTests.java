@@ -12,9 +12,9 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.testcontainers.service.connection.ServiceConnection;
 
 import io.sqlqueue.JobOutcome;
+import io.sqlqueue.internal.store.Dialect;
+import io.sqlqueue.internal.store.postgresql.PostgresDialect;
 import io.sqlqueue.sample.SignupService.Signup;
-import io.sqlqueue.store.Dialect;
-import io.sqlqueue.store.postgresql.PostgresDialect;
 import io.sqlqueue.testkit.SqlQueueTester;
 
 import static org.assertj.core.api.Assertions.assertThat;

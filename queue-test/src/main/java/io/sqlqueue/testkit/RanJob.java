@@ -5,7 +5,7 @@ import org.jspecify.annotations.Nullable;
 import io.sqlqueue.JobOutcome;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
-import io.sqlqueue.handler.PayloadCodec;
+import io.sqlqueue.PayloadCodec;
 
 /**
  * One attempt the {@link SqlQueueTester} ran: how it ended, and the job as it was stored

@@ -13,16 +13,16 @@ import tools.jackson.databind.JavaType;
 
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.PayloadCodec;
 import io.sqlqueue.handler.HandlerDefinition;
-import io.sqlqueue.handler.HandlerRegistry;
-import io.sqlqueue.handler.PayloadCodec;
-import io.sqlqueue.manager.JobRunner;
+import io.sqlqueue.internal.handler.HandlerRegistry;
+import io.sqlqueue.internal.manager.JobRunner;
+import io.sqlqueue.internal.store.Backlog;
+import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.internal.store.QueueReset;
 import io.sqlqueue.schedule.FiredTick;
 import io.sqlqueue.schedule.ScheduleRecord;
 import io.sqlqueue.schedule.Schedules;
-import io.sqlqueue.store.Backlog;
-import io.sqlqueue.store.JobStore;
-import io.sqlqueue.store.QueueReset;
 
 /**
  * Jobs in an application's tests: what was enqueued, and running it on the test's thread.

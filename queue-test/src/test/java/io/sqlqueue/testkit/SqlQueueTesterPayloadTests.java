@@ -15,7 +15,7 @@ import org.springframework.test.context.DynamicPropertySource;
 
 import io.sqlqueue.JobHandler;
 import io.sqlqueue.JobQueue;
-import io.sqlqueue.handler.PayloadDecodingException;
+import io.sqlqueue.PayloadDecodingException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

@@ -19,6 +19,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.jdbc.core.JdbcTemplate;
 
+import io.sqlqueue.Batch;
 import io.sqlqueue.Job;
 import io.sqlqueue.JobContext;
 import io.sqlqueue.JobHandler;
@@ -30,11 +31,10 @@ import io.sqlqueue.NonRetryableException;
 import io.sqlqueue.boot.schedule.Recurring;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.Limit;
-import io.sqlqueue.manager.Manager;
+import io.sqlqueue.internal.manager.Manager;
 import io.sqlqueue.schedule.FiredTick;
 import io.sqlqueue.schedule.ScheduleRecord;
 import io.sqlqueue.schedule.Schedules;
-import io.sqlqueue.workflow.Batch;
 
 import static java.time.temporal.ChronoUnit.MILLIS;
 import static org.assertj.core.api.Assertions.assertThat;

@@ -17,10 +17,10 @@ import io.sqlqueue.admin.RefusedException;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.Limit;
 import io.sqlqueue.flow.RateLimit;
-import io.sqlqueue.manager.Manager;
+import io.sqlqueue.internal.manager.Manager;
+import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.schedule.ScheduleRecord;
 import io.sqlqueue.schedule.Schedules;
-import io.sqlqueue.store.JobStore;
 
 /**
  * The operator actions on the {@link JobQueue}, its store, the {@link Schedules} and the

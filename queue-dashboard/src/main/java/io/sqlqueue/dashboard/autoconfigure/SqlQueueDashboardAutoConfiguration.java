@@ -31,10 +31,11 @@ import io.sqlqueue.dashboard.web.DashboardAccess;
 import io.sqlqueue.dashboard.web.DashboardHosts;
 import io.sqlqueue.dashboard.web.DashboardRouter;
 import io.sqlqueue.flow.FlowControl;
-import io.sqlqueue.manager.Manager;
+import io.sqlqueue.internal.manager.Manager;
+import io.sqlqueue.internal.store.Dialect;
+import io.sqlqueue.internal.store.JobBrowser;
+import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.schedule.Schedules;
-import io.sqlqueue.store.JobBrowser;
-import io.sqlqueue.store.JobStore;
 
 /**
  * Auto-configuration of the sqlqueue dashboard in a servlet web application: its page and

@@ -14,9 +14,9 @@ import io.sqlqueue.JobStatus;
 import io.sqlqueue.Names;
 import io.sqlqueue.dashboard.JobDetails;
 import io.sqlqueue.dashboard.OverviewReader;
-import io.sqlqueue.store.JobBrowser;
-import io.sqlqueue.store.JobFilter;
-import io.sqlqueue.store.JobPage;
+import io.sqlqueue.internal.store.JobBrowser;
+import io.sqlqueue.internal.store.JobFilter;
+import io.sqlqueue.internal.store.JobPage;
 
 /**
  * The dashboard's reads as JSON: {@code GET api/overview}, {@code GET api/jobs} (filters

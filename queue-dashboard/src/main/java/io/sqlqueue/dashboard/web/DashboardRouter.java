@@ -14,7 +14,7 @@ import org.springframework.web.servlet.function.ServerResponse;
 import io.sqlqueue.admin.QueueAdmin;
 import io.sqlqueue.dashboard.JobDetails;
 import io.sqlqueue.dashboard.OverviewReader;
-import io.sqlqueue.store.JobBrowser;
+import io.sqlqueue.internal.store.JobBrowser;
 
 /**
  * The dashboard's routes under its path ({@code /sqlqueue} by default): the page at

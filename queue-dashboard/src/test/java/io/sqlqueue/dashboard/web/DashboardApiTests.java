@@ -14,6 +14,8 @@ import org.springframework.security.web.SecurityFilterChain;
 import org.springframework.test.web.servlet.MockMvc;
 import org.springframework.test.web.servlet.request.MockHttpServletRequestBuilder;
 
+import io.sqlqueue.Batch;
+import io.sqlqueue.BatchIds;
 import io.sqlqueue.Job;
 import io.sqlqueue.JobOutcome;
 import io.sqlqueue.JobQueue;
@@ -22,15 +24,13 @@ import io.sqlqueue.dashboard.AttemptLog;
 import io.sqlqueue.dashboard.DashboardContexts;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.Limit;
+import io.sqlqueue.internal.store.ClaimRequest;
+import io.sqlqueue.internal.store.Completion;
+import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.internal.store.Lease;
 import io.sqlqueue.schedule.Recurrence;
 import io.sqlqueue.schedule.ScheduleDefinition;
 import io.sqlqueue.schedule.Schedules;
-import io.sqlqueue.store.ClaimRequest;
-import io.sqlqueue.store.Completion;
-import io.sqlqueue.store.JobStore;
-import io.sqlqueue.store.Lease;
-import io.sqlqueue.workflow.Batch;
-import io.sqlqueue.workflow.BatchIds;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.contains;

@@ -2,7 +2,7 @@ package io.sqlqueue.boot.autoconfigure;
 
 import org.jspecify.annotations.Nullable;
 
-import io.sqlqueue.store.ClaimMethod;
+import io.sqlqueue.internal.store.ClaimMethod;
 
 /**
  * The queue's tables and statements in the application's database, under

@@ -10,8 +10,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.scheduling.TaskScheduler;
 
 import io.sqlqueue.flow.FlowControl;
-import io.sqlqueue.manager.QueueStats;
-import io.sqlqueue.store.JobStore;
+import io.sqlqueue.internal.maintenance.QueueStats;
+import io.sqlqueue.internal.store.JobStore;
 
 /**
  * {@link QueueStats} that tells subscribers about each new snapshot, so that gauges for a

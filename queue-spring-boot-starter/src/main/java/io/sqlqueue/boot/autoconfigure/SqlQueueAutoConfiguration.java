@@ -41,42 +41,45 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 import io.sqlqueue.JobListener;
 import io.sqlqueue.JobQueue;
+import io.sqlqueue.PayloadCodec;
 import io.sqlqueue.admin.QueueAdmin;
-import io.sqlqueue.await.JobAwaiter;
 import io.sqlqueue.boot.flow.LimitDeclarer;
 import io.sqlqueue.boot.handler.JobHandlerBeanPostProcessor;
 import io.sqlqueue.boot.schedule.ScheduleDeclarer;
 import io.sqlqueue.boot.schema.QueueSchemaInitializer;
-import io.sqlqueue.flow.FlowClaim;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.LimitDefinition;
-import io.sqlqueue.handler.HandlerRegistry;
-import io.sqlqueue.handler.PayloadCodec;
 import io.sqlqueue.handler.RetryPolicy;
-import io.sqlqueue.handler.UnknownHandlers;
+import io.sqlqueue.internal.DefaultJobQueue;
 import io.sqlqueue.internal.admin.DefaultQueueAdmin;
-import io.sqlqueue.manager.Manager;
-import io.sqlqueue.manager.ManagerSettings;
-import io.sqlqueue.manager.Pruner;
-import io.sqlqueue.manager.QueueStats;
-import io.sqlqueue.manager.Reaper;
-import io.sqlqueue.manager.Vacuumer;
+import io.sqlqueue.internal.await.JobAwaiter;
+import io.sqlqueue.internal.flow.DefaultFlowControl;
+import io.sqlqueue.internal.flow.FlowClaim;
+import io.sqlqueue.internal.handler.HandlerRegistry;
+import io.sqlqueue.internal.handler.UnknownHandlers;
+import io.sqlqueue.internal.maintenance.Pruner;
+import io.sqlqueue.internal.maintenance.QueueStats;
+import io.sqlqueue.internal.maintenance.Reaper;
+import io.sqlqueue.internal.maintenance.ScheduleFirer;
+import io.sqlqueue.internal.maintenance.Vacuumer;
+import io.sqlqueue.internal.manager.Manager;
+import io.sqlqueue.internal.manager.ManagerSettings;
+import io.sqlqueue.internal.schedule.DefaultSchedules;
+import io.sqlqueue.internal.store.ClaimMethod;
+import io.sqlqueue.internal.store.Dialect;
+import io.sqlqueue.internal.store.FlowStore;
+import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.internal.store.LimitRow;
+import io.sqlqueue.internal.store.QueueEvents;
+import io.sqlqueue.internal.store.ScheduleStore;
+import io.sqlqueue.internal.store.dialect.Dialects;
+import io.sqlqueue.internal.store.postgresql.PostgresNotifications;
 import io.sqlqueue.observation.JobAttemptObservationConvention;
 import io.sqlqueue.observation.JobEnqueueObservationConvention;
 import io.sqlqueue.observation.JobObservations;
 import io.sqlqueue.observation.MicrometerJobObservations;
 import io.sqlqueue.schedule.ScheduleDefinition;
-import io.sqlqueue.schedule.ScheduleFirer;
 import io.sqlqueue.schedule.Schedules;
-import io.sqlqueue.store.ClaimMethod;
-import io.sqlqueue.store.Dialect;
-import io.sqlqueue.store.FlowStore;
-import io.sqlqueue.store.JobStore;
-import io.sqlqueue.store.LimitRow;
-import io.sqlqueue.store.QueueEvents;
-import io.sqlqueue.store.ScheduleStore;
-import io.sqlqueue.store.dialect.Dialects;
-import io.sqlqueue.store.postgresql.PostgresNotifications;
 
 /**
  * Auto-configuration for sqlqueue: the {@link JobQueue} on the application's
@@ -203,7 +206,7 @@ public final class SqlQueueAutoConfiguration {
 	JobQueue jobQueue(JobStore store, PayloadCodec codec, HandlerRegistry handlers, RetryPolicy retryPolicy,
 			ObjectProvider<JobListener> listeners, JobAwaiter awaiter, ObjectProvider<JobObservations> observations,
 			UnknownHandlers unknownHandlers) {
-		return new JobQueue(store, codec, handlers, retryPolicy, listener(listeners), awaiter,
+		return new DefaultJobQueue(store, codec, handlers, retryPolicy, listener(listeners), awaiter,
 				observations(observations), unknownHandlers);
 	}
 
@@ -270,7 +273,7 @@ public final class SqlQueueAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	FlowControl sqlqueueFlowControl(FlowStore store) {
-		return new FlowControl(store);
+		return new DefaultFlowControl(store);
 	}
 
 	/** The limits of {@code sqlqueue.queues.*}, checked. */
@@ -308,7 +311,7 @@ public final class SqlQueueAutoConfiguration {
 	@DependsOnDatabaseInitialization
 	Schedules sqlqueueSchedules(ScheduleStore store, JobQueue jobQueue, HandlerRegistry handlers,
 			ObjectProvider<JobListener> listeners) {
-		return new Schedules(store, jobQueue, handlers, listener(listeners));
+		return new DefaultSchedules(store, jobQueue, handlers, listener(listeners));
 	}
 
 	/** The operator actions, which the endpoint, the dashboard and application code call. */

@@ -6,8 +6,8 @@ import java.util.function.Supplier;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 
-import io.sqlqueue.handler.HandlerRegistry;
-import io.sqlqueue.manager.ManagerSettings;
+import io.sqlqueue.internal.handler.HandlerRegistry;
+import io.sqlqueue.internal.manager.ManagerSettings;
 
 /**
  * Sizes the queue's own worker pool once every singleton exists, so that it has a thread

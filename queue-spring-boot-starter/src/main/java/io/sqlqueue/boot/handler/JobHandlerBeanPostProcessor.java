@@ -26,6 +26,7 @@ import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.core.annotation.AnnotationUtils;
 
 import io.sqlqueue.JobHandler;
+import io.sqlqueue.PayloadCodec;
 import io.sqlqueue.boot.schedule.Recurring;
 import io.sqlqueue.boot.schedule.ScheduleDeclarer;
 import io.sqlqueue.flow.Limit;
@@ -33,9 +34,8 @@ import io.sqlqueue.flow.LimitDefinition;
 import io.sqlqueue.flow.RateLimit;
 import io.sqlqueue.handler.Durations;
 import io.sqlqueue.handler.HandlerDefinition;
-import io.sqlqueue.handler.HandlerRegistry;
-import io.sqlqueue.handler.MethodJobInvoker;
-import io.sqlqueue.handler.PayloadCodec;
+import io.sqlqueue.internal.handler.HandlerRegistry;
+import io.sqlqueue.internal.handler.MethodJobInvoker;
 import io.sqlqueue.schedule.ScheduleDefinition;
 
 /**

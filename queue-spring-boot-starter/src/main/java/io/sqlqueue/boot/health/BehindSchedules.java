@@ -9,9 +9,9 @@ import java.util.function.BooleanSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.sqlqueue.internal.store.ScheduleStore;
 import io.sqlqueue.schedule.ScheduleRecord;
 import io.sqlqueue.schedule.Schedules;
-import io.sqlqueue.store.ScheduleStore;
 
 /**
  * The schedules that were more than their own period behind (by the database's clock)
@@ -42,7 +42,7 @@ public class BehindSchedules {
 
 	/**
 	 * @param firerHasPassed whether this instance's firer has had a pass (see
-	 * {@link io.sqlqueue.schedule.ScheduleFirer#hasPassed()}); until then none counts as behind
+	 * {@link io.sqlqueue.internal.maintenance.ScheduleFirer#hasPassed()}); until then none counts as behind
 	 */
 	public BehindSchedules(Schedules schedules, ScheduleStore store, BooleanSupplier firerHasPassed) {
 		this.schedules = schedules;

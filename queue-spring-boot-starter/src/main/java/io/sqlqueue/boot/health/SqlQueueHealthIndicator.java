@@ -12,9 +12,9 @@ import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 
 import io.sqlqueue.JobStatus;
-import io.sqlqueue.manager.Manager;
-import io.sqlqueue.manager.QueueStats;
-import io.sqlqueue.manager.QueueStats.Snapshot;
+import io.sqlqueue.internal.maintenance.QueueStats.Snapshot;
+import io.sqlqueue.internal.maintenance.QueueStats;
+import io.sqlqueue.internal.manager.Manager;
 
 /**
  * The queue's health, from the counts {@link QueueStats} last read (it never queries):

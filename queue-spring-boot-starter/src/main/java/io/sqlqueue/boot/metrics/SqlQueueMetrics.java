@@ -23,16 +23,16 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import io.sqlqueue.ExpiredJob;
 import io.sqlqueue.JobListener;
 import io.sqlqueue.JobOutcome;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
-import io.sqlqueue.flow.Admission;
+import io.sqlqueue.ReapedJob;
 import io.sqlqueue.boot.autoconfigure.NotifyingQueueStats;
-import io.sqlqueue.manager.Manager;
-import io.sqlqueue.manager.QueueStats;
-import io.sqlqueue.store.ExpiredJob;
-import io.sqlqueue.store.ReapedJob;
+import io.sqlqueue.internal.maintenance.QueueStats;
+import io.sqlqueue.internal.manager.Manager;
+import io.sqlqueue.internal.store.Admission;
 
 /**
  * The queue's Micrometer meters: counters and timers fed by what this instance does (as a

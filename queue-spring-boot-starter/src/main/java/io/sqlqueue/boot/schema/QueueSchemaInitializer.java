@@ -6,8 +6,8 @@ import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.InitializingBean;
 
-import io.sqlqueue.schema.QueueSchemaMigrator;
-import io.sqlqueue.store.Dialect;
+import io.sqlqueue.internal.schema.QueueSchemaMigrator;
+import io.sqlqueue.internal.store.Dialect;
 
 /**
  * Creates and upgrades the queue's table when the application context starts, with the

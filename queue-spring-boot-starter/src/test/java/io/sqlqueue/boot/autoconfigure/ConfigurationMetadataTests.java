@@ -8,7 +8,7 @@ import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.json.JsonMapper;
 
-import io.sqlqueue.manager.ManagerSettings;
+import io.sqlqueue.internal.manager.ManagerSettings;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -21,8 +21,9 @@ import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.Limit;
 import io.sqlqueue.flow.QueueLimits;
 import io.sqlqueue.flow.RateLimit;
-import io.sqlqueue.store.FlowStore;
-import io.sqlqueue.store.LimitRow;
+import io.sqlqueue.internal.flow.DefaultFlowControl;
+import io.sqlqueue.internal.store.FlowStore;
+import io.sqlqueue.internal.store.LimitRow;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -176,8 +177,8 @@ class FlowControlAutoConfigurationTests {
 	static class OwnFlowControl {
 
 		@org.springframework.context.annotation.Bean
-		FlowControl mine(javax.sql.DataSource dataSource, io.sqlqueue.store.Dialect dialect) {
-			return new FlowControl(new FlowStore(dataSource, dialect, null));
+		FlowControl mine(javax.sql.DataSource dataSource, io.sqlqueue.internal.store.Dialect dialect) {
+			return new DefaultFlowControl(new FlowStore(dataSource, dialect, null));
 		}
 
 	}

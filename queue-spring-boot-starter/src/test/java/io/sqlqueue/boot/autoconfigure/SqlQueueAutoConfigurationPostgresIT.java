@@ -23,11 +23,11 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
-import io.sqlqueue.store.ClaimMethod;
-import io.sqlqueue.store.Dialect;
-import io.sqlqueue.store.JobStore;
-import io.sqlqueue.store.postgresql.PostgresDialect;
-import io.sqlqueue.store.postgresql.PostgresNotifications;
+import io.sqlqueue.internal.store.ClaimMethod;
+import io.sqlqueue.internal.store.Dialect;
+import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.internal.store.postgresql.PostgresDialect;
+import io.sqlqueue.internal.store.postgresql.PostgresNotifications;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -153,7 +153,7 @@ class SqlQueueAutoConfigurationPostgresIT {
 			try {
 				JdbcTemplate jdbc = new JdbcTemplate(context.getBean(DataSource.class));
 				boolean autovacuumOff = "off".equals(jdbc.queryForObject("SHOW autovacuum", String.class));
-				assertThat(context.getBean(io.sqlqueue.manager.Vacuumer.class).isRunning()).isEqualTo(autovacuumOff);
+				assertThat(context.getBean(io.sqlqueue.internal.maintenance.Vacuumer.class).isRunning()).isEqualTo(autovacuumOff);
 			}
 			finally {
 				dropSchema();

@@ -34,21 +34,22 @@ import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobResult;
 import io.sqlqueue.JobStatus;
-import io.sqlqueue.await.JobAwaiter;
+import io.sqlqueue.PayloadCodec;
 import io.sqlqueue.boot.schema.QueueSchemaInitializer;
-import io.sqlqueue.handler.HandlerRegistry;
-import io.sqlqueue.handler.PayloadCodec;
 import io.sqlqueue.handler.RetryPolicy;
-import io.sqlqueue.manager.Manager;
-import io.sqlqueue.manager.ManagerSettings;
-import io.sqlqueue.manager.Pruner;
-import io.sqlqueue.manager.QueueStats;
-import io.sqlqueue.manager.Reaper;
-import io.sqlqueue.manager.Vacuumer;
-import io.sqlqueue.store.ClaimMethod;
-import io.sqlqueue.store.Dialect;
-import io.sqlqueue.store.JobStore;
-import io.sqlqueue.store.h2.H2Dialect;
+import io.sqlqueue.internal.DefaultJobQueue;
+import io.sqlqueue.internal.await.JobAwaiter;
+import io.sqlqueue.internal.handler.HandlerRegistry;
+import io.sqlqueue.internal.maintenance.Pruner;
+import io.sqlqueue.internal.maintenance.QueueStats;
+import io.sqlqueue.internal.maintenance.Reaper;
+import io.sqlqueue.internal.maintenance.Vacuumer;
+import io.sqlqueue.internal.manager.Manager;
+import io.sqlqueue.internal.manager.ManagerSettings;
+import io.sqlqueue.internal.store.ClaimMethod;
+import io.sqlqueue.internal.store.Dialect;
+import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.internal.store.h2.H2Dialect;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -501,7 +502,7 @@ class SqlQueueAutoConfigurationTests {
 
 		@Bean
 		JobQueue ownJobQueue(JobStore store) {
-			QUEUE = new JobQueue(store, CODEC, HANDLERS, RETRY);
+			QUEUE = new DefaultJobQueue(store, CODEC, HANDLERS, RETRY);
 			return QUEUE;
 		}
 

@@ -13,7 +13,7 @@ import org.springframework.util.unit.DataSize;
 import io.sqlqueue.boot.autoconfigure.endpoint.SqlQueueEndpointProperties;
 import io.sqlqueue.boot.autoconfigure.health.SqlQueueHealthIndicatorProperties;
 import io.sqlqueue.handler.UnknownHandlerPolicy;
-import io.sqlqueue.store.ClaimMethod;
+import io.sqlqueue.internal.store.ClaimMethod;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

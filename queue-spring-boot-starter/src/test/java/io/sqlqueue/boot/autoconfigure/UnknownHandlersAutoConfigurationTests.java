@@ -21,7 +21,7 @@ import io.sqlqueue.InvalidJobException;
 import io.sqlqueue.JobHandler;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.handler.UnknownHandlerPolicy;
-import io.sqlqueue.handler.UnknownHandlers;
+import io.sqlqueue.internal.handler.UnknownHandlers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

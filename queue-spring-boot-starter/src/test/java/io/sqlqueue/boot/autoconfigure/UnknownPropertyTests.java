@@ -16,8 +16,8 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-import io.sqlqueue.manager.Manager;
-import io.sqlqueue.manager.ManagerSettings;
+import io.sqlqueue.internal.manager.Manager;
+import io.sqlqueue.internal.manager.ManagerSettings;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

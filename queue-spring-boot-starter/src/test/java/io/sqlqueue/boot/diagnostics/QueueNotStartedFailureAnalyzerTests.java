@@ -25,7 +25,7 @@ import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
 import io.sqlqueue.boot.autoconfigure.SqlQueueNotStartedAutoConfiguration;
-import io.sqlqueue.manager.Manager;
+import io.sqlqueue.internal.manager.Manager;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -15,20 +15,20 @@ import org.springframework.core.env.Environment;
 
 import io.sqlqueue.JobListener;
 import io.sqlqueue.JobQueue;
+import io.sqlqueue.PayloadCodec;
 import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
 import io.sqlqueue.boot.autoconfigure.SqlQueueProperties;
-import io.sqlqueue.handler.HandlerRegistry;
-import io.sqlqueue.handler.PayloadCodec;
 import io.sqlqueue.handler.RetryPolicy;
-import io.sqlqueue.manager.JobRunner;
-import io.sqlqueue.manager.Manager;
-import io.sqlqueue.manager.ManagerSettings;
+import io.sqlqueue.internal.handler.HandlerRegistry;
+import io.sqlqueue.internal.maintenance.ScheduleFirer;
+import io.sqlqueue.internal.manager.JobRunner;
+import io.sqlqueue.internal.manager.Manager;
+import io.sqlqueue.internal.manager.ManagerSettings;
+import io.sqlqueue.internal.store.Dialect;
+import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.internal.store.QueueReset;
 import io.sqlqueue.observation.JobObservations;
-import io.sqlqueue.schedule.ScheduleFirer;
 import io.sqlqueue.schedule.Schedules;
-import io.sqlqueue.store.Dialect;
-import io.sqlqueue.store.JobStore;
-import io.sqlqueue.store.QueueReset;
 import io.sqlqueue.testkit.SqlQueueTester;
 
 /**

@@ -14,9 +14,9 @@ import io.sqlqueue.JobHandler;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
-import io.sqlqueue.manager.Manager;
-import io.sqlqueue.manager.Reaper;
-import io.sqlqueue.schedule.ScheduleFirer;
+import io.sqlqueue.internal.maintenance.Reaper;
+import io.sqlqueue.internal.maintenance.ScheduleFirer;
+import io.sqlqueue.internal.manager.Manager;
 import io.sqlqueue.testkit.SqlQueueTester;
 
 import static org.assertj.core.api.Assertions.assertThat;

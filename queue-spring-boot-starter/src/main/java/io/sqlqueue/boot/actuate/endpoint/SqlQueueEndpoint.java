@@ -17,26 +17,28 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 
+import io.sqlqueue.BatchProgress;
+import io.sqlqueue.DependencyFailure;
+import io.sqlqueue.DuplicateJobException;
+import io.sqlqueue.JobLinks;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.WorkflowGraph;
 import io.sqlqueue.admin.AdminResult;
 import io.sqlqueue.admin.QueueAdmin;
 import io.sqlqueue.admin.RefusedException;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.Limit;
 import io.sqlqueue.flow.QueueLimits;
-import io.sqlqueue.manager.Manager;
+import io.sqlqueue.flow.RateLimit;
+import io.sqlqueue.internal.manager.Manager;
+import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.internal.store.QueueCount;
 import io.sqlqueue.schedule.Recurrence;
 import io.sqlqueue.schedule.ScheduleRecord;
 import io.sqlqueue.schedule.ScheduleSource;
 import io.sqlqueue.schedule.Schedules;
-import io.sqlqueue.store.JobStore;
-import io.sqlqueue.store.QueueCount;
-import io.sqlqueue.workflow.BatchProgress;
-import io.sqlqueue.workflow.DependencyFailure;
-import io.sqlqueue.workflow.JobLinks;
-import io.sqlqueue.workflow.WorkflowGraph;
 
 /**
  * The {@code sqlqueue} Actuator endpoint, for operators: the jobs per queue and state
@@ -200,10 +202,10 @@ public class SqlQueueEndpoint {
 			.orElse(null);
 	}
 
-	/** What {@link io.sqlqueue.handler.UnknownHandlers#notice} says of a job yet to run; none for others. */
+	/** What {@link io.sqlqueue.internal.handler.UnknownHandlers#notice} says of a job yet to run; none for others. */
 	private @Nullable String handlerNotice(JobRecord job) {
 		boolean yetToRun = job.status() == JobStatus.QUEUED || job.status() == JobStatus.WAITING;
-		return yetToRun ? this.jobs.unknownHandlers().notice(job.handler()).orElse(null) : null;
+		return yetToRun ? this.jobs.unknownHandlerNotice(job.handler()).orElse(null) : null;
 	}
 
 	/** The batch with this id and its counts now ({@code GET /sqlqueue/batches/{id}}), or {@code null} (404). */

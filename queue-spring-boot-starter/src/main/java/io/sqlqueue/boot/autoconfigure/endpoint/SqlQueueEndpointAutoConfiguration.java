@@ -15,9 +15,9 @@ import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint;
 import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
 import io.sqlqueue.boot.autoconfigure.SqlQueueProperties;
 import io.sqlqueue.flow.FlowControl;
-import io.sqlqueue.manager.Manager;
+import io.sqlqueue.internal.manager.Manager;
+import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.schedule.Schedules;
-import io.sqlqueue.store.JobStore;
 
 /**
  * Auto-configuration of the {@code sqlqueue} Actuator endpoint. Like every endpoint, it

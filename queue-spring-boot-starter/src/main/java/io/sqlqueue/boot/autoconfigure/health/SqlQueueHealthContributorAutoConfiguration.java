@@ -16,11 +16,11 @@ import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
 import io.sqlqueue.boot.autoconfigure.SqlQueueProperties;
 import io.sqlqueue.boot.health.BehindSchedules;
 import io.sqlqueue.boot.health.SqlQueueHealthIndicator;
-import io.sqlqueue.manager.Manager;
-import io.sqlqueue.manager.QueueStats;
-import io.sqlqueue.schedule.ScheduleFirer;
+import io.sqlqueue.internal.maintenance.QueueStats;
+import io.sqlqueue.internal.maintenance.ScheduleFirer;
+import io.sqlqueue.internal.manager.Manager;
+import io.sqlqueue.internal.store.ScheduleStore;
 import io.sqlqueue.schedule.Schedules;
-import io.sqlqueue.store.ScheduleStore;
 
 /**
  * Auto-configuration of sqlqueue's health indicator (health key {@code sqlqueue}), where

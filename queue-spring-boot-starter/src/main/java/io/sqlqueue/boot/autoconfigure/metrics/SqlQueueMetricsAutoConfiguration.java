@@ -13,8 +13,8 @@ import io.sqlqueue.JobQueue;
 import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
 import io.sqlqueue.boot.autoconfigure.SqlQueueProperties;
 import io.sqlqueue.boot.metrics.SqlQueueMetrics;
-import io.sqlqueue.manager.Manager;
-import io.sqlqueue.manager.QueueStats;
+import io.sqlqueue.internal.maintenance.QueueStats;
+import io.sqlqueue.internal.manager.Manager;
 
 /**
  * Auto-configuration of sqlqueue's Micrometer meters: {@link SqlQueueMetrics}, a

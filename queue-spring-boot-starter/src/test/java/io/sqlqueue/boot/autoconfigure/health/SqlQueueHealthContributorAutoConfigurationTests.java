@@ -34,13 +34,13 @@ import io.sqlqueue.boot.autoconfigure.endpoint.SqlQueueEndpointAutoConfiguration
 import io.sqlqueue.boot.health.SqlQueueHealthIndicator;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.Limit;
-import io.sqlqueue.manager.Manager;
-import io.sqlqueue.manager.QueueStats;
+import io.sqlqueue.internal.maintenance.QueueStats;
+import io.sqlqueue.internal.maintenance.ScheduleFirer;
+import io.sqlqueue.internal.manager.Manager;
+import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.schedule.Recurrence;
 import io.sqlqueue.schedule.ScheduleDefinition;
-import io.sqlqueue.schedule.ScheduleFirer;
 import io.sqlqueue.schedule.Schedules;
-import io.sqlqueue.store.JobStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;

@@ -1,0 +1,7 @@
+package io.sqlqueue;
+
+import java.time.Instant;
+
+/** A queued job whose deadline passed before it started, now {@code CANCELLED}. */
+public record ExpiredJob(long id, String queue, String handler, Instant deadline) {
+}

@@ -1,0 +1,86 @@
+package io.sqlqueue.internal.maintenance;
+
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Map;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.scheduling.TaskScheduler;
+
+import io.sqlqueue.JobStatus;
+import io.sqlqueue.internal.store.JobStore;
+
+/**
+ * Deletes finished jobs once they are older than their retention, in bounded batches, so
+ * the table does not grow without end. It touches only finished rows: claiming never
+ * waits for it. Safe to run on every instance at once.
+ */
+public class Pruner extends PeriodicTask {
+
+	/** The most jobs of one state one pass deletes; a full pass runs again at once. */
+	public static final int BATCH_SIZE = 1000;
+
+	private static final Logger logger = LoggerFactory.getLogger(Pruner.class);
+
+	private final JobStore store;
+
+	private final Map<JobStatus, Duration> retention = new EnumMap<>(JobStatus.class);
+
+	/**
+	 * @param succeeded how long {@code SUCCEEDED} jobs are kept; zero keeps them forever
+	 * @param cancelled how long {@code CANCELLED} jobs are kept; zero keeps them forever
+	 * @param failed how long {@code FAILED} jobs are kept; zero keeps them forever
+	 */
+	public Pruner(JobStore store, TaskScheduler scheduler, Duration interval, Duration succeeded, Duration cancelled,
+			Duration failed) {
+		super(scheduler, interval, "pruner");
+		this.store = store;
+		keep(JobStatus.SUCCEEDED, succeeded);
+		keep(JobStatus.CANCELLED, cancelled);
+		keep(JobStatus.FAILED, failed);
+	}
+
+	private void keep(JobStatus status, Duration age) {
+		if (age.isNegative()) {
+			throw new IllegalArgumentException("Retention of " + status + " jobs must not be negative");
+		}
+		if (!age.isZero()) {
+			this.retention.put(status, age);
+		}
+	}
+
+	/** One pass: deletes up to {@link #BATCH_SIZE} jobs of each finished state past its retention. */
+	public Map<JobStatus, Integer> runOnce() {
+		Map<JobStatus, Integer> deleted = new EnumMap<>(JobStatus.class);
+		this.retention.forEach((status, age) -> deleted.put(status, this.store.pruneFinished(status, age, BATCH_SIZE)));
+		// A batch outlives its jobs: it is deleted once the longest retention has passed
+		// since it finished, and kept while any finished state is kept forever.
+		if (this.retention.size() == 3) {
+			this.store.pruneBatches(this.retention.values().stream().max(Duration::compareTo).orElseThrow());
+		}
+		return deleted;
+	}
+
+	@Override
+	protected boolean hasWork() {
+		return !this.retention.isEmpty();
+	}
+
+	@Override
+	protected void runPass() {
+		try {
+			Map<JobStatus, Integer> deleted;
+			do {
+				deleted = runOnce();
+				logger.debug("sqlqueue pruned finished jobs: {}", deleted);
+			}
+			while (deleted.values().stream().anyMatch((count) -> count == BATCH_SIZE));
+		}
+		catch (RuntimeException ex) {
+			logger.warn("sqlqueue could not prune finished jobs; trying again in {}", interval(), ex);
+		}
+	}
+
+}

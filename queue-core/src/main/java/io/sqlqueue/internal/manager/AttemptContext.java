@@ -1,0 +1,92 @@
+package io.sqlqueue.internal.manager;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+
+import org.jspecify.annotations.Nullable;
+
+import io.sqlqueue.BatchProgress;
+import io.sqlqueue.JobContext;
+import io.sqlqueue.LeaseLostException;
+import io.sqlqueue.internal.store.ExtendedLeases;
+import io.sqlqueue.internal.store.JobStore;
+
+/** What a handler knows of the attempt it runs in, whether a worker or the caller's thread runs it. */
+final class AttemptContext implements JobContext {
+
+	private final Attempt attempt;
+
+	private final JobStore store;
+
+	private final OutcomeRecorder recorder;
+
+	private final Duration leaseDuration;
+
+	AttemptContext(Attempt attempt, JobStore store, OutcomeRecorder recorder, Duration leaseDuration) {
+		this.attempt = attempt;
+		this.store = store;
+		this.recorder = recorder;
+		this.leaseDuration = leaseDuration;
+	}
+
+	@Override
+	public long jobId() {
+		return this.attempt.job.id();
+	}
+
+	@Override
+	public String handler() {
+		return this.attempt.job.handler();
+	}
+
+	@Override
+	public String queue() {
+		return this.attempt.job.queue();
+	}
+
+	@Override
+	public int attempt() {
+		return this.attempt.job.attempts();
+	}
+
+	@Override
+	public int maxAttempts() {
+		return this.attempt.job.maxAttempts();
+	}
+
+	@Override
+	public @Nullable String concurrencyKey() {
+		return this.attempt.job.concurrencyKey();
+	}
+
+	@Override
+	public @Nullable Instant scheduledFor() {
+		return this.attempt.job.scheduledFor();
+	}
+
+	@Override
+	public boolean isCancellationRequested() {
+		return this.attempt.isCancelRequested();
+	}
+
+	@Override
+	public Optional<BatchProgress> batch() {
+		return this.store.workflows().batchOf(this.attempt.job.id());
+	}
+
+	@Override
+	public void extendLease() {
+		long sent = System.nanoTime();
+		ExtendedLeases leases = this.store.extendLeases(List.of(this.attempt.lease), this.leaseDuration);
+		if (!leases.lost().isEmpty()) {
+			this.recorder.leaseLost(this.attempt, "extendLease");
+			throw new LeaseLostException(this.attempt.job.id());
+		}
+		if (leases.extended().contains(this.attempt.lease)) {
+			this.attempt.leaseExtended(sent, this.leaseDuration);
+		}
+	}
+
+}

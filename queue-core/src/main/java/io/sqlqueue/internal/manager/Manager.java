@@ -1,0 +1,258 @@
+package io.sqlqueue.internal.manager;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.Executor;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.context.SmartLifecycle;
+import org.springframework.scheduling.TaskScheduler;
+
+import io.sqlqueue.JobContext;
+import io.sqlqueue.JobListener;
+import io.sqlqueue.JobOutcome;
+import io.sqlqueue.JobRecord;
+import io.sqlqueue.PayloadCodec;
+import io.sqlqueue.handler.HandlerDefinition;
+import io.sqlqueue.internal.handler.HandlerRegistry;
+import io.sqlqueue.internal.store.ClaimRequest;
+import io.sqlqueue.internal.store.ClaimResult;
+import io.sqlqueue.internal.store.Completion;
+import io.sqlqueue.internal.store.ExtendedLeases;
+import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.internal.store.Lease;
+import io.sqlqueue.internal.store.SettleListener;
+import io.sqlqueue.observation.JobObservations;
+
+/**
+ * Runs jobs on this instance: claims due jobs of the handlers it has, hands them to
+ * workers, beats their leases, and stops cleanly. It starts, stops and wires the parts that
+ * do the work: the {@link Claimer} (the poll loop's claims and the workers'), the
+ * {@link Workers} (a {@link Lane} per queue; each attempt run by the {@link AttemptRunner},
+ * its success recorded by the {@link Completer}), the {@link Heartbeat} and the
+ * {@link TimeoutSweep}.
+ * <p>
+ * Stopping stops claiming and waits for every claim under way (the poll loop's and those
+ * of workers that ran dry), gives back claimed jobs that have not started, waits up to the
+ * shutdown timeout for running handlers and records their outcomes; what still runs then is
+ * left to the reaper. No job starts once stopping began.
+ * <p>
+ * Threads: the poll loop and the heartbeat each have a thread of their own
+ * ({@code sqlqueue-poll}, {@code sqlqueue-heartbeat}), so that neither waits for the other
+ * nor for a task of the shared scheduler, whose statements may wait on a caller's lock; the
+ * heartbeat's statements never wait on a row lock (they pass over locked rows). The timeout
+ * sweep, the completion flushes and the writes of cancels the heartbeat found run on the
+ * scheduler given.
+ */
+public class Manager implements SmartLifecycle {
+
+	private static final Logger logger = LoggerFactory.getLogger(Manager.class);
+
+	private final JobStore store;
+
+	private final HandlerRegistry handlers;
+
+	private final ManagerSettings settings;
+
+	private final JobListener listener;
+
+	private final OutcomeRecorder recorder;
+
+	private final Claimer claimer;
+
+	private final Workers workers;
+
+	private volatile boolean autoStartup = true;
+
+	private final PollLoop loop;
+
+	private final Heartbeat heartbeat;
+
+	private final TimeoutSweep timeouts;
+
+	private final Object lifecycle = new Object();
+
+	/** Wakes the lanes of jobs whose dependencies ended here, and counts jobs cancelled by a failed one. */
+	private final SettleListener settled = new SettleListener() {
+
+		@Override
+		public void released(Set<String> queues) {
+			wakeUp(queues);
+		}
+
+		@Override
+		public void cancelled(String queue, String handler) {
+			Manager.this.listener.cancelled(queue, handler);
+		}
+
+	};
+
+	public Manager(JobStore store, HandlerRegistry handlers, PayloadCodec codec, ManagerSettings settings,
+			TaskScheduler scheduler, Executor workers) {
+		this(store, handlers, codec, settings, scheduler, workers, JobListener.NONE);
+	}
+
+	public Manager(JobStore store, HandlerRegistry handlers, PayloadCodec codec, ManagerSettings settings,
+			TaskScheduler scheduler, Executor workers, JobListener listener) {
+		this(store, handlers, codec, settings, scheduler, workers, listener, JobObservations.NONE);
+	}
+
+	/**
+	 * @param observations what observes each attempt, as the child of the propagation
+	 * context stored with its job
+	 */
+	public Manager(JobStore store, HandlerRegistry handlers, PayloadCodec codec, ManagerSettings settings,
+			TaskScheduler scheduler, Executor workers, JobListener listener, JobObservations observations) {
+		this.store = store;
+		this.handlers = handlers;
+		this.settings = settings;
+		this.listener = JobListener.guarded(listener);
+		this.recorder = new OutcomeRecorder(store, settings.retryPolicy(), this.listener);
+		this.claimer = new Claimer(store, handlers, settings, this.listener);
+		this.loop = PollLoop.onOwnThread("sqlqueue-poll", this::pollOnce);
+		this.workers = new Workers(store, codec, settings, workers, this.listener, observations, this.recorder,
+				scheduler, this.claimer, this.loop::wakeUp);
+		this.heartbeat = new Heartbeat(store, settings, this.workers.inFlight(), this.recorder, scheduler,
+				this::cancelRequested);
+		this.timeouts = new TimeoutSweep(scheduler, handlers, settings.handlerTimeout(), this.workers.inFlight(),
+				this.recorder);
+	}
+
+	/** The poll loop's step: a claim for each lane; returns the wait before the next. */
+	private Duration pollOnce() {
+		return this.claimer.pollOnce(this.workers);
+	}
+
+	/** The queues this Manager serves (or will, once started): those of its handlers and those configured. */
+	public Set<String> servedQueues() {
+		return servedQueues(this.handlers, this.settings);
+	}
+
+	/** The queues a Manager with these handlers and settings serves. */
+	public static Set<String> servedQueues(HandlerRegistry handlers, ManagerSettings settings) {
+		Set<String> queues = new TreeSet<>(handlers.queues());
+		queues.addAll(settings.queues());
+		return queues;
+	}
+
+	@Override
+	public void start() {
+		synchronized (this.lifecycle) {
+			if (this.claimer.isRunning()) {
+				return;
+			}
+			if (this.handlers.isEmpty()) {
+				logger.info("sqlqueue Manager {} has no handlers: it claims nothing", this.settings.workerId());
+				return;
+			}
+			this.workers.open(servedQueues());
+			this.claimer.open();
+			this.heartbeat.start();
+			this.timeouts.start();
+			this.store.addSettleListener(this.settled);
+			this.loop.start();
+			logger.info("sqlqueue Manager {} started: queues {}, handlers {}", this.settings.workerId(),
+					this.workers.describe(), this.handlers.names());
+		}
+	}
+
+	@Override
+	public void stop() {
+		synchronized (this.lifecycle) {
+			if (!this.claimer.isRunning()) {
+				return;
+			}
+			this.claimer.close();
+			this.loop.stop();
+			// A claim under way queues its jobs in the lanes, where they are given back now: none may
+			// start after the last flush, which would not record it.
+			this.claimer.awaitClaims();
+			int released = this.workers.releaseUnstarted();
+			boolean finished = this.workers.awaitRunning(this.settings.shutdownTimeout());
+			this.workers.flushAndWait(this.settings.shutdownTimeout());
+			this.timeouts.stop();
+			this.heartbeat.stop();
+			this.store.removeSettleListener(this.settled);
+			if (finished) {
+				logger.info("sqlqueue Manager {} stopped ({} claimed jobs given back unstarted)",
+						this.settings.workerId(), released);
+			}
+			else {
+				logger.warn("sqlqueue Manager {} stopped with {} handlers still running after {}; "
+						+ "the reaper re-queues them when their leases expire", this.settings.workerId(),
+						this.workers.inFlight().size(), this.settings.shutdownTimeout());
+			}
+		}
+	}
+
+	@Override
+	public boolean isRunning() {
+		return this.claimer.isRunning();
+	}
+
+	/** Whether the context starts it (default true); the test kit turns it off, so tests run jobs themselves. */
+	public void setAutoStartup(boolean autoStartup) {
+		this.autoStartup = autoStartup;
+	}
+
+	@Override
+	public boolean isAutoStartup() {
+		return this.autoStartup;
+	}
+
+	/** Starts last and stops first, so handlers can use every other bean. */
+	@Override
+	public int getPhase() {
+		return SmartLifecycle.DEFAULT_PHASE;
+	}
+
+	/** Brings the next claim forward when these queues got new work (call after the enqueue commits). */
+	public void wakeUp(Set<String> queues) {
+		this.workers.wakeUp(queues);
+	}
+
+	/**
+	 * Stops the jobs of these ids that this instance holds, because their cancel was asked for
+	 * (call after the request commits): one not started yet never starts; a running one has
+	 * its handler interrupted and sees {@link JobContext#isCancellationRequested()}. Either
+	 * ends {@code CANCELLED} at once, by a write fenced by its lease; a handler that runs on
+	 * regardless has its outcome ignored, as after a timeout.
+	 */
+	public void cancelRequested(Set<Long> jobIds) {
+		this.workers.cancelRequested(jobIds);
+	}
+
+	/** Fenced writes and heartbeats that found the job no longer ours. */
+	public long leaseLosses() {
+		return this.recorder.leaseLosses();
+	}
+
+	/** Workers running a handler now, by queue. */
+	public Map<String, Integer> busyWorkers() {
+		return this.workers.busyWorkers();
+	}
+
+	/** Workers per queue this instance serves. */
+	public Map<String, Integer> totalWorkers() {
+		return this.workers.totalWorkers();
+	}
+
+	public ManagerSettings settings() {
+		return this.settings;
+	}
+
+	/** The loop that extends the leases of the jobs this instance holds (tests step it). */
+	public Heartbeat heartbeat() {
+		return this.heartbeat;
+	}
+
+	/** The loop that fails attempts past their timeout (tests step it). */
+	public TimeoutSweep timeoutSweep() {
+		return this.timeouts;
+	}
+
+}

@@ -1,0 +1,216 @@
+package io.sqlqueue.internal.manager;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.sqlqueue.JobListener;
+import io.sqlqueue.JobOutcome;
+import io.sqlqueue.handler.RetryPolicy;
+import io.sqlqueue.internal.store.JobStore;
+
+/**
+ * Writes how an attempt ended — retried with backoff, or failed for good — fenced by its
+ * lease, and tells the listener; a write that finds the lease lost is counted and logged.
+ * Successes go through the {@link Completer}, which reports back here.
+ * <p>
+ * A write that fails for a transient reason is tried again on the calling thread (see
+ * {@link DatabaseErrors#RETRY_WAITS}); if that try finds the lease gone, the row is asked
+ * whether the first write had landed after all (its answer lost to a failover), and only
+ * otherwise is the lease counted as lost. A write the database refuses for its error text
+ * is made again with a plain one.
+ */
+final class OutcomeRecorder {
+
+	private static final Logger logger = LoggerFactory.getLogger(OutcomeRecorder.class);
+
+	private final JobStore store;
+
+	private final RetryPolicy retryPolicy;
+
+	private final JobListener listener;
+
+	private final AtomicLong leaseLosses = new AtomicLong();
+
+	OutcomeRecorder(JobStore store, RetryPolicy retryPolicy, JobListener listener) {
+		this.store = store;
+		this.retryPolicy = retryPolicy;
+		this.listener = listener;
+	}
+
+	/** The Completer recorded (or failed to record, the lease being lost) a success. */
+	void completed(Attempt attempt, boolean held) {
+		if (held) {
+			attempt.endedAs(JobOutcome.SUCCEEDED);
+			this.listener.finished(attempt.job, JobOutcome.SUCCEEDED, attempt.runningFor());
+		}
+		else {
+			leaseLost(attempt, "recording succeeded");
+		}
+	}
+
+	void failed(Attempt attempt, Throwable failure, boolean timedOut) {
+		failed(attempt, failure, timedOut, false);
+	}
+
+	/**
+	 * As {@link #failed(Attempt, Throwable, boolean)}; {@code successMayHaveLanded} when the
+	 * attempt's success was written in a transaction whose outcome is not known (its connection
+	 * was lost at commit, and the look-up of the row failed too): a failure write that then
+	 * finds the row finished under the attempt's token learns that the success landed.
+	 */
+	private void failed(Attempt attempt, Throwable failure, boolean timedOut, boolean successMayHaveLanded) {
+		String error = ErrorText.describe(failure);
+		String plainError = ErrorText.of(failure.getClass().getName()
+				+ " (its message could not be stored; see this instance's log)");
+		int attempts = attempt.job.attempts();
+		if (!timedOut && attempt.handler.isNonRetryable(failure)) {
+			logger.warn("{} failed for good (not retryable): {}", attempt, ErrorText.of(failure.toString()));
+			write(attempt, JobOutcome.FAILED, List.of(error, plainError), successMayHaveLanded,
+					(text) -> this.store.fail(attempt.lease, text));
+		}
+		else if (attempts >= attempt.job.maxAttempts()) {
+			logger.warn("{} failed for good (attempts used up): {}", attempt, ErrorText.of(failure.toString()));
+			write(attempt, JobOutcome.FAILED, List.of(error, plainError), successMayHaveLanded,
+					(text) -> this.store.fail(attempt.lease, text));
+		}
+		else {
+			Duration backoff = this.retryPolicy.backoff(attempts);
+			logger.debug("{} failed; retrying in {}: {}", attempt, backoff, failure.toString());
+			write(attempt, JobOutcome.RETRIED, List.of(error, plainError), successMayHaveLanded,
+					(text) -> this.store.reschedule(attempt.lease, text, backoff));
+		}
+	}
+
+	/**
+	 * A transactional handler returned, but the transaction that was to record its success
+	 * failed (a deadlock while its end settled dependents, a constraint checked at commit, a
+	 * connection lost at commit) and rolled back the handler's writes. Unless the success had
+	 * landed after all (a commit whose answer was lost), the attempt failed: it is retried by
+	 * the retry policy, with that error as the job's last error, and is no crash. Its write is
+	 * fenced as any other: if the lease was lost meanwhile, nothing changes, and the loss is
+	 * counted.
+	 */
+	void completionFailed(Attempt attempt, RuntimeException failure) {
+		if (landed(attempt)) {
+			completed(attempt, true);
+			return;
+		}
+		logger.warn("{} returned, but its transaction failed; recording the attempt as failed", attempt, failure);
+		failed(attempt, failure, false, true);
+	}
+
+	/** The attempt's cancel was asked for: the job ends {@code CANCELLED}, never retried. */
+	void cancelled(Attempt attempt) {
+		logger.info("{} cancelled as asked", attempt);
+		write(attempt, JobOutcome.CANCELLED, List.of(JobStore.CANCELLED_WHILE_RUNNING),
+				(text) -> this.store.cancelRunning(attempt.lease, text));
+	}
+
+	/** The job's deadline passed before it could start: it ends {@code CANCELLED}, never started. */
+	void expired(Attempt attempt) {
+		Instant deadline = attempt.job.deadline();
+		logger.info("{} not started: its deadline {} passed", attempt, deadline);
+		write(attempt, JobOutcome.EXPIRED, List.of(JobStore.deadlinePassed(Objects.requireNonNull(deadline))),
+				(text) -> this.store.cancelRunning(attempt.lease, text));
+	}
+
+	void leaseLost(Attempt attempt, String during) {
+		if (attempt.markLeaseLost()) {
+			this.listener.leaseLost(attempt.job);
+			this.leaseLosses.incrementAndGet();
+			logger.warn("Lease of {} was lost ({}): the job was handed to another worker or changed by an operator; "
+					+ "this attempt's outcome is not recorded", attempt, during);
+		}
+	}
+
+	long leaseLosses() {
+		return this.leaseLosses.get();
+	}
+
+	/**
+	 * Tries the write with each error text in turn while the database refuses the text, and
+	 * again after a wait while the database is away.
+	 */
+	private void write(Attempt attempt, JobOutcome outcome, List<String> errors, FencedWrite write) {
+		write(attempt, outcome, errors, false, write);
+	}
+
+	private void write(Attempt attempt, JobOutcome outcome, List<String> errors, boolean successMayHaveLanded,
+			FencedWrite write) {
+		int texts = 0;
+		int failures = 0;
+		while (true) {
+			try {
+				if (write.held(errors.get(texts)) || (failures > 0 && landed(attempt))) {
+					attempt.endedAs(outcome);
+					this.listener.finished(attempt.job, outcome, attempt.runningFor());
+				}
+				else if (successMayHaveLanded && landed(attempt)) {
+					completed(attempt, true);
+				}
+				else {
+					leaseLost(attempt, "recording " + outcome.tag());
+				}
+				return;
+			}
+			catch (RuntimeException ex) {
+				if (DatabaseErrors.isTransient(ex) && failures < DatabaseErrors.RETRY_WAITS.length) {
+					Duration wait = DatabaseErrors.RETRY_WAITS[failures++];
+					logger.warn("Could not record {} as {}; trying again in {}", attempt, outcome.tag(), wait, ex);
+					sleep(wait);
+				}
+				else if (!DatabaseErrors.isTransient(ex) && texts + 1 < errors.size()) {
+					texts++;
+					logger.warn("Could not record {} as {} with its error text; recording a plain one", attempt,
+							outcome.tag(), ex);
+				}
+				else {
+					logger.error("Could not record {} as {}; it runs again after its lease expires", attempt,
+							outcome.tag(), ex);
+					return;
+				}
+			}
+		}
+	}
+
+	/** Whether an earlier try of this attempt's write landed although its answer was lost. */
+	private boolean landed(Attempt attempt) {
+		try {
+			return this.store.finishedUnder(List.of(attempt.lease)).contains(attempt.lease);
+		}
+		catch (RuntimeException ex) {
+			logger.warn("Could not look up whether {} was recorded", attempt, ex);
+			return false;
+		}
+	}
+
+	/** Waits, whatever interrupts: a timed-out handler's interrupt must not cut the retries short. */
+	private static void sleep(Duration wait) {
+		// A pending interrupt would make every park return at once: set it aside, then restore it.
+		boolean interrupted = Thread.interrupted();
+		long deadline = System.nanoTime() + wait.toNanos();
+		for (long left = wait.toNanos(); left > 0; left = deadline - System.nanoTime()) {
+			LockSupport.parkNanos(Math.min(left, TimeUnit.MILLISECONDS.toNanos(100)));
+			interrupted |= Thread.interrupted();
+		}
+		if (interrupted) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	@FunctionalInterface
+	private interface FencedWrite {
+
+		boolean held(String errorText);
+
+	}
+
+}

@@ -1,0 +1,226 @@
+package io.sqlqueue.internal.store;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import org.springframework.dao.PessimisticLockingFailureException;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import io.sqlqueue.JobStatus;
+
+/**
+ * The writes of attempts' successes, each fenced by its lease: a completion flush (many jobs
+ * in one round trip and one commit) and a transactional handler's completion with its work.
+ * {@link JobStore} calls it; the transactions are {@link StoreTransactions}'.
+ */
+final class JobCompletions {
+
+	private static final Logger logger = LoggerFactory.getLogger(JobCompletions.class);
+
+	private final JdbcTemplate jdbc;
+
+	private final JobSql sql;
+
+	private final StoreTransactions transactions;
+
+	private final WorkflowStore workflows;
+
+	private final JobLeases leases;
+
+	private final JobEnds ends;
+
+	JobCompletions(JdbcTemplate jdbc, JobSql sql, StoreTransactions transactions, WorkflowStore workflows,
+			JobLeases leases, JobEnds ends) {
+		this.jdbc = jdbc;
+		this.sql = sql;
+		this.transactions = transactions;
+		this.workflows = workflows;
+		this.leases = leases;
+		this.ends = ends;
+	}
+
+	/** See {@link JobStore#completeUnlessHeld}. */
+	CompletedJobs completeUnlessHeld(List<Completion> completions) {
+		Set<Lease> recorded = completePlain(completions);
+		List<Completion> missed = completions.stream()
+			.filter((completion) -> !recorded.contains(completion.lease()))
+			.toList();
+		if (missed.isEmpty()) {
+			return new CompletedJobs(recorded, Set.of());
+		}
+		// Jobs whose end settles others (dependents, a batch) are left alone by the plain
+		// statement: they are completed here, each with what it settles, in one transaction.
+		Set<Lease> settling = this.workflows.runningToSettle(missed.stream().map(Completion::lease).toList());
+		List<Completion> slow = missed.stream().filter((completion) -> settling.contains(completion.lease())).toList();
+		if (!slow.isEmpty()) {
+			recorded.addAll(completeSettling(slow));
+		}
+		if (!this.transactions.rowLocks()) {
+			return new CompletedJobs(recorded, Set.of());
+		}
+		// A fenced write misses a job still running under its lease only when it passed over
+		// its row (or what its end settles): those are written later. The others lost their lease.
+		Set<Lease> passedOver = this.leases.running(missed.stream()
+			.map(Completion::lease)
+			.filter((lease) -> !recorded.contains(lease))
+			.toList());
+		return new CompletedJobs(recorded, passedOver);
+	}
+
+	/**
+	 * The completions of jobs whose end settles nothing else, one statement each or one for
+	 * all; where the database has {@code SKIP LOCKED}, of the rows no other transaction holds.
+	 */
+	private Set<Lease> completePlain(List<Completion> completions) {
+		if (this.sql.completeAll != null) {
+			// One statement commits on its own, in one round trip, unless this thread is in a
+			// transaction, which the queue's own writes never join.
+			Set<Long> ids = StoreTransactions.anyActive()
+					? this.transactions.inNewTransaction(() -> completeInOneStatement(completions, this.sql.completeAll))
+					: completeInOneStatement(completions, this.sql.completeAll);
+			return leasesOf(completions, ids);
+		}
+		return this.transactions.inNewForFlush(() -> {
+			List<Completion> unheld = unheld(completions);
+			boolean[] held = JobStore.held(JobStore.batch(this.jdbc, this.sql.plain(this.sql.complete), unheld,
+					JobCompletions::bindCompletion));
+			Set<Lease> recorded = new HashSet<>();
+			for (int i = 0; i < held.length; i++) {
+				if (held[i]) {
+					recorded.add(unheld.get(i).lease());
+				}
+			}
+			this.ends.notifyFinished(recorded.stream().map(Lease::jobId).toList());
+			return recorded;
+		});
+	}
+
+	/**
+	 * Of these completions, those whose row this transaction could lock, where the database
+	 * has {@code SKIP LOCKED} (locked now, passing over rows another transaction holds, until
+	 * the transaction ends, so nothing changes them in between); elsewhere all of them.
+	 */
+	private List<Completion> unheld(List<Completion> completions) {
+		if (!this.transactions.rowLocks()) {
+			return completions;
+		}
+		Set<Lease> locked = this.leases.lock(completions.stream().map(Completion::lease).toList());
+		return completions.stream().filter((completion) -> locked.contains(completion.lease())).toList();
+	}
+
+	/**
+	 * Completes jobs whose end settles others, and settles it, in a transaction of its own;
+	 * returns the leases it recorded. Where the database has {@code SKIP LOCKED} it passes over
+	 * the jobs' rows another transaction holds, and waits at most {@link JobStore#OWN_LOCK_WAIT}
+	 * for any other row (a batch's, a dependent's): past that, the whole transaction is rolled
+	 * back and each job is tried alone, so that one held row leaves only its own job for later.
+	 */
+	private Set<Lease> completeSettling(List<Completion> completions) {
+		if (!this.transactions.rowLocks()) {
+			return this.transactions.inNewForSettling(() -> settleCompleted(completions));
+		}
+		try {
+			return this.transactions.inNewForSettling(() -> this.transactions.withBoundedLockWaits(this.jdbc,
+					JobStore.OWN_LOCK_WAIT, () -> settleCompleted(unheld(completions))));
+		}
+		catch (PessimisticLockingFailureException ex) {
+			if (completions.size() > 1) {
+				Set<Lease> recorded = new HashSet<>();
+				completions.forEach((completion) -> recorded.addAll(completeSettling(List.of(completion))));
+				return recorded;
+			}
+			logger.debug("The success of job {} is left for a later flush: settling its end needs a row that another "
+					+ "transaction has held for longer than {} ({})", completions.get(0).lease().jobId(),
+					JobStore.OWN_LOCK_WAIT, ex.getMessage());
+			return Set.of();
+		}
+	}
+
+	private Set<Lease> settleCompleted(List<Completion> completions) {
+		boolean[] held = JobStore
+			.held(JobStore.batch(this.jdbc, this.sql.complete, completions, JobCompletions::bindCompletion));
+		List<WorkflowStore.Ended> ended = new ArrayList<>();
+		Set<Lease> recorded = new HashSet<>();
+		for (int i = 0; i < held.length; i++) {
+			if (held[i]) {
+				Lease lease = completions.get(i).lease();
+				recorded.add(lease);
+				ended.add(new WorkflowStore.Ended(lease.jobId(), JobStatus.SUCCEEDED));
+			}
+		}
+		this.ends.notifyFinished(recorded.stream().map(Lease::jobId).toList());
+		this.ends.settle(ended);
+		return recorded;
+	}
+
+	private static Set<Lease> leasesOf(List<Completion> completions, Set<Long> ids) {
+		Set<Lease> leases = new HashSet<>();
+		completions.stream()
+			.map(Completion::lease)
+			.filter((lease) -> ids.contains(lease.jobId()))
+			.forEach(leases::add);
+		return leases;
+	}
+
+	private static void bindCompletion(PreparedStatement ps, Completion completion) throws SQLException {
+		ps.setString(1, completion.result());
+		ps.setString(2, completion.note());
+		ps.setLong(3, completion.lease().jobId());
+		ps.setLong(4, completion.lease().token());
+	}
+
+	/** See {@link JobStore#completeWhileLeased}. */
+	boolean completeWhileLeased(Completion completion) {
+		boolean held = this.ends.end(this.sql.completeWhileLeased, completion.lease().jobId(), completion.result(),
+				completion.note(), completion.lease().jobId(), completion.lease().token());
+		if (held) {
+			this.ends.notifyFinished(List.of(completion.lease().jobId()));
+		}
+		return held;
+	}
+
+	private Set<Long> completeInOneStatement(List<Completion> completions, String statement) {
+		Long[] ids = new Long[completions.size()];
+		Long[] tokens = new Long[completions.size()];
+		String[] results = new String[completions.size()];
+		String[] notes = new String[completions.size()];
+		for (int i = 0; i < ids.length; i++) {
+			ids[i] = completions.get(i).lease().jobId();
+			tokens[i] = completions.get(i).lease().token();
+			results[i] = completions.get(i).result();
+			notes[i] = completions.get(i).note();
+		}
+		List<Long> awaited = new ArrayList<>();
+		Set<Long> held = new HashSet<>(this.jdbc.execute((Connection connection) -> {
+			try (PreparedStatement ps = connection.prepareStatement(statement)) {
+				ps.setArray(1, connection.createArrayOf("bigint", ids));
+				ps.setArray(2, connection.createArrayOf("bigint", tokens));
+				ps.setArray(3, connection.createArrayOf("text", results));
+				ps.setArray(4, connection.createArrayOf("text", notes));
+				List<Long> updated = new ArrayList<>();
+				try (ResultSet rs = ps.executeQuery()) {
+					while (rs.next()) {
+						updated.add(rs.getLong(1));
+						if (rs.getInt(2) != 0) {
+							awaited.add(rs.getLong(1));
+						}
+					}
+				}
+				return updated;
+			}
+		}));
+		// The statement read each job's awaited column already.
+		this.ends.announceFinished(awaited);
+		return held;
+	}
+
+}

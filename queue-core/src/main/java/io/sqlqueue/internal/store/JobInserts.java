@@ -1,0 +1,174 @@
+package io.sqlqueue.internal.store;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.util.ArrayList;
+import java.util.List;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.DuplicateKeyException;
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import io.sqlqueue.DuplicateJobException;
+
+/**
+ * The insert of new jobs, in the transaction {@link JobStore} opened or joined: one statement
+ * where the dialect has one for many rows, else a JDBC batch, else row by row; a taken unique
+ * key inserts nothing and throws.
+ */
+final class JobInserts {
+
+	private final JdbcTemplate jdbc;
+
+	private final JobSql sql;
+
+	private final Dialect dialect;
+
+	private final @Nullable String notifyChannel;
+
+	JobInserts(JdbcTemplate jdbc, JobSql sql, Dialect dialect, @Nullable String notifyChannel) {
+		this.jdbc = jdbc;
+		this.sql = sql;
+		this.dialect = dialect;
+		this.notifyChannel = notifyChannel;
+	}
+
+	/** Inserts the jobs in the current transaction and returns their ids, in job order. */
+	List<Long> insert(List<NewJob> jobs) {
+		try {
+			List<Long> ids = this.jdbc.execute((Connection connection) -> insertBatch(connection, jobs));
+			if (this.notifyChannel != null) {
+				String notify = this.dialect.notifyStatement();
+				jobs.stream().map(NewJob::queue).distinct().forEach((queue) -> this.jdbc.query(notify, (rs) -> {
+				}, this.notifyChannel, queue));
+			}
+			return ids;
+		}
+		catch (DuplicateKeyException ex) {
+			throw new DuplicateJobException(duplicateKeyOf(jobs));
+		}
+	}
+
+	/** All jobs in one statement ({@link Dialect#insertAll}); a taken unique key inserts fewer, and throws. */
+	private List<Long> insertInOneStatement(Connection connection, List<NewJob> jobs, String statement)
+			throws SQLException {
+		int size = jobs.size();
+		Object[][] columns = new Object[14][size];
+		for (int i = 0; i < size; i++) {
+			NewJob job = jobs.get(i);
+			columns[0][i] = job.queue();
+			columns[1][i] = job.handler();
+			columns[2][i] = job.payload();
+			columns[3][i] = job.priority();
+			columns[4][i] = (job.runAt() != null) ? job.runAt().toString() : null;
+			columns[5][i] = job.delayMillis();
+			columns[6][i] = job.maxAttempts();
+			columns[7][i] = job.uniqueKey();
+			columns[8][i] = job.groupKey();
+			columns[9][i] = (job.scheduledFor() != null) ? job.scheduledFor().toString() : null;
+			columns[10][i] = (job.deadline() != null) ? job.deadline().toString() : null;
+			columns[11][i] = job.expireAfterMillis();
+			columns[12][i] = job.headers();
+			columns[13][i] = job.concurrencyKey();
+		}
+		String[] types = { "text", "text", "text", "int4", "text", "int8", "int4", "text", "text", "text", "text",
+				"int8", "text", "text" };
+		List<Long> ids = new ArrayList<>(size);
+		try (PreparedStatement ps = connection.prepareStatement(statement)) {
+			for (int column = 0; column < types.length; column++) {
+				ps.setArray(column + 1, connection.createArrayOf(types[column], columns[column]));
+			}
+			try (ResultSet rs = ps.executeQuery()) {
+				while (rs.next()) {
+					ids.add(rs.getLong(1));
+				}
+			}
+		}
+		if (ids.size() != size) {
+			throw new DuplicateJobException(duplicateKeyOf(jobs));
+		}
+		// Identity values are taken in the order the rows are inserted, which is job order.
+		ids.sort(null);
+		return ids;
+	}
+
+	private List<Long> insertBatch(Connection connection, List<NewJob> jobs) throws SQLException {
+		if (this.sql.insertAll != null && jobs.size() > 1) {
+			return insertInOneStatement(connection, jobs, this.sql.insertAll);
+		}
+		try (PreparedStatement statement = connection.prepareStatement(this.sql.insert, new String[] { "id" })) {
+			if (!this.dialect.batchReturnsGeneratedKeys()) {
+				return insertOneByOne(statement, jobs);
+			}
+			for (NewJob job : jobs) {
+				bindInsert(statement, job);
+				statement.addBatch();
+			}
+			int[] counts = statement.executeBatch();
+			for (int i = 0; i < counts.length; i++) {
+				if (counts[i] == 0) {
+					throw new DuplicateJobException(String.valueOf(jobs.get(i).uniqueKey()));
+				}
+			}
+			List<Long> ids = new ArrayList<>(jobs.size());
+			try (ResultSet keys = statement.getGeneratedKeys()) {
+				while (keys.next()) {
+					ids.add(keys.getLong(1));
+				}
+			}
+			if (ids.size() != jobs.size()) {
+				throw new IllegalStateException("Inserted " + jobs.size() + " jobs but got " + ids.size() + " ids");
+			}
+			return ids;
+		}
+	}
+
+	/** For drivers that return no keys for a batch (SQLite's: it reads {@code last_insert_rowid()}). */
+	private List<Long> insertOneByOne(PreparedStatement statement, List<NewJob> jobs) throws SQLException {
+		List<Long> ids = new ArrayList<>(jobs.size());
+		for (NewJob job : jobs) {
+			bindInsert(statement, job);
+			if (statement.executeUpdate() == 0) {
+				throw new DuplicateJobException(String.valueOf(job.uniqueKey()));
+			}
+			try (ResultSet keys = statement.getGeneratedKeys()) {
+				if (!keys.next()) {
+					throw new IllegalStateException("Inserted a job but got no id");
+				}
+				ids.add(keys.getLong(1));
+			}
+		}
+		return ids;
+	}
+
+	private void bindInsert(PreparedStatement statement, NewJob job) throws SQLException {
+		statement.setString(1, job.queue());
+		statement.setString(2, job.handler());
+		statement.setString(3, job.payload());
+		statement.setInt(4, job.priority());
+		this.dialect.setTimestamp(statement, 5, job.runAt());
+		statement.setLong(6, job.delayMillis());
+		statement.setInt(7, job.maxAttempts());
+		statement.setString(8, job.uniqueKey());
+		statement.setString(9, job.groupKey());
+		this.dialect.setTimestamp(statement, 10, job.scheduledFor());
+		this.dialect.setTimestamp(statement, 11, job.deadline());
+		if (job.expireAfterMillis() != null) {
+			statement.setLong(12, job.expireAfterMillis());
+		}
+		else {
+			statement.setNull(12, Types.BIGINT);
+		}
+		statement.setString(13, job.headers());
+		statement.setString(14, job.concurrencyKey());
+	}
+
+	private static String duplicateKeyOf(List<NewJob> jobs) {
+		return jobs.stream().map(NewJob::uniqueKey).filter((key) -> key != null).findFirst().orElse("?");
+	}
+
+}

@@ -1,0 +1,130 @@
+package io.sqlqueue.internal.store;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+
+/**
+ * The heartbeat's writes: extends the leases of running jobs, each fenced by its token, in
+ * one statement where the database can, and never waits for a row that another transaction
+ * holds, where the database has {@code SKIP LOCKED}: a transaction left open by its caller
+ * (one that enqueued a job to run after a running one locks that job's row until it
+ * commits) must not hold up the leases of every other job of the instance until they
+ * expire and the reaper hands them to someone else. SQLite has one writer at a time: a
+ * transaction that has written holds every writer, this one included, until it ends.
+ * {@link JobStore} chooses the transaction.
+ */
+final class JobLeases {
+
+	private final JdbcTemplate jdbc;
+
+	private final JobSql sql;
+
+	private final Dialect dialect;
+
+	JobLeases(JdbcTemplate jdbc, JobSql sql, Dialect dialect) {
+		this.jdbc = jdbc;
+		this.sql = sql;
+		this.dialect = dialect;
+	}
+
+	/**
+	 * Extends the leases whose job runs under them and whose row no other transaction holds
+	 * (where the database can tell); returns those it extended.
+	 */
+	Set<Lease> extend(List<Lease> leases, Duration duration) {
+		if (this.sql.extendLeases != null) {
+			return inOneStatement(leases, duration);
+		}
+		if (this.dialect.supports(ClaimMethod.LOCK_THEN_UPDATE)) {
+			return lockThenExtend(leases, duration);
+		}
+		return extendEach(leases, duration);
+	}
+
+	/** Of these leases, those whose job still runs under them, as last committed (no lock taken). */
+	Set<Lease> running(List<Lease> leases) {
+		Set<Lease> running = new HashSet<>();
+		for (Object[] chunk : IdChunks.of(leases.stream().map(Lease::jobId).toList())) {
+			this.jdbc.query(this.sql.running(chunk.length), (rs) -> {
+				running.add(new Lease(rs.getLong("id"), rs.getLong("lease_token")));
+			}, chunk);
+		}
+		running.retainAll(leases);
+		return running;
+	}
+
+	private Set<Lease> inOneStatement(List<Lease> leases, Duration duration) {
+		Long[] ids = leases.stream().map(Lease::jobId).toArray(Long[]::new);
+		Long[] tokens = leases.stream().map(Lease::token).toArray(Long[]::new);
+		Set<Long> extended = new HashSet<>(this.jdbc.execute((Connection connection) -> {
+			try (PreparedStatement ps = connection.prepareStatement(this.sql.extendLeases)) {
+				ps.setArray(1, connection.createArrayOf("bigint", ids));
+				ps.setArray(2, connection.createArrayOf("bigint", tokens));
+				ps.setLong(3, duration.toMillis());
+				List<Long> updated = new ArrayList<>();
+				try (ResultSet rs = ps.executeQuery()) {
+					while (rs.next()) {
+						updated.add(rs.getLong(1));
+					}
+				}
+				return updated;
+			}
+		}));
+		Set<Lease> held = new HashSet<>();
+		leases.stream().filter((lease) -> extended.contains(lease.jobId())).forEach(held::add);
+		return held;
+	}
+
+	/**
+	 * Locks the rows first, passing over those another transaction holds, then extends the
+	 * leases whose token they still carry, each by its fenced statement, in one round trip.
+	 * The rows stay locked until the transaction ends, so nothing changes them in between.
+	 */
+	private Set<Lease> lockThenExtend(List<Lease> leases, Duration duration) {
+		return extendEach(leases.stream().filter(lock(leases)::contains).toList(), duration);
+	}
+
+	/**
+	 * Of these leases, those whose job still runs under them and whose row this transaction
+	 * could lock, passing over rows another transaction holds; the rows stay locked until the
+	 * transaction ends. Only where the database has {@code SKIP LOCKED}.
+	 */
+	Set<Lease> lock(List<Lease> leases) {
+		Set<Lease> locked = new HashSet<>();
+		for (Object[] chunk : IdChunks.of(leases.stream().map(Lease::jobId).toList())) {
+			this.jdbc.query(this.sql.lockRunning(chunk.length), (rs) -> {
+				locked.add(new Lease(rs.getLong("id"), rs.getLong("lease_token")));
+			}, chunk);
+		}
+		locked.retainAll(leases);
+		return locked;
+	}
+
+	private Set<Lease> extendEach(List<Lease> leases, Duration duration) {
+		if (leases.isEmpty()) {
+			return Set.of();
+		}
+		int[] counts = this.jdbc.batchUpdate(this.sql.extendLease, leases, leases.size(), (ps, lease) -> {
+			ps.setLong(1, duration.toMillis());
+			ps.setLong(2, lease.jobId());
+			ps.setLong(3, lease.token());
+		})[0];
+		boolean[] held = JobStore.held(counts);
+		Set<Lease> extended = new HashSet<>();
+		for (int i = 0; i < held.length; i++) {
+			if (held[i]) {
+				extended.add(leases.get(i));
+			}
+		}
+		return extended;
+	}
+
+}

@@ -1,0 +1,483 @@
+package io.sqlqueue.internal.store;
+
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.jspecify.annotations.Nullable;
+
+import io.sqlqueue.Names;
+
+/**
+ * Every statement the queue runs, written once and filled with the dialect's pieces:
+ * {@code now} (the database's clock), {@code nowPlus} (clock plus bound milliseconds),
+ * {@code json} and {@code timestamp} (bound parameters of those types).
+ * <p>
+ * Every write after a claim is fenced: {@code WHERE id = ? AND lease_token = ? AND
+ * status = 'RUNNING'}. The writes that end an attempt (complete, reschedule, fail) keep its
+ * token on the row, so that an attempt whose write committed but whose answer was lost can
+ * tell "recorded by me" from "handed to someone else" ({@link #finishedUnder}); only a new
+ * claim, the reaper and a release change or clear it.
+ */
+final class JobSql {
+
+	private final Dialect dialect;
+
+	private final String table;
+
+	private final String flowTable;
+
+	final String insert;
+
+	final String complete;
+
+	final String completeWhileLeased;
+
+	final @Nullable String completeAll;
+
+	final @Nullable String insertAll;
+
+	final @Nullable String vacuum;
+
+	/** The table's name as {@code regclass} reads it. */
+	final String tableName;
+
+	final String reschedule;
+
+	/** Ends a running attempt for good; parameters: status, last error, id, token. */
+	final String finish;
+
+	final String release;
+
+	/** Extends one lease, fenced; parameters: lease millis, id, token. */
+	final String extendLease;
+
+	/** The dialect's one statement that extends many leases, passing over locked rows, or {@code null}. */
+	final @Nullable String extendLeases;
+
+	final String expiredLeases;
+
+	final String lockExpiredLeases;
+
+	final String reap;
+
+	final String passedDeadlines;
+
+	/** {@link #passedDeadlines}, locked, passing over rows another transaction holds. */
+	final String lockPassedDeadlines;
+
+	final String expire;
+
+	final String requestCancel;
+
+	final String markAwaited;
+
+	final String find;
+
+	/** One row when the job exists; parameters: id. */
+	final String exists;
+
+	final String cancel;
+
+	final String retryFailed;
+
+	final String failedJobs;
+
+	final String dueBacklog;
+
+	final String claimIfUnchanged;
+
+	/** Claims one queued job by id, due or not (the test kit's "run this job now"); parameters: owner, token, lease millis, id. */
+	final String claimById;
+
+	/** Jobs of a handler in a state, oldest first; parameters: handler, status, limit. */
+	final String findByHandler;
+
+	// Per count of handlers: handler IN (?, …).
+	private final Map<Integer, String> makeDue = new ConcurrentHashMap<>();
+
+	// Per count of leases: id IN (?, …).
+	private final Map<Integer, String> finishedUnder = new ConcurrentHashMap<>();
+
+	private final Map<Integer, String> findAll = new ConcurrentHashMap<>();
+
+	private final Map<Integer, String> cancelRequested = new ConcurrentHashMap<>();
+
+	private final Map<Integer, String> awaitedAmong = new ConcurrentHashMap<>();
+
+	private final Map<Integer, String> lockRunning = new ConcurrentHashMap<>();
+
+	private final Map<Integer, String> running = new ConcurrentHashMap<>();
+
+	// The claim's text depends only on how many handlers (or ids) it binds: built once per
+	// count, not on every claim.
+	private final Map<Integer, String> claimReturning = new ConcurrentHashMap<>();
+
+	private final Map<Integer, String> lockReadyJobs = new ConcurrentHashMap<>();
+
+	private final Map<Integer, String> readyJobsQuery = new ConcurrentHashMap<>();
+
+	private final Map<Integer, String> claimIds = new ConcurrentHashMap<>();
+
+	private final Map<CandidateRead, String> limitedCandidates = new ConcurrentHashMap<>();
+
+	private final Map<Integer, String> claimQueued = new ConcurrentHashMap<>();
+
+	private final Map<Integer, String> claimedWith = new ConcurrentHashMap<>();
+
+	private final Map<Integer, String> lockQueued = new ConcurrentHashMap<>();
+
+	private final Map<Integer, String> claimQueuedPassingOverLocked = new ConcurrentHashMap<>();
+
+	private final boolean claimsPassingOverLockedInOne;
+
+	private final Map<String, String> plain = new ConcurrentHashMap<>();
+
+	final String countsByQueue;
+
+	final String finishedBefore;
+
+	/** {@link #finishedBefore}, passing over rows another transaction holds (where the database can). */
+	final String lockFinishedBefore;
+
+	final String deleteFinished;
+
+	JobSql(Dialect dialect, @Nullable String schema) {
+		this.dialect = dialect;
+		this.claimsPassingOverLockedInOne = dialect.claimQueuedPassingOverLocked("queue_job", "?", "?") != null;
+		String checkedSchema = Names.requireSchema(schema);
+		this.table = (checkedSchema != null) ? dialect.quote(checkedSchema) + ".queue_job" : "queue_job";
+		this.flowTable = (checkedSchema != null) ? dialect.quote(checkedSchema) + ".queue_flow" : "queue_flow";
+		String now = dialect.now();
+		String nowPlus = dialect.nowPlusMillis();
+		String json = dialect.jsonParameter();
+		this.insert = """
+				INSERT INTO %s (queue, handler, payload, status, priority, run_at, max_attempts, unique_key, group_key,
+				                scheduled_for, deadline, created_at, updated_at, headers, concurrency_key)
+				VALUES (?, ?, %s, 'QUEUED', ?, COALESCE(%s, %s), ?, ?, ?, %s, COALESCE(%s, %s), %s, %s, %s, ?)%s"""
+			.formatted(this.table, json, dialect.timestampParameter(), nowPlus, dialect.timestampParameter(),
+					dialect.timestampParameter(), nowPlus, now, now, json, dialect.insertIgnoringDuplicates());
+		this.complete = """
+				UPDATE %s SET status = 'SUCCEEDED', result = %s, last_error = COALESCE(?, last_error),
+				    finished_at = %s, updated_at = %s, lease_expires_at = NULL, version = version + 1
+				WHERE id = ? AND lease_token = ? AND status = 'RUNNING'""".formatted(this.table, json, now, now);
+		this.completeAll = dialect.completeAll(this.table);
+		this.insertAll = dialect.insertAll(this.table);
+		this.completeWhileLeased = this.complete + " AND lease_expires_at > " + dialect.currentTime();
+		// Every table the queue writes often: claims and completions (queue_job), limited claims
+		// (queue_flow, queue_rate_window), workflows' settling (queue_dependency, queue_batch) and
+		// schedules' fires (queue_schedule). Without vacuum each keeps its dead rows and never gets statistics.
+		String prefix = (checkedSchema != null) ? dialect.quote(checkedSchema) + "." : "";
+		this.vacuum = dialect.vacuumStatement(List.of(this.table, prefix + "queue_flow", prefix + "queue_rate_window",
+				prefix + "queue_dependency", prefix + "queue_batch", prefix + "queue_schedule"));
+		this.tableName = this.table;
+		// A job whose cancel was asked for while it ran is never queued again (reschedule,
+		// release): it ends CANCELLED, even if its instance had not heard of the request yet.
+		this.reschedule = """
+				UPDATE %s SET status = CASE WHEN cancel_requested_at IS NULL THEN 'QUEUED' ELSE 'CANCELLED' END,
+				    finished_at = CASE WHEN cancel_requested_at IS NULL THEN NULL ELSE %s END,
+				    run_at = %s, last_error = ?, updated_at = %s, lease_expires_at = NULL, version = version + 1
+				WHERE id = ? AND lease_token = ? AND status = 'RUNNING'""".formatted(this.table, now, nowPlus, now);
+		this.finish = """
+				UPDATE %s SET status = ?, last_error = ?, finished_at = %s, updated_at = %s,
+				    lease_expires_at = NULL, version = version + 1
+				WHERE id = ? AND lease_token = ? AND status = 'RUNNING'""".formatted(this.table, now, now);
+		this.release = """
+				UPDATE %s SET status = CASE WHEN cancel_requested_at IS NULL THEN 'QUEUED' ELSE 'CANCELLED' END,
+				    finished_at = CASE WHEN cancel_requested_at IS NULL THEN NULL ELSE %s END,
+				    attempts = attempts - 1, started_at = NULL, updated_at = %s,
+				    lease_token = NULL, lease_expires_at = NULL, version = version + 1
+				WHERE id = ? AND lease_token = ? AND status = 'RUNNING'""".formatted(this.table, now, now);
+		this.extendLease = """
+				UPDATE %s SET lease_expires_at = %s
+				WHERE id = ? AND lease_token = ? AND status = 'RUNNING'""".formatted(this.table, nowPlus);
+		this.extendLeases = dialect.extendLeases(this.table);
+		this.expiredLeases = """
+				SELECT id, queue, handler, lease_owner, lease_token, attempts, max_attempts, crashes,
+				    cancel_requested_at FROM %s
+				WHERE status = 'RUNNING' AND lease_expires_at < %s
+				ORDER BY lease_expires_at
+				LIMIT ?""".formatted(this.table, now);
+		this.lockExpiredLeases = this.expiredLeases + "\nFOR UPDATE SKIP LOCKED";
+		// The status (QUEUED again, or FAILED or CANCELLED for good) is decided by the reaper
+		// from the row it read, fenced by that row's token.
+		this.reap = """
+				UPDATE %s SET status = ?, finished_at = CASE WHEN ? = 'QUEUED' THEN NULL ELSE %s END,
+				    run_at = %s, last_error = ?, updated_at = %s,
+				    lease_token = NULL, lease_expires_at = NULL, crashes = crashes + 1, version = version + 1
+				WHERE id = ? AND lease_token = ? AND status = 'RUNNING' AND lease_expires_at < %s"""
+			.formatted(this.table, now, now, now, now);
+		this.passedDeadlines = """
+				SELECT id, queue, handler, deadline FROM %s
+				WHERE %s
+				LIMIT ?""".formatted(this.table, dialect.deadlinePassed());
+		this.lockPassedDeadlines = this.passedDeadlines + "\nFOR UPDATE SKIP LOCKED";
+		this.expire = """
+				UPDATE %s SET status = 'CANCELLED', last_error = ?, finished_at = %s, updated_at = %s,
+				    version = version + 1
+				WHERE id = ? AND status = 'QUEUED' AND deadline <= %s""".formatted(this.table, now, now, now);
+		this.markAwaited = """
+				UPDATE %s SET awaited = 1
+				WHERE id = ? AND status IN ('WAITING', 'QUEUED', 'RUNNING') AND awaited = 0""".formatted(this.table);
+		this.requestCancel = """
+				UPDATE %s SET cancel_requested_at = COALESCE(cancel_requested_at, %s), updated_at = %s
+				WHERE id = ? AND status = 'RUNNING'""".formatted(this.table, now, now);
+		this.find = "SELECT * FROM %s WHERE id = ?".formatted(this.table);
+		this.exists = "SELECT 1 FROM %s WHERE id = ?".formatted(this.table);
+		this.cancel = """
+				UPDATE %s SET status = 'CANCELLED', finished_at = %s, updated_at = %s, version = version + 1
+				WHERE id = ? AND status IN ('QUEUED', 'WAITING')""".formatted(this.table, now, now);
+		this.retryFailed = """
+				UPDATE %s SET status = 'QUEUED', attempts = 0, crashes = 0, cancel_requested_at = NULL, run_at = %s,
+				    finished_at = NULL, updated_at = %s, version = version + 1
+				WHERE id = ? AND status = 'FAILED'""".formatted(this.table, now, now);
+		this.failedJobs = """
+				SELECT j.id FROM %s j
+				WHERE j.status = 'FAILED' AND j.queue = COALESCE(?, j.queue) AND j.handler = COALESCE(?, j.handler)
+				  AND (j.unique_key IS NULL OR NOT EXISTS (
+				      SELECT 1 FROM %s u
+				      WHERE u.unique_key = j.unique_key AND u.status IN ('WAITING', 'QUEUED', 'RUNNING')))
+				ORDER BY j.id
+				LIMIT ?""".formatted(this.table, this.table);
+		this.dueBacklog = """
+				SELECT queue, handler, COUNT(*) AS due_jobs, MIN(run_at) AS oldest_run_at, %s AS db_now FROM %s
+				WHERE status = 'QUEUED' AND run_at <= %s
+				GROUP BY queue, handler""".formatted(now, this.table, now);
+		this.countsByQueue = """
+				SELECT queue, status, COUNT(*) AS jobs,
+				    MIN(CASE WHEN status = 'QUEUED' AND run_at <= %s THEN run_at END) AS oldest_due, %s AS db_now
+				FROM %s
+				GROUP BY queue, status""".formatted(now, now, this.table);
+		this.finishedBefore = """
+				SELECT id FROM %s
+				WHERE status = ? AND finished_at < %s
+				ORDER BY finished_at
+				LIMIT ?""".formatted(this.table, dialect.nowPlusMillis());
+		this.lockFinishedBefore = this.finishedBefore + "\nFOR UPDATE SKIP LOCKED";
+		this.deleteFinished = """
+				DELETE FROM %s WHERE id = ? AND status = ?""".formatted(this.table);
+		this.claimIfUnchanged = """
+				UPDATE %s SET %s
+				WHERE id = ? AND status = 'QUEUED' AND version = ?""".formatted(this.table, claimedColumns());
+		this.claimById = """
+				UPDATE %s SET %s
+				WHERE id = ? AND status = 'QUEUED'""".formatted(this.table, claimedColumns());
+		this.findByHandler = """
+				SELECT * FROM %s WHERE handler = ? AND status = ?
+				ORDER BY id
+				LIMIT ?""".formatted(this.table);
+	}
+
+	/**
+	 * A write of a job's end that leaves alone jobs whose end settles others (dependents, a
+	 * batch): for those, {@link JobStore} makes the write and the settling in one transaction.
+	 * The statement must end with its {@code WHERE} conditions.
+	 */
+	String plain(String statement) {
+		return this.plain.computeIfAbsent(statement, (text) -> text + " AND settles = 0");
+	}
+
+	/** Makes the delayed queued jobs of these handlers due now; parameters: handlers…. */
+	String makeDue(int handlers) {
+		return this.makeDue.computeIfAbsent(handlers, (count) -> """
+				UPDATE %s SET run_at = %s, updated_at = %s, version = version + 1
+				WHERE status = 'QUEUED' AND handler IN (%s) AND run_at > %s"""
+			.formatted(this.table, this.dialect.now(), this.dialect.now(), placeholders(count), this.dialect.now()));
+	}
+
+	/** The claim in one statement; parameters: queue, handlers…, queue, limit, owner, token, lease millis. */
+	String claimReturning(int handlers) {
+		return this.claimReturning.computeIfAbsent(handlers,
+				(count) -> this.dialect.claimReturning(this.table, readyJobs(count), claimedColumns()));
+	}
+
+	/**
+	 * Candidates of a limited queue's claim, unlocked (the claim holds the queue's lock, so no
+	 * other claim of the queue runs meanwhile): due jobs of the queue and handlers in run
+	 * order, leaving out those of {@code excluded} concurrency keys, the {@code passedOver}
+	 * jobs (whose rows another transaction held when this claim tried to take them) and, with
+	 * {@code after}, those up to a position in that order. With {@code countRunning} every row
+	 * carries the queue's running jobs ({@code queue_running}, counted once). Parameters: with
+	 * {@code countRunning} the queue, then the queue, handlers…, keys…, passed-over ids…, with
+	 * {@code after} the position's priority, priority, run_at, run_at and id, then limit.
+	 */
+	String limitedCandidates(CandidateRead read) {
+		return this.limitedCandidates.computeIfAbsent(read, (key) -> {
+			String timestamp = this.dialect.timestampParameter();
+			String notExcluded = (read.excluded() == 0) ? ""
+					: "\n  AND (j.concurrency_key IS NULL OR j.concurrency_key NOT IN (%s))"
+						.formatted(placeholders(read.excluded()));
+			String notPassedOver = (read.passedOver() == 0) ? ""
+					: "\n  AND j.id NOT IN (%s)".formatted(placeholders(read.passedOver()));
+			String afterPosition = !read.after() ? "" : """
+
+					  AND (j.priority < ? OR (j.priority = ? AND (j.run_at > %s OR (j.run_at = %s AND j.id > ?))))"""
+				.formatted(timestamp, timestamp);
+			String running = !read.countRunning() ? ""
+					: ",\n    (SELECT COUNT(*) FROM %s r WHERE r.queue = ? AND r.status = 'RUNNING') AS queue_running"
+						.formatted(this.table);
+			return """
+					SELECT j.*%s FROM %s j
+					WHERE %s%s%s%s
+					ORDER BY j.priority DESC, j.run_at, j.id
+					LIMIT ?""".formatted(running, this.table, readyJobsOf(read.handlers()), notExcluded, notPassedOver,
+					afterPosition);
+		});
+	}
+
+	/** What a read of a limited queue's candidates binds and reads (see {@link #limitedCandidates}). */
+	record CandidateRead(int handlers, int excluded, int passedOver, boolean after, boolean countRunning) {
+	}
+
+	/**
+	 * Claims these jobs if they are still queued, started at a given time; parameters: owner,
+	 * token, lease millis, start, ids…. The status is tested as {@code (…) IS TRUE} (the same,
+	 * as status is never null) so that the ready jobs' partial index cannot serve the
+	 * statement: planned on statistics taken while the queue was idle, PostgreSQL read that
+	 * index whole (thousands of ready jobs) for every claim of a hundred, instead of the
+	 * primary key (as the completion flush did, see {@link io.sqlqueue.internal.store.postgresql.PostgresDialect#completeAll}).
+	 */
+	String claimQueued(int ids) {
+		return this.claimQueued.computeIfAbsent(ids, (count) -> """
+				UPDATE %s SET %s
+				WHERE id IN (%s) AND (status = 'QUEUED') IS TRUE"""
+			.formatted(this.table, claimedColumns(this.dialect.timestampParameter()), placeholders(count)));
+	}
+
+	/**
+	 * Claims these jobs if they are still queued, passing over those whose rows another
+	 * transaction holds, in one statement ({@link Dialect#claimQueuedPassingOverLocked}), or
+	 * {@code null} where the dialect has none; parameters: ids…, then owner, token, lease
+	 * millis, start; returns the ids it claimed.
+	 */
+	@Nullable String claimQueuedPassingOverLocked(int ids) {
+		if (!this.claimsPassingOverLockedInOne) {
+			return null;
+		}
+		return this.claimQueuedPassingOverLocked.computeIfAbsent(ids,
+				(count) -> this.dialect.claimQueuedPassingOverLocked(this.table, placeholders(count),
+						claimedColumns(this.dialect.timestampParameter())));
+	}
+
+	/**
+	 * Of these jobs, the queued ones, locked, passing over those another transaction has
+	 * locked (a caller's that enqueued a job to run after one); parameters: ids….
+	 */
+	String lockQueued(int ids) {
+		return this.lockQueued.computeIfAbsent(ids,
+				(count) -> "SELECT id FROM %s WHERE id IN (%s) AND status = 'QUEUED'\nFOR UPDATE SKIP LOCKED"
+					.formatted(this.table, placeholders(count)));
+	}
+
+	/** Of these jobs, those a claim holds by its token; parameters: token, ids…. */
+	String claimedWith(int ids) {
+		return this.claimedWith.computeIfAbsent(ids,
+				(count) -> "SELECT id FROM %s WHERE lease_token = ? AND status = 'RUNNING' AND id IN (%s)"
+					.formatted(this.table, placeholders(count)));
+	}
+
+	/** Candidates, locked; parameters: queue, handlers…, queue, limit. */
+	String lockReadyJobs(int handlers) {
+		return this.lockReadyJobs.computeIfAbsent(handlers,
+				(count) -> readyJobsQuery(count) + "\nFOR UPDATE SKIP LOCKED");
+	}
+
+	/** Candidates, unlocked, for compare-and-set; parameters: queue, handlers…, queue, limit. */
+	String readyJobsQuery(int handlers) {
+		return this.readyJobsQuery.computeIfAbsent(handlers, (count) -> """
+				SELECT j.*, %s AS claimed_at FROM %s j
+				WHERE %s
+				ORDER BY j.priority DESC, j.run_at, j.id
+				LIMIT ?""".formatted(this.dialect.now(), this.table, readyJobs(count)));
+	}
+
+	/** Claims locked candidates; parameters: owner, token, lease millis, ids…. */
+	String claimIds(int ids) {
+		return this.claimIds.computeIfAbsent(ids,
+				(count) -> "UPDATE %s SET %s\nWHERE id IN (%s)".formatted(this.table, claimedColumns(),
+						placeholders(count)));
+	}
+
+	/**
+	 * Ready for a claim of a queue without limits: {@link #readyJobsOf ready}, while the queue
+	 * has no flow row (no limits; parameter: the queue again). A queue that got limits since
+	 * this instance last looked is then claimed by nothing but its limited claim.
+	 */
+	private String readyJobs(int handlers) {
+		return readyJobsOf(handlers) + "\n      AND NOT EXISTS (SELECT 1 FROM %s f WHERE f.queue = ?)".formatted(this.flowTable);
+	}
+
+	/**
+	 * Due, of this queue and these handlers, and first in its group: a job with a group key
+	 * waits while another of its group runs or an older one of its group waits.
+	 */
+	private String readyJobsOf(int handlers) {
+		return """
+				j.status = 'QUEUED' AND j.queue = ? AND j.handler IN (%s) AND j.run_at <= %s
+				      AND (j.group_key IS NULL OR NOT EXISTS (
+				          SELECT 1 FROM %s g
+				          WHERE g.group_key = j.group_key AND g.id <> j.id
+				            AND (g.status = 'RUNNING' OR (g.status = 'QUEUED' AND g.id < j.id))))"""
+			.formatted(placeholders(handlers), this.dialect.now(), this.table);
+	}
+
+	/** The jobs of these ids that no longer run, with the token of their last attempt; parameters: ids…. */
+	String finishedUnder(int ids) {
+		return this.finishedUnder.computeIfAbsent(ids,
+				(count) -> "SELECT id, lease_token FROM %s WHERE id IN (%s) AND status <> 'RUNNING'"
+					.formatted(this.table, placeholders(count)));
+	}
+
+	/** The jobs of these ids; parameters: ids…. */
+	String findAll(int ids) {
+		return this.findAll.computeIfAbsent(ids,
+				(count) -> "SELECT * FROM %s WHERE id IN (%s)".formatted(this.table, placeholders(count)));
+	}
+
+	/** The running jobs of these ids whose cancel was asked for; parameters: ids…. */
+	String cancelRequested(int ids) {
+		return this.cancelRequested.computeIfAbsent(ids, (count) -> """
+				SELECT id FROM %s WHERE id IN (%s) AND status = 'RUNNING' AND cancel_requested_at IS NOT NULL"""
+			.formatted(this.table, placeholders(count)));
+	}
+
+	/**
+	 * Of these jobs, the running ones with their tokens, locked, passing over those another
+	 * transaction has locked; parameters: ids….
+	 */
+	String lockRunning(int ids) {
+		return this.lockRunning.computeIfAbsent(ids, (count) -> running(count) + "\nFOR UPDATE SKIP LOCKED");
+	}
+
+	/** Of these jobs, the running ones with their tokens, as committed (no lock); parameters: ids…. */
+	String running(int ids) {
+		return this.running.computeIfAbsent(ids, (count) -> "SELECT id, lease_token FROM %s WHERE id IN (%s) AND status = 'RUNNING'"
+			.formatted(this.table, placeholders(count)));
+	}
+
+	/** Of these jobs, those someone awaits ({@link #markAwaited}); parameters: ids…. */
+	String awaitedAmong(int ids) {
+		return this.awaitedAmong.computeIfAbsent(ids, (count) -> "SELECT id FROM %s WHERE id IN (%s) AND awaited <> 0"
+			.formatted(this.table, placeholders(count)));
+	}
+
+	/** Parameters: owner, token, lease millis. */
+	private String claimedColumns() {
+		return claimedColumns(this.dialect.now());
+	}
+
+	/** Parameters: owner, token, lease millis, and those of {@code startedAt}. */
+	private String claimedColumns(String startedAt) {
+		String now = this.dialect.now();
+		return """
+				status = 'RUNNING', attempts = attempts + 1, lease_owner = ?, lease_token = ?,
+				    lease_expires_at = %s, started_at = %s, updated_at = %s, version = version + 1"""
+			.formatted(this.dialect.nowPlusMillis(), startedAt, now);
+	}
+
+	private static String placeholders(int count) {
+		return String.join(", ", Collections.nCopies(count, "?"));
+	}
+
+}

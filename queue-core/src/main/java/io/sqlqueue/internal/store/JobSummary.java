@@ -1,0 +1,17 @@
+package io.sqlqueue.internal.store;
+
+import java.time.Instant;
+
+import org.jspecify.annotations.Nullable;
+
+import io.sqlqueue.JobStatus;
+
+/**
+ * A job as a line of a list: no payload or result, and only the start of its last error.
+ *
+ * @param errorHead the first characters of the last error, or {@code null} when there is none
+ */
+public record JobSummary(long id, String queue, String handler, JobStatus status, int priority, int attempts,
+		int maxAttempts, Instant runAt, Instant createdAt, @Nullable Instant startedAt, @Nullable Instant finishedAt,
+		@Nullable String uniqueKey, @Nullable String groupKey, @Nullable String errorHead) {
+}

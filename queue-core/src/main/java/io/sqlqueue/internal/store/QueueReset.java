@@ -1,0 +1,64 @@
+package io.sqlqueue.internal.store;
+
+import java.time.Duration;
+import java.util.List;
+
+import javax.sql.DataSource;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import io.sqlqueue.Names;
+
+/**
+ * Empties the queue between an application's tests (the test kit's {@code reset()}): every
+ * job, dependency edge and batch, and the rate limits' windows, so that no test sees the
+ * jobs, unique keys or spent rates of the one before. What the application declares at
+ * start-up stays: the schedules (with their next due times) and the limits, as does the
+ * schema history. Ids keep counting up, so an id a test kept never names a later job.
+ * <p>
+ * One transaction of its own, committed at once (also when called inside a test's
+ * transaction), in which a wait for a row another transaction holds lasts at most
+ * {@link #LOCK_WAIT} where the database can bound it; {@code DELETE}, not
+ * {@code TRUNCATE}, which MariaDB commits implicitly and PostgreSQL runs under a lock of the
+ * whole table that waits for every reader.
+ */
+public class QueueReset {
+
+	/** The longest a reset waits for a row another transaction holds, where the database can bound it. */
+	static final Duration LOCK_WAIT = Duration.ofSeconds(5);
+
+	private final JdbcTemplate jdbc;
+
+	private final StoreTransactions transactions;
+
+	private final List<String> statements;
+
+	public QueueReset(DataSource dataSource, Dialect dialect, @Nullable String schema) {
+		this.jdbc = JobStore.jdbcTemplate(dataSource, dialect);
+		this.transactions = new StoreTransactions(dataSource, dialect);
+		String checkedSchema = Names.requireSchema(schema);
+		String prefix = (checkedSchema != null) ? dialect.quote(checkedSchema) + "." : "";
+		// A limited queue's flow row stays (its limits join it, and its version tells instances
+		// whether their limits are current): only its own rate window is emptied.
+		this.statements = List.of("DELETE FROM %squeue_dependency".formatted(prefix),
+				"DELETE FROM %squeue_batch".formatted(prefix), "DELETE FROM %squeue_job".formatted(prefix),
+				"DELETE FROM %squeue_rate_window".formatted(prefix),
+				"UPDATE %squeue_flow SET window_start = 0, window_starts = 0, previous_starts = 0".formatted(prefix));
+	}
+
+	/** Deletes every job, edge, batch and rate window; sets every queue's own rate window back to empty. */
+	public void reset() {
+		this.transactions.inNewBoundedLockWait(this.jdbc, LOCK_WAIT, () -> {
+			this.statements.forEach(this.jdbc::update);
+			return null;
+		});
+	}
+
+	/** The statements of {@link #reset}, in order. */
+	List<String> statements() {
+		return this.statements;
+	}
+
+}

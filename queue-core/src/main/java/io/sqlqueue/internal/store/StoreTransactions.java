@@ -1,0 +1,208 @@
+package io.sqlqueue.internal.store;
+
+import java.time.Duration;
+import java.util.function.Supplier;
+
+import javax.sql.DataSource;
+
+import org.springframework.jdbc.core.JdbcOperations;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionSynchronizationManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+/**
+ * The store's transaction policy, in one place: every transaction a store verb runs in is
+ * one of these, by name. A caller's transaction is joined implicitly (Spring's
+ * {@code DataSourceUtils}, through the one transaction manager of the queue's data source)
+ * where a verb says so ({@code inCaller…}); the queue's own writes never join it
+ * ({@code inNew…}).
+ * <p>
+ * READ COMMITTED wherever rows are locked before they are written: under REPEATABLE READ,
+ * MySQL's locking reads take gap locks that make concurrent claims, enqueues and settling
+ * deadlock (see MariaDbDialect). SQLite, which locks the whole file, has no such level (and no
+ * need of it).
+ */
+final class StoreTransactions {
+
+	/** The caller's, else a new one, at the connection's own isolation. */
+	private final TransactionTemplate callerOrNew;
+
+	/** The caller's, else a new one, READ COMMITTED. */
+	private final TransactionTemplate callerOrNewReadCommitted;
+
+	/** The caller's, else a new one, READ COMMITTED where the database has row locks. */
+	private final TransactionTemplate callerOrNewForSettling;
+
+	/** A savepoint inside the caller's transaction, so that a failure there leaves it usable. */
+	private final TransactionTemplate savepoint;
+
+	/** Never the caller's: a new one, at the connection's own isolation. */
+	private final TransactionTemplate newTransaction;
+
+	/** Never the caller's: a new one, READ COMMITTED. */
+	private final TransactionTemplate newReadCommitted;
+
+	/** Never the caller's: a new one, READ COMMITTED where the database has row locks. */
+	private final TransactionTemplate newForSettling;
+
+	/** Reads only: the caller's, else a new read-only one. */
+	private final TransactionTemplate readOnly;
+
+	private final DataSource dataSource;
+
+	private final Dialect dialect;
+
+	private final boolean rowLocks;
+
+	/**
+	 * The transaction of a limited claim: READ COMMITTED, asked for, or the connection's own
+	 * where the dialect checks it in the claim's first statement
+	 * ({@link Dialect#checksIsolationInFlowLock}).
+	 */
+	private volatile TransactionTemplate limitedClaim;
+
+	StoreTransactions(DataSource dataSource, Dialect dialect) {
+		this.dataSource = dataSource;
+		this.dialect = dialect;
+		this.rowLocks = dialect.supports(ClaimMethod.LOCK_THEN_UPDATE);
+		DataSourceTransactionManager manager = new DataSourceTransactionManager(dataSource);
+		this.callerOrNew = template(manager, TransactionDefinition.PROPAGATION_REQUIRED, null);
+		this.callerOrNewReadCommitted = template(manager, TransactionDefinition.PROPAGATION_REQUIRED,
+				TransactionDefinition.ISOLATION_READ_COMMITTED);
+		this.savepoint = template(manager, TransactionDefinition.PROPAGATION_NESTED, null);
+		this.newTransaction = template(manager, TransactionDefinition.PROPAGATION_REQUIRES_NEW, null);
+		this.newReadCommitted = template(manager, TransactionDefinition.PROPAGATION_REQUIRES_NEW,
+				TransactionDefinition.ISOLATION_READ_COMMITTED);
+		this.callerOrNewForSettling = this.rowLocks ? this.callerOrNewReadCommitted : this.callerOrNew;
+		this.newForSettling = this.rowLocks ? this.newReadCommitted : this.newTransaction;
+		this.readOnly = template(manager, TransactionDefinition.PROPAGATION_REQUIRED, null);
+		this.readOnly.setReadOnly(true);
+		this.limitedClaim = dialect.checksIsolationInFlowLock() ? this.callerOrNew : this.callerOrNewReadCommitted;
+	}
+
+	private static TransactionTemplate template(DataSourceTransactionManager manager, int propagation,
+			Integer isolation) {
+		TransactionTemplate template = new TransactionTemplate(manager);
+		template.setPropagationBehavior(propagation);
+		if (isolation != null) {
+			template.setIsolationLevel(isolation);
+		}
+		return template;
+	}
+
+	/** Whether the calling thread has a transaction on the queue's data source (which verbs then join). */
+	boolean callerHasOne() {
+		return TransactionSynchronizationManager.hasResource(this.dataSource);
+	}
+
+	/** Whether the calling thread is inside any transaction. */
+	static boolean anyActive() {
+		return TransactionSynchronizationManager.isActualTransactionActive();
+	}
+
+	/** Whether the database has row locks ({@code SELECT … FOR UPDATE SKIP LOCKED}); SQLite has not. */
+	boolean rowLocks() {
+		return this.rowLocks;
+	}
+
+	/** The caller's transaction, else a new one. */
+	<T> T inCallerOrNew(Supplier<T> work) {
+		return this.callerOrNew.execute((status) -> work.get());
+	}
+
+	/** The caller's transaction, else a new READ COMMITTED one: a claim, a prune, a schedule's take. */
+	<T> T inCallerOrNewReadCommitted(Supplier<T> work) {
+		return this.callerOrNewReadCommitted.execute((status) -> work.get());
+	}
+
+	/**
+	 * The write of a job's end and what it settles, or of jobs with their links: the caller's
+	 * transaction, else a new one; READ COMMITTED where the database has row locks, so that
+	 * MySQL's locking reads of edges take no gap locks, which would make settling and enqueues of
+	 * new dependents deadlock.
+	 */
+	<T> T inCallerOrNewForSettling(Supplier<T> work) {
+		return this.callerOrNewForSettling.execute((status) -> work.get());
+	}
+
+	/** A savepoint inside the caller's transaction: all or nothing there, and the transaction stays usable. */
+	<T> T inSavepoint(Supplier<T> work) {
+		return this.savepoint.execute((status) -> work.get());
+	}
+
+	/** A new transaction, never the caller's: the queue's own writes, even inside a handler's transaction. */
+	<T> T inNewTransaction(Supplier<T> work) {
+		return this.newTransaction.execute((status) -> work.get());
+	}
+
+	/** A new READ COMMITTED transaction, never the caller's: a sweep, a change of limits, a reset. */
+	<T> T inNewReadCommitted(Supplier<T> work) {
+		return this.newReadCommitted.execute((status) -> work.get());
+	}
+
+	/** As {@link #inCallerOrNewForSettling}, never the caller's: a completion flush's settling. */
+	<T> T inNewForSettling(Supplier<T> work) {
+		return this.newForSettling.execute((status) -> work.get());
+	}
+
+	/**
+	 * A completion flush of more than one statement: never the caller's, and READ COMMITTED
+	 * where it locks rows before it writes them.
+	 */
+	<T> T inNewForFlush(Supplier<T> work) {
+		return this.rowLocks ? inNewReadCommitted(work) : inNewTransaction(work);
+	}
+
+	/**
+	 * The heartbeat's: never the caller's, and READ COMMITTED where it locks rows before it
+	 * writes them ({@code lockFirst}); where its one statement serves, the connection's own.
+	 */
+	<T> T inNewForLeases(boolean lockFirst, Supplier<T> work) {
+		return (lockFirst && this.rowLocks) ? inNewReadCommitted(work) : inNewTransaction(work);
+	}
+
+	/** Reads only: the caller's transaction, else a new read-only one. */
+	<T> T readOnly(Supplier<T> work) {
+		return this.readOnly.execute((status) -> work.get());
+	}
+
+	/** The transaction of a limited claim (see {@link #limitedClaimsAskForReadCommitted}). */
+	<T> T inLimitedClaim(Supplier<T> work) {
+		return this.limitedClaim.execute((status) -> work.get());
+	}
+
+	/**
+	 * From now on a limited claim asks for READ COMMITTED: its first statement found the
+	 * connection's own isolation was not.
+	 */
+	void limitedClaimsAskForReadCommitted() {
+		this.limitedClaim = this.callerOrNewReadCommitted;
+	}
+
+	/**
+	 * A new READ COMMITTED transaction whose waits for a row another transaction holds last at
+	 * most {@code bound}, then fail as a {@code CannotAcquireLockException}. Only where the
+	 * database has row locks.
+	 */
+	<T> T inNewBoundedLockWait(JdbcOperations jdbc, Duration bound, Supplier<T> work) {
+		return inNewReadCommitted(() -> withBoundedLockWaits(jdbc, bound, work));
+	}
+
+	/**
+	 * Runs {@code work} in the current transaction waiting at most {@code bound} for any row
+	 * lock, where the database can bound it ({@link Dialect#boundLockWaits}).
+	 */
+	<T> T withBoundedLockWaits(JdbcOperations jdbc, Duration bound, Supplier<T> work) {
+		Runnable restore = this.dialect.boundLockWaits(jdbc, bound);
+		try {
+			return work.get();
+		}
+		finally {
+			if (restore != null) {
+				restore.run();
+			}
+		}
+	}
+
+}

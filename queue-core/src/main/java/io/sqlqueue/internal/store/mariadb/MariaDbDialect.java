@@ -1,0 +1,163 @@
+package io.sqlqueue.internal.store.mariadb;
+
+import java.sql.DatabaseMetaData;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+import java.util.Locale;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.jdbc.core.JdbcOperations;
+
+import io.sqlqueue.internal.store.ClaimMethod;
+import io.sqlqueue.internal.store.Dialect;
+import io.sqlqueue.internal.store.ServerVersion;
+
+/**
+ * MariaDB 10.6+ and MySQL 8.0.1+ (InnoDB), one dialect for both: the SQL below is what
+ * both accept, and the migrations in {@code db/sqlqueue/mariadb} serve both.
+ * <p>
+ * <b>Claim</b>: {@link ClaimMethod#LOCK_THEN_UPDATE}, i.e. {@code SELECT … FOR UPDATE
+ * SKIP LOCKED LIMIT ?} then {@code UPDATE … WHERE id IN (…)} in one short transaction
+ * (neither server can lock in a subquery of an {@code UPDATE} with {@code SKIP LOCKED}
+ * and a {@code LIMIT}, nor return the updated rows). {@code SKIP LOCKED} came with
+ * MariaDB 10.6 and MySQL 8.0.1: {@link #checkDatabase} refuses older servers at start-up.
+ * <p>
+ * <b>Isolation</b>: {@link io.sqlqueue.internal.store.JobStore} runs that transaction under READ COMMITTED, on
+ * purpose. Under InnoDB's default REPEATABLE READ, a locking read takes next-key locks:
+ * the scanned index records <em>and the gaps between them</em> (and the gap after the
+ * last one). Those gap locks block every concurrent enqueue whose row falls in a locked
+ * gap (its insert-intention lock waits), and two claims plus an enqueue then deadlock
+ * each other. Under READ COMMITTED InnoDB takes no gap locks for searches and releases
+ * the locks of rows that did not match, so a claim locks exactly the rows it picks.
+ * The ready index matches the claim's {@code ORDER BY} so that InnoDB reads (and
+ * locks) only the rows it returns instead of every ready row of the queue before a
+ * sort; descending index parts need MariaDB 10.8+ or MySQL 8 (10.6 and 10.7 accept the
+ * index but sort, which is correct, only slower under load).
+ * <p>
+ * <b>Time</b>: {@code DATETIME(6)} columns hold UTC, written from {@code UTC_TIMESTAMP(6)}
+ * (the database's clock whatever the session time zone) and bound and read as UTC
+ * {@link LocalDateTime}s.
+ * <p>
+ * <b>Names</b> are {@code utf8mb4_bin}, so {@code Mail} and {@code mail} are two queues
+ * here as on every other database. <b>JSON</b> is {@code LONGTEXT} checked with
+ * {@code JSON_VALID}: what MariaDB's own {@code JSON} type is, and on MySQL the text is
+ * kept as the codec wrote it instead of being normalized by MySQL's binary {@code JSON}.
+ * <p>
+ * <b>Driver</b>: JobStore reads fenced writes' batch update counts (a count of 0 is a lost
+ * lease). MariaDB Connector/J 3.2+ returns real counts by default; do not set
+ * {@code useBulkStmts=true}, which makes them {@code SUCCESS_NO_INFO}.
+ */
+public final class MariaDbDialect extends Dialect {
+
+	@Override
+	public String name() {
+		return "mariadb";
+	}
+
+	@Override
+	public String now() {
+		return "UTC_TIMESTAMP(6)";
+	}
+
+	@Override
+	public String nowPlusMillis() {
+		return "(UTC_TIMESTAMP(6) + INTERVAL (? * 1000) MICROSECOND)";
+	}
+
+	@Override
+	public String timestampParameter() {
+		return "CAST(? AS DATETIME(6))";
+	}
+
+	@Override
+	public String quote(String identifier) {
+		return "`" + identifier + "`";
+	}
+
+	/** {@code JSON_VALID} is false for 32 or more levels of nesting (MariaDB's JSON_DEPTH_LIMIT). */
+	@Override
+	public int maxJsonDepth() {
+		return 31;
+	}
+
+	/** {@code ER_LOCK_WAIT_TIMEOUT}: {@code innodb_lock_wait_timeout} passed. */
+	@Override
+	protected boolean isLockWaitTimeout(SQLException ex) {
+		return ex.getErrorCode() == 1205;
+	}
+
+	/**
+	 * InnoDB's bound is the session's, in whole seconds (at least one): the session's own is
+	 * kept in a user variable, set back before the transaction ends.
+	 */
+	@Override
+	public @Nullable Runnable boundLockWaits(JdbcOperations jdbc, Duration bound) {
+		long seconds = Math.max(1, (bound.toMillis() + 999) / 1000);
+		jdbc.execute("SET @sqlqueue_lock_wait = @@SESSION.innodb_lock_wait_timeout, "
+				+ "SESSION innodb_lock_wait_timeout = " + seconds);
+		return () -> jdbc.execute("SET SESSION innodb_lock_wait_timeout = @sqlqueue_lock_wait");
+	}
+
+	/** Without partial indexes, the index is on a generated column: the deadline while queued, else null. */
+	@Override
+	public String deadlinePassed() {
+		return "queued_deadline <= " + now();
+	}
+
+	/**
+	 * A write of the row found there already, which locks it exclusively at once. A duplicate
+	 * key error, or {@code INSERT IGNORE}, leaves a shared lock on the row until the
+	 * transaction ends, whatever its isolation; three transactions that made the same flow row
+	 * at once then deadlocked: the two that found it there both held the shared lock, and each
+	 * waited for the other's to lock the row for its change.
+	 */
+	@Override
+	public String insertUnlessPresent(String keyColumn) {
+		return " ON DUPLICATE KEY UPDATE %s = %s".formatted(keyColumn, keyColumn);
+	}
+
+	@Override
+	public ClaimMethod claimMethod() {
+		return ClaimMethod.LOCK_THEN_UPDATE;
+	}
+
+	@Override
+	public void setTimestamp(PreparedStatement statement, int index, @Nullable Instant value) throws SQLException {
+		if (value == null) {
+			statement.setNull(index, Types.TIMESTAMP);
+		}
+		else {
+			statement.setObject(index, LocalDateTime.ofInstant(value, ZoneOffset.UTC));
+		}
+	}
+
+	@Override
+	public @Nullable Instant getTimestamp(ResultSet resultSet, int column) throws SQLException {
+		LocalDateTime value = resultSet.getObject(column, LocalDateTime.class);
+		return (value != null) ? value.toInstant(ZoneOffset.UTC) : null;
+	}
+
+	/** Refuses servers without {@code SKIP LOCKED}: MariaDB before 10.6, MySQL before 8.0.1. */
+	@Override
+	public void checkDatabase(DatabaseMetaData metaData) throws SQLException {
+		String product = metaData.getDatabaseProductName();
+		String text = metaData.getDatabaseProductVersion();
+		ServerVersion version = ServerVersion.parse(text);
+		// MySQL's own driver calls a MariaDB server "MySQL"; its version says MariaDB.
+		boolean mariaDb = (product + " " + text).toLowerCase(Locale.ROOT).contains("mariadb");
+		boolean supported = (version != null)
+				&& (mariaDb ? version.isAtLeast(10, 6, 0) : version.isAtLeast(8, 0, 1));
+		if (!supported) {
+			throw new IllegalStateException("sqlqueue needs MariaDB 10.6+ or MySQL 8.0.1+ (for FOR UPDATE SKIP LOCKED), "
+					+ "but the database is " + (mariaDb ? "MariaDB" : product) + " " + text);
+		}
+	}
+
+}

@@ -1,7 +1,0 @@
-/**
- * The queue's own schema migrations.
- */
-@NullMarked
-package io.sqlqueue.schema;
-
-import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,84 @@
+package io.sqlqueue;
+
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.library.dependencies.SliceAssignment;
+import com.tngtech.archunit.library.dependencies.SliceIdentifier;
+import org.junit.jupiter.api.Test;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
+
+/**
+ * The core's package structure (docs "Architecture"): the API imports nothing internal, no
+ * two packages depend on each other, and the store is the bottom of the runtime.
+ */
+class ArchitectureTests {
+
+	private static final JavaClasses CORE = new ClassFileImporter()
+		.withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+		.importPackages("io.sqlqueue");
+
+	/** Every package its own slice, io.sqlqueue itself included ({@code matching("io.sqlqueue.(**)")} leaves it out). */
+	static SliceAssignment packagesOf(String root) {
+		return new SliceAssignment() {
+
+			@Override
+			public SliceIdentifier getIdentifierOf(JavaClass javaClass) {
+				String name = javaClass.getPackageName();
+				return (name.equals(root) || name.startsWith(root + ".")) ? SliceIdentifier.of(name)
+						: SliceIdentifier.ignore();
+			}
+
+			@Override
+			public String getDescription() {
+				return "the packages of " + root;
+			}
+
+		};
+	}
+
+	@Test
+	void noPackageCycles() {
+		slices().assignedFrom(packagesOf("io.sqlqueue")).should().beFreeOfCycles().check(CORE);
+	}
+
+	@Test
+	void theApiImportsNothingInternal() {
+		noClasses().that()
+			.resideOutsideOfPackage("io.sqlqueue.internal..")
+			.should()
+			.dependOnClassesThat()
+			.resideInAPackage("io.sqlqueue.internal..")
+			.because("the API (io.sqlqueue and its capability packages) must not expose or need the runtime")
+			.check(CORE);
+	}
+
+	@Test
+	void theStoreDependsOnNoOtherInternalPackage() {
+		noClasses().that()
+			.resideInAPackage("io.sqlqueue.internal.store..")
+			.should()
+			.dependOnClassesThat()
+			.resideInAnyPackage("io.sqlqueue.internal", "io.sqlqueue.internal.await..", "io.sqlqueue.internal.flow..",
+					"io.sqlqueue.internal.handler..", "io.sqlqueue.internal.maintenance..",
+					"io.sqlqueue.internal.manager..", "io.sqlqueue.internal.schedule..",
+					"io.sqlqueue.internal.schema..")
+			.because("the store is the bottom of the runtime: flow control, schedules and the Manager call it")
+			.check(CORE);
+	}
+
+	@Test
+	void onlyTheStoreAndTheMigratorTouchJdbc() {
+		noClasses().that()
+			.resideOutsideOfPackages("io.sqlqueue.internal.store..", "io.sqlqueue.internal.schema..")
+			.should()
+			.dependOnClassesThat()
+			.resideInAnyPackage("java.sql..", "javax.sql..", "org.springframework.jdbc..")
+			.because("SQL is the store's; the schema migrator only hands Flyway a DataSource")
+			.check(CORE);
+	}
+
+}

@@ -1,0 +1,143 @@
+package io.sqlqueue.internal.store;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+
+import io.sqlqueue.internal.maintenance.Vacuumer;
+import io.sqlqueue.internal.schema.QueueSchemaMigrator;
+import io.sqlqueue.test.OpenTransaction;
+import io.sqlqueue.test.TestDatabase;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The queue knows whether PostgreSQL vacuums its table, and vacuums it itself when it does not.
+ */
+class PostgresVacuumIT {
+
+	private TestDatabase.Isolated database;
+
+	private JobStore store;
+
+	private JdbcTemplate jdbc;
+
+	@BeforeEach
+	void setUp() {
+		this.database = TestDatabase.POSTGRESQL.isolated();
+		new QueueSchemaMigrator(this.database.dataSource(), this.database.dialect(), this.database.schema()).migrate();
+		this.store = new JobStore(this.database.dataSource(), this.database.dialect(), this.database.schema());
+		this.jdbc = new JdbcTemplate(this.database.dataSource());
+	}
+
+	@AfterEach
+	void tearDown() {
+		this.database.close();
+	}
+
+	@Test
+	void needsItsOwnVacuumExactlyWhenAutovacuumIsOffForTheTable() {
+		boolean serverOff = "off".equals(this.jdbc.queryForObject("SHOW autovacuum", String.class));
+		assertThat(this.store.needsOwnVacuum()).isEqualTo(serverOff);
+		this.jdbc.execute("ALTER TABLE queue_job SET (autovacuum_enabled = false)");
+		assertThat(this.store.needsOwnVacuum()).isTrue();
+	}
+
+	@Test
+	void vacuumReclaimsTheDeadRowsOfClaimsAndCompletions() {
+		this.store.insert(List.of(new NewJob("default", "work", "{}", 0, null, 0, 3, null, null),
+				new NewJob("default", "work", "{}", 0, null, 0, 3, null, null)));
+		List<io.sqlqueue.JobRecord> claimed = this.store
+			.claim(new ClaimRequest("w", "default", List.of("work"), 10, 30_000));
+		this.store.complete(claimed.stream()
+			.map((job) -> new Completion(new Lease(job.id(), job.leaseToken()), null))
+			.toList());
+		vacuumOnce();
+		assertVacuumed("queue_job");
+	}
+
+	/**
+	 * A limited queue's claims rewrite its flow row and its keys' windows, settling and pruning
+	 * delete edges and batches, fires rewrite schedules: those tables are the queue's to vacuum too.
+	 */
+	@Test
+	void vacuumReclaimsTheDeadRowsOfFlowControlsTables() {
+		this.jdbc.update("INSERT INTO queue_flow (queue) VALUES ('default')");
+		this.jdbc.update("INSERT INTO queue_rate_window (queue, concurrency_key, window_start, window_starts, "
+				+ "previous_starts, expires_at) VALUES ('default', 'customer:1', 0, 0, 0, 0)");
+		for (int claim = 1; claim <= 50; claim++) {
+			this.jdbc.update("UPDATE queue_flow SET window_starts = ? WHERE queue = 'default'", claim);
+			this.jdbc.update("UPDATE queue_rate_window SET window_starts = ? WHERE queue = 'default'", claim);
+		}
+		// Settling deletes edges and pruning deletes batches; a schedule's fire rewrites its row.
+		this.jdbc.update("INSERT INTO queue_dependency (depends_on, job_id) VALUES (1, 2)");
+		this.jdbc.update("DELETE FROM queue_dependency");
+		this.jdbc.update("INSERT INTO queue_batch (total, remaining) VALUES (1, 1)");
+		this.jdbc.update("DELETE FROM queue_batch");
+		this.jdbc.update("""
+				INSERT INTO queue_schedule (name, handler, payload, every_millis, misfire, overlap, source, next_run_at)
+				VALUES ('tick', 'work', 'null', 1000, 'SKIP', 'SKIP', 'API', now())""");
+		this.jdbc.update("UPDATE queue_schedule SET version = version + 1");
+		for (String table : List.of("queue_flow", "queue_rate_window", "queue_dependency", "queue_batch",
+				"queue_schedule")) {
+			// The statistics arrive a moment after the writes: without dead rows seen first, "none
+			// left after the vacuum" would prove nothing.
+			await().atMost(Duration.ofSeconds(30)).until(() -> deadRows(table) > 0);
+		}
+		vacuumOnce();
+		assertVacuumed("queue_flow");
+		assertVacuumed("queue_rate_window");
+		assertVacuumed("queue_dependency");
+		assertVacuumed("queue_batch");
+		assertVacuumed("queue_schedule");
+	}
+
+	/**
+	 * A caller's transaction that holds a lock on one of the tables that conflicts with
+	 * {@code VACUUM}'s (DDL, {@code LOCK TABLE}, a non-concurrent {@code CREATE INDEX}, another
+	 * instance's vacuum) makes the pass skip that table, not wait for it.
+	 */
+	@Test
+	void vacuumPassesOverATableAnotherTransactionLocks() throws Exception {
+		this.jdbc.update("INSERT INTO queue_flow (queue) VALUES ('default')");
+		this.jdbc.update("UPDATE queue_flow SET version = version + 1");
+		await().atMost(Duration.ofSeconds(30)).until(() -> deadRows("queue_flow") > 0);
+		try (OpenTransaction<Integer> caller = OpenTransaction.begin(this.database.dataSource(), () -> {
+			this.jdbc.execute("LOCK TABLE queue_schedule IN SHARE MODE");
+			return 1;
+		})) {
+			caller.result();
+			CompletableFuture<Void> pass = CompletableFuture.runAsync(this::vacuumOnce);
+			pass.get(10, TimeUnit.SECONDS);
+			assertVacuumed("queue_flow");
+		}
+	}
+
+	private void vacuumOnce() {
+		new Vacuumer(this.store, new org.springframework.scheduling.concurrent.ConcurrentTaskScheduler(),
+				Duration.ofMinutes(1)).runOnce();
+	}
+
+	private void assertVacuumed(String table) {
+		String name = this.database.schema() + "." + table;
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.jdbc.queryForObject(
+					"SELECT vacuum_count FROM pg_stat_user_tables WHERE relid = CAST(? AS regclass)", Long.class,
+					name) > 0);
+		assertThat(deadRows(table)).as("dead rows of %s", table).isZero();
+	}
+
+	private long deadRows(String table) {
+		return this.jdbc.queryForObject("SELECT n_dead_tup FROM pg_stat_user_tables WHERE relid = CAST(? AS regclass)",
+				Long.class, this.database.schema() + "." + table);
+	}
+
+}
