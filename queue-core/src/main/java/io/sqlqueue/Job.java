@@ -161,7 +161,7 @@ public final class Job {
 	}
 
 	/**
-	 * The key the limits of the job's queue look it up by (README "Flow control"): a limit
+	 * The key the limits of the job's queue look it up by (docs/flow-control.md): a limit
 	 * for this key, or for a prefix of it ({@code customer:*}), caps how many jobs with this
 	 * key run at once and start per period, across every instance. Without a matching limit
 	 * the key changes nothing. The same rules as {@link #uniqueKey(String) unique keys}: 1 to

@@ -33,7 +33,7 @@ public interface JobContext {
 	}
 
 	/**
-	 * The job's concurrency key (README "Flow control"), or {@code null} for a job without one:
+	 * The job's concurrency key (docs/flow-control.md), or {@code null} for a job without one:
 	 * the customer or resource a handler works for, without repeating it in the payload.
 	 */
 	default @Nullable String concurrencyKey() {

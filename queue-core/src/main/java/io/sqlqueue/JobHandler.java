@@ -65,7 +65,7 @@ public @interface JobHandler {
 
 	/**
 	 * Most jobs with one concurrency key running at once in the handler's queue, across every
-	 * instance (README "Flow control"): a limit for every key of the queue (the pattern
+	 * instance (docs/flow-control.md): a limit for every key of the queue (the pattern
 	 * {@code *}); 0 for none. Configuration ({@code sqlqueue.queues.<queue>.key-limits}) for
 	 * the pattern {@code *} of the same queue takes precedence.
 	 */

@@ -22,7 +22,7 @@ import static org.awaitility.Awaitility.await;
 /**
  * Bad input on every database: what cannot be stored is refused at enqueue with nothing
  * written, and what a handler cannot take or give back ends its job with a clear error. The
- * catalogue has one test per row of the README's "What happens to bad input".
+ * catalogue has one test per row of docs/guarantees.md's "What happens to bad input".
  * {@link QueueConformanceTests} implements this.
  */
 interface BadInputConformance extends ConformanceSupport {
@@ -142,7 +142,7 @@ interface BadInputConformance extends ConformanceSupport {
 		assertThat(fixture().count("status = 'QUEUED'")).isEqualTo(1);
 	}
 
-	// --- bad input catalogue (README, "What happens to bad input": one test per row)
+	// --- bad input catalogue (docs/guarantees.md, "What happens to bad input": one test per row)
 
 	private void assertRejectedAndNothingWritten(org.assertj.core.api.ThrowableAssert.ThrowingCallable enqueue,
 			String cause) {

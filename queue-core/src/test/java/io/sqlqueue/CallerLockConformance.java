@@ -257,7 +257,7 @@ interface CallerLockConformance extends ConformanceSupport {
 
 	/**
 	 * A caller's transaction, left open, that enqueues a job ("work") to run after
-	 * {@code held}, which locks that job's row, as the README documents; its result is the
+	 * {@code held}, which locks that job's row, as docs/locking.md documents; its result is the
 	 * new job's id.
 	 */
 	private OpenTransaction<Long> enqueueAfter(long held) throws Exception {

@@ -38,7 +38,7 @@ import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 /**
- * Flow control (README "Flow control") as every database and claim method must show it, with
+ * Flow control (docs/flow-control.md) as every database and claim method must show it, with
  * real connections, real threads and several instances: limits of a queue and of its
  * concurrency keys hold at every moment across instances, jobs over a limit wait
  * {@code QUEUED}, and limits change at runtime. Run by every {@link QueueConformanceTests}.

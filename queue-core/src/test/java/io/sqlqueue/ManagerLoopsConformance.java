@@ -191,7 +191,7 @@ interface ManagerLoopsConformance extends ConformanceSupport {
 	/**
 	 * However slow the completion writes, at most {@code completion-batch-size} finished jobs
 	 * wait to be recorded, besides one per worker that waits for room: what a freeze past the
-	 * lease can run again is bounded so (README, Guarantees 1). The gate holds every write.
+	 * lease can run again is bounded so (docs/guarantees.md, promise 1). The gate holds every write.
 	 */
 	@Test
 	default void atMostABatchOfFinishedJobsWaitsToBeRecorded() throws Exception {

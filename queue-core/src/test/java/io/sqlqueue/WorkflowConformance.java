@@ -320,7 +320,7 @@ interface WorkflowConformance extends ConformanceSupport {
 	// --- enqueue: atomic, validated before anything is written
 
 	/**
-	 * README's rows for links: the same id twice counts once; a cancelled dependency refuses a
+	 * docs/workflows.md's rows for links: the same id twice counts once; a cancelled dependency refuses a
 	 * new dependent (CANCEL); a step cannot name itself; a released job keeps its own delay.
 	 */
 	@Test
@@ -350,7 +350,7 @@ interface WorkflowConformance extends ConformanceSupport {
 	}
 
 	/**
-	 * The README's limits: the graph view stops at {@link WorkflowGraph#MAX_JOBS}
+	 * The limits docs/workflows.md gives: the graph view stops at {@link WorkflowGraph#MAX_JOBS}
 	 * jobs and says so; the jobs of one call may run after at most
 	 * {@link WorkflowStore#MAX_EARLIER_DEPENDENCIES} jobs enqueued before, and
 	 * a call over it is refused with nothing written.

@@ -9,7 +9,7 @@ import java.util.function.Consumer;
 
 /**
  * Limits on how many jobs run at once and start per period, across every instance
- * (README "Flow control"): of a queue as a whole, and of each concurrency key of a queue
+ * (docs/flow-control.md): of a queue as a whole, and of each concurrency key of a queue
  * ({@link io.sqlqueue.Job#concurrencyKey}) that a pattern matches. The claim enforces them, so
  * jobs over a limit stay {@code QUEUED} until there is room.
  * <p>

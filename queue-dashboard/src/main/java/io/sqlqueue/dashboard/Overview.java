@@ -28,7 +28,7 @@ public record Overview(Instant countedAt, @Nullable String instance, int minutes
 	 * @param totalWorkers this instance's workers for the queue, or {@code null} when it does not serve the queue
 	 * @param succeededPerMinute jobs that succeeded in each minute, oldest minute first
 	 * @param failedPerMinute jobs that failed for good in each minute, oldest minute first
-	 * @param limits the queue's limits (README "Flow control"), each as it reads: {@code queue:
+	 * @param limits the queue's limits (docs/flow-control.md), each as it reads: {@code queue:
 	 * concurrency 5, rate 100/1m} or {@code customer:*: concurrency 2}; empty for a queue without
 	 * @param throttled due jobs its limits hold back now, by the kind of limit that does
 	 * ({@code queue-concurrency}, {@code queue-rate}, {@code key-concurrency}, {@code key-rate})

@@ -20,7 +20,7 @@ import io.sqlqueue.testkit.SqlQueueTester;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The README's example of an application test on PostgreSQL in a container: Testcontainers
+ * The example in docs/testing.md of an application test on PostgreSQL in a container: Testcontainers
  * starts it, {@code @ServiceConnection} points the application's data source at it, the queue
  * migrates its table there at start-up, and the test kit runs the job on it. Skipped, with a
  * message saying so, where Docker is not available.

@@ -18,7 +18,6 @@ import io.sqlqueue.flow.Limit;
 import io.sqlqueue.flow.LimitDefinition;
 import io.sqlqueue.flow.LimitSource;
 import io.sqlqueue.flow.QueueLimits;
-import io.sqlqueue.internal.store.Admission;
 import io.sqlqueue.internal.store.FlowStore;
 import io.sqlqueue.internal.store.LimitRow;
 

@@ -16,7 +16,6 @@ import org.jspecify.annotations.Nullable;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.flow.Limit;
 import io.sqlqueue.flow.QueueLimits;
-import io.sqlqueue.internal.store.Admission;
 import io.sqlqueue.internal.store.ClaimRequest;
 import io.sqlqueue.internal.store.ClaimResult;
 import io.sqlqueue.internal.store.FlowStore;
@@ -24,7 +23,7 @@ import io.sqlqueue.internal.store.LimitedClaim;
 import io.sqlqueue.internal.store.RateWindow;
 
 /**
- * The claim of a queue with limits (README "Flow control"), on every database and claim
+ * The claim of a queue with limits (docs/flow-control.md), on every database and claim
  * method alike, in the caller's transaction:
  * <ol>
  * <li>lock the queue's flow row, so that the claims of one queue take turns, each seeing

@@ -41,7 +41,7 @@ import io.sqlqueue.internal.store.Lease;
  * At most {@code batchSize} successes wait to be recorded at once, in the buffer or in writes
  * under way (and their further tries): a worker that ends one more waits until there is room.
  * That bounds what a freeze past the lease can run again besides the jobs that were running
- * (README, Guarantees 1): a finished job whose success is not yet recorded has no heartbeat.
+ * (docs/guarantees.md, promise 1): a finished job whose success is not yet recorded has no heartbeat.
  * <p>
  * A success whose row another transaction holds (a caller's open transaction that enqueued a
  * job to run after it, or cancels it), or whose settling needs a row it holds past

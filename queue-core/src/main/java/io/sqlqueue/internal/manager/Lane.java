@@ -152,7 +152,7 @@ final class Lane {
 	}
 
 	/**
-	 * What the last claim said of the queue's limits (README "Flow control"): whether it has
+	 * What the last claim said of the queue's limits (docs/flow-control.md): whether it has
 	 * any, and what held due jobs back: a rate limit with room again after {@code rateRoomIn}
 	 * ({@code null}: none), and whether a limit on running jobs.
 	 */

@@ -253,7 +253,7 @@ public class JobStore implements QueueStore {
 
 	/**
 	 * Claims as {@link #claim} does, and says what held due jobs back when the queue has
-	 * limits (README "Flow control"). A queue with limits is claimed under them
+	 * limits (docs/flow-control.md). A queue with limits is claimed under them
 	 * ({@link LimitedClaim}); a claim without limits leaves a queue alone while it has them, so
 	 * an instance that has not heard of new limits yet finds nothing, looks, and claims under
 	 * them.

@@ -3,7 +3,7 @@ package io.sqlqueue.internal.store;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The claim of queues with limits (README "Flow control"): flow control's admission
+ * The claim of queues with limits (docs/flow-control.md): flow control's admission
  * ({@code io.sqlqueue.internal.flow.FlowClaim}), which runs the store's verbs ({@link FlowStore}) in
  * the transaction {@link JobStore#claimJobs} chooses for it. The store defines it and flow
  * control implements it, so that the store depends on no admission of its own.

@@ -40,7 +40,7 @@ class RateWindowTests {
 	}
 
 	/**
-	 * The bound the README gives for a span of one period that straddles two windows: after an
+	 * The bound docs/flow-control.md gives for a span of one period that straddles two windows: after an
 	 * idle spell, a backlog that arrives in the last moment of a window starts the limit at once,
 	 * and the sliding window, taking those starts as spread over their window, lets the next
 	 * window start up to the limit again within a period of them; never more.

@@ -179,7 +179,7 @@ class SqlGoldenFilesTests {
 
 	/**
 	 * The claims whole: {@code claim} by the dialect's own claim method, {@code claim-<method>} by
-	 * each other it supports, {@code claim-limited} a limited queue's (README "Flow control"),
+	 * each other it supports, {@code claim-limited} a limited queue's (docs/flow-control.md),
 	 * each statement in the order the claim runs it.
 	 */
 	private static void claims(Dialect dialect, JobSql jobs, FlowSql flows, Statements all) {

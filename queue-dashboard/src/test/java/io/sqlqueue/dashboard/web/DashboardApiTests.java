@@ -436,7 +436,7 @@ class DashboardApiTests {
 		});
 	}
 
-	/** The rule the README shows. */
+	/** The rule docs/dashboard.md shows. */
 	@Configuration(proxyBeanMethods = false)
 	static class OperatorsOnly {
 

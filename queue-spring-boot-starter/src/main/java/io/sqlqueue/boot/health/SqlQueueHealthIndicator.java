@@ -23,7 +23,7 @@ import io.sqlqueue.internal.manager.Manager;
  * <li>{@code DOWN} when this instance's {@link Manager} ran and has stopped;</li>
  * <li>the stale status ({@code DOWN} by default) when a queue's oldest due job has waited
  * longer than the maximum due age: nothing is taking its jobs; except where the queue's limits
- * hold due jobs back (README "Flow control"): its jobs wait by design, and it shows under
+ * hold due jobs back (docs/flow-control.md): its jobs wait by design, and it shows under
  * {@code throttled} instead;</li>
  * <li>the stale status as well when a schedule is more than its own period behind (it
  * should have fired and has not, although it is neither paused nor orphaned), detail

@@ -164,7 +164,7 @@ public class SqlQueueMetrics implements JobListener, MeterBinder {
 			.register(registry);
 	}
 
-	/** Due jobs a limit holds back, per limit, for a queue that has limits (README "Flow control"). */
+	/** Due jobs a limit holds back, per limit, for a queue that has limits (docs/flow-control.md). */
 	private static void registerThrottledGauges(MeterRegistry registry, QueueStats stats, String queue) {
 		for (String limit : LIMITS) {
 			Gauge.builder(PREFIX + "jobs.throttled", stats, (s) -> s.latest().throttled(queue, limit))

@@ -326,7 +326,7 @@ public class SqlQueueEndpoint {
 	}
 
 	/**
-	 * A queue's limits (README "Flow control").
+	 * A queue's limits (docs/flow-control.md).
 	 * @param concurrency the most of its jobs running at once, or {@code null} for no such limit
 	 * @param rateLimit the most starts per period ({@code 100/1m}), or {@code null}
 	 * @param keyLimits the limits of its concurrency keys, by key pattern

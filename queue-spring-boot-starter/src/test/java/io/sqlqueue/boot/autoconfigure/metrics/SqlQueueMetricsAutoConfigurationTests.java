@@ -193,7 +193,7 @@ class SqlQueueMetricsAutoConfigurationTests {
 		});
 	}
 
-	/** Due jobs a limit holds back, per limit, for each queue with limits (README "Flow control"). */
+	/** Due jobs a limit holds back, per limit, for each queue with limits (docs/flow-control.md). */
 	@Test
 	void gaugesShowTheJobsLimitsHoldBackAsLastCounted() {
 		this.runner.withPropertyValues("sqlqueue.queues.api.global-concurrency=2",

@@ -1,4 +1,4 @@
-package io.sqlqueue.internal.store;
+package io.sqlqueue.internal.flow;
 
 import java.time.Duration;
 import java.util.List;
@@ -12,6 +12,7 @@ import io.sqlqueue.flow.KeyLimit;
 import io.sqlqueue.flow.Limit;
 import io.sqlqueue.flow.QueueLimits;
 import io.sqlqueue.flow.RateLimit;
+import io.sqlqueue.internal.store.RateWindow;
 
 class AdmissionTests {
 

@@ -1,4 +1,4 @@
-package io.sqlqueue.internal.store;
+package io.sqlqueue.internal.flow;
 
 import java.util.HashMap;
 import java.util.HashSet;
@@ -11,6 +11,7 @@ import org.jspecify.annotations.Nullable;
 import io.sqlqueue.flow.Limit;
 import io.sqlqueue.flow.QueueLimits;
 import io.sqlqueue.flow.RateLimit;
+import io.sqlqueue.internal.store.RateWindow;
 
 /**
  * What one claim of a limited queue may start, decided job by job in run order: the
