@@ -32,7 +32,7 @@ import io.sqlqueue.ReapedJob;
 import io.sqlqueue.boot.autoconfigure.NotifyingQueueStats;
 import io.sqlqueue.internal.maintenance.QueueStats;
 import io.sqlqueue.internal.manager.Manager;
-import io.sqlqueue.internal.store.Admission;
+import io.sqlqueue.internal.flow.Admission;
 
 /**
  * The queue's Micrometer meters: counters and timers fed by what this instance does (as a
