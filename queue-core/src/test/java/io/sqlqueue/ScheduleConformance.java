@@ -174,7 +174,9 @@ interface ScheduleConformance extends ConformanceSupport {
 		for (String name : List.of("once", "skip", "each")) {
 			ScheduleRecord record = schedules.find(name).orElseThrow();
 			assertThat(record.nextRunAt()).isAfter(record.lastTickAt());
-			assertThat(schedules.fireDue()).noneMatch((tick) -> tick.schedule().equals(name));
+			// No tick already handled fires again; a later one may be due by now on a slow machine.
+			assertThat(schedules.fireDue())
+				.noneMatch((tick) -> tick.schedule().equals(name) && !tick.tick().isAfter(record.lastTickAt()));
 		}
 	}
 
