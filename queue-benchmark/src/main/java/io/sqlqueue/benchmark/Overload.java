@@ -61,6 +61,8 @@ final class Overload {
 
 	private final AtomicLong enqueuedToppedUp = new AtomicLong();
 
+	private final AtomicLong failedEnqueues = new AtomicLong();
+
 	private final AtomicBoolean running = new AtomicBoolean(true);
 
 	private final AtomicLongArray committedNanos;
@@ -194,8 +196,9 @@ final class Overload {
 		int enqueued = Math.min(this.next.get(), this.capacity);
 		int ran = executions.requireNoneRanTwice(enqueued);
 		System.out.println(String.format(Locale.ROOT,
-				"OVERLOAD end: %,d jobs enqueued, %,d ran (none twice), %,d left in the backlog", enqueued, ran,
-				enqueued - ran));
+				"OVERLOAD end: %,d jobs numbered, %,d ran (none twice), %,d left in the backlog or not enqueued; "
+						+ "%,d enqueue calls failed",
+				enqueued, ran, enqueued - ran, this.failedEnqueues.get()));
 		List<Interval> withLatency = withLatencies(intervals, executions, start);
 		print(withLatency);
 		writePlot(withLatency);
@@ -347,7 +350,9 @@ final class Overload {
 			if (job >= this.capacity) {
 				return;
 			}
-			queue.enqueueOne(job);
+			if (!enqueued(() -> queue.enqueueOne(job))) {
+				continue;
+			}
 			committed(job);
 			this.enqueuedSingly.incrementAndGet();
 			due += period;
@@ -386,12 +391,32 @@ final class Overload {
 		if (first + TOP_UP_BATCH > this.capacity) {
 			return false;
 		}
-		queue.enqueueMany(first, TOP_UP_BATCH);
+		if (!enqueued(() -> queue.enqueueMany(first, TOP_UP_BATCH))) {
+			return true;
+		}
 		for (int job = first; job < first + TOP_UP_BATCH; job++) {
 			committed(job);
 		}
 		this.enqueuedToppedUp.addAndGet(TOP_UP_BATCH);
 		return true;
+	}
+
+	/**
+	 * Runs one enqueue; a failure (a connection the database ended, say) is counted and
+	 * waited out instead of ending the producer, and the job is left out of the sample.
+	 */
+	private boolean enqueued(Runnable enqueue) {
+		try {
+			enqueue.run();
+			return true;
+		}
+		catch (RuntimeException ex) {
+			if (this.failedEnqueues.incrementAndGet() == 1) {
+				System.out.println("OVERLOAD an enqueue failed (counted, the producer goes on): " + ex);
+			}
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+			return false;
+		}
 	}
 
 	private void committed(int job) {
