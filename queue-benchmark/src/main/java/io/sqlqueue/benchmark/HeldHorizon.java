@@ -2,41 +2,32 @@ package io.sqlqueue.benchmark;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 
 /**
- * A transaction another session keeps open for as long as this object lives, as a report
- * query, {@code pg_dump} or a forgotten {@code psql} does: PostgreSQL only, {@code REPEATABLE
- * READ}, its snapshot taken and a transaction id assigned ({@code txid_current()}), so no
- * vacuum can remove a row version that died after it began. It reads no queue table, so it
- * holds no lock that a {@code TRUNCATE} would wait for.
+ * A transaction that holds the database's horizon while it is open: {@code REPEATABLE READ},
+ * with a snapshot taken and (on PostgreSQL) an xid assigned, as a long report, {@code pg_dump}
+ * or a logical replication slot does. Row versions that die after it began stay until it ends:
+ * vacuum cannot remove them, nor can index scans mark their entries dead.
  */
 final class HeldHorizon implements AutoCloseable {
 
 	private final Connection connection;
 
-	private final long transactionId;
-
-	private HeldHorizon(Connection connection, long transactionId) {
-		this.connection = connection;
-		this.transactionId = transactionId;
-	}
-
-	/** Opens the transaction on its own connection and holds it until {@link #close()}. */
-	static HeldHorizon hold(Target target) {
-		if (!target.isPostgres()) {
-			throw new IllegalArgumentException("A held horizon is measured on PostgreSQL only");
-		}
+	HeldHorizon(Target target) {
 		try {
-			Connection connection = DriverManager.getConnection(target.url(), target.user(), target.password());
-			connection.setAutoCommit(false);
-			connection.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
-			try (Statement statement = connection.createStatement();
-					ResultSet row = statement.executeQuery("SELECT txid_current()")) {
-				row.next();
-				return new HeldHorizon(connection, row.getLong(1));
+			this.connection = DriverManager.getConnection(target.url(), target.user(), target.password());
+			try (Statement statement = this.connection.createStatement()) {
+				if (target.isPostgres()) {
+					statement.execute("BEGIN ISOLATION LEVEL REPEATABLE READ");
+					statement.execute("SELECT 1");
+					statement.execute("SELECT txid_current()");
+				}
+				else {
+					// MariaDB/MySQL: a read view taken now, which holds back purge.
+					statement.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT");
+				}
 			}
 		}
 		catch (SQLException ex) {
@@ -44,18 +35,13 @@ final class HeldHorizon implements AutoCloseable {
 		}
 	}
 
-	/** The held transaction's id: no row version deleted by a later transaction can be vacuumed. */
-	long transactionId() {
-		return this.transactionId;
-	}
-
 	@Override
 	public void close() {
-		try (Connection connection = this.connection) {
-			connection.rollback();
+		try (this.connection; Statement statement = this.connection.createStatement()) {
+			statement.execute("ROLLBACK");
 		}
 		catch (SQLException ex) {
-			throw new IllegalStateException("Could not release the horizon", ex);
+			throw new IllegalStateException(ex);
 		}
 	}
 

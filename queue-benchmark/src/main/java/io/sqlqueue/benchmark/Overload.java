@@ -140,8 +140,8 @@ final class Overload {
 				: new SqlQueue(this.target, this.options)) {
 			topUp(queue);
 			if (this.options.holdHorizon()) {
-				horizon = HeldHorizon.hold(this.target);
-				System.out.println("OVERLOAD horizon held by transaction " + horizon.transactionId());
+				horizon = new HeldHorizon(this.target);
+				System.out.println("OVERLOAD horizon held");
 			}
 			start = System.nanoTime();
 			long perThreadPeriod = TimeUnit.SECONDS.toNanos(1) * this.options.producers() / this.options.rate();
