@@ -25,6 +25,10 @@ import io.sqlqueue.flow.RateLimit;
  * java -jar queue-benchmark.jar [--url=jdbc:postgresql://127.0.0.1:5432/test] [--user=postgres] [--password=]
  *     [--quick] [--workloads=compare,enqueue,drain,latency,scaleout,soak,ratelimit] [--jobs=50000] [--soak-seconds=600]
  *     [--rate=2000] [--sizes=20000,200000] [--reps=3] [--peers=floor,defaults] [--limit=200/1s] [--minutes=1]
+ *     [--schema=sqlqueue_bench]
+ * java -jar queue-benchmark.jar --workloads=overload [--overload-peer=sqlqueue|floor] [--minutes=10] [--hold-horizon]
+ *     [--interval-seconds=60] [--producers=32] [--rate=20000] [--min-backlog=20000] [--retention=1m]
+ *     [--pruner-interval=15s] [--plot=target/overload.svg]
  * </pre>
  */
 public final class Benchmark {
@@ -81,6 +85,9 @@ public final class Benchmark {
 			Duration over = Duration.ofMinutes(Long.parseLong(options.getOrDefault("minutes", "1")));
 			benchmark.rateLimited(limit, over, false);
 			benchmark.rateLimited(limit, over, true);
+		}
+		if (workloads.contains("overload")) {
+			new Overload(target, Overload.Options.parse(options)).run();
 		}
 		if (workloads.contains("soak")) {
 			int seconds = Integer.parseInt(options.getOrDefault("soak-seconds", quick ? "60" : "600"));

@@ -41,6 +41,24 @@ final class Executions {
 		return this.startedNanos.get(job);
 	}
 
+	/**
+	 * Fails if any of the jobs numbered below {@code upTo} ran more than once, for runs that stop
+	 * with a backlog left; returns how many of them ran.
+	 */
+	int requireNoneRanTwice(int upTo) {
+		int ran = 0;
+		int duplicated = 0;
+		for (int i = 0; i < Math.min(upTo, this.runs.length()); i++) {
+			int count = this.runs.get(i);
+			ran += (count > 0) ? 1 : 0;
+			duplicated += (count > 1) ? 1 : 0;
+		}
+		if (duplicated > 0) {
+			throw new IllegalStateException("Wrong run: " + duplicated + " jobs ran more than once");
+		}
+		return ran;
+	}
+
 	/** Fails unless every job ran exactly once. */
 	void requireEachRanOnce() {
 		int missing = 0;

@@ -39,10 +39,15 @@ final class FloorQueue implements Peer {
 	private final List<Thread> threads = new ArrayList<>();
 
 	FloorQueue(Target target, int batch, int workers) {
+		this(target, batch, workers, 0);
+	}
+
+	/** A floor whose pool also serves {@code producers} threads enqueuing at once. */
+	FloorQueue(Target target, int batch, int workers, int producers) {
 		this.target = target;
 		this.batch = batch;
 		this.workers = workers;
-		this.dataSource = pool(target, applicationName(), workers + 2);
+		this.dataSource = pool(target, applicationName(), workers + producers + 2);
 		createTable();
 	}
 
@@ -92,19 +97,53 @@ final class FloorQueue implements Peer {
 		}
 	}
 
-	private String table() {
+	String table() {
 		return (this.target.schema() != null) ? "\"" + this.target.schema() + "\".floor_job" : "floor_job";
 	}
 
 	@Override
 	public void enqueue(int jobs) {
-		String insert = "INSERT INTO " + table() + " (payload) VALUES ("
-				+ (this.target.isPostgres() ? "CAST(? AS jsonb)" : "?") + ")";
+		enqueue(0, jobs);
+	}
+
+	/** Enqueues one job in its own transaction, as a web request does. */
+	void enqueueOne(int job) {
 		try (Connection connection = this.dataSource.getConnection();
-				PreparedStatement statement = connection.prepareStatement(insert)) {
+				PreparedStatement statement = connection.prepareStatement(insert())) {
+			connection.setAutoCommit(true);
+			statement.setString(1, Integer.toString(job));
+			statement.executeUpdate();
+		}
+		catch (SQLException ex) {
+			throw new IllegalStateException(ex);
+		}
+	}
+
+	/** Stops the workers; jobs they claimed stay claimed. */
+	void stopWorkers() {
+		this.running.set(false);
+		for (Thread thread : this.threads) {
+			try {
+				thread.join(10_000);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+		}
+	}
+
+	private String insert() {
+		return "INSERT INTO " + table() + " (payload) VALUES (" + (this.target.isPostgres() ? "CAST(? AS jsonb)" : "?")
+				+ ")";
+	}
+
+	/** Enqueues jobs numbered {@code first} to {@code first + jobs - 1}, 500 a transaction. */
+	void enqueue(int first, int jobs) {
+		try (Connection connection = this.dataSource.getConnection();
+				PreparedStatement statement = connection.prepareStatement(insert())) {
 			connection.setAutoCommit(false);
 			for (int i = 0; i < jobs; i++) {
-				statement.setString(1, Integer.toString(i));
+				statement.setString(1, Integer.toString(first + i));
 				statement.addBatch();
 				if ((i + 1) % ENQUEUE_BATCH == 0 || i == jobs - 1) {
 					statement.executeBatch();
@@ -226,15 +265,7 @@ final class FloorQueue implements Peer {
 
 	@Override
 	public void close() {
-		this.running.set(false);
-		for (Thread thread : this.threads) {
-			try {
-				thread.join(10_000);
-			}
-			catch (InterruptedException ex) {
-				Thread.currentThread().interrupt();
-			}
-		}
+		stopWorkers();
 		this.dataSource.close();
 		this.target.jdbc().execute("DROP TABLE IF EXISTS " + table());
 	}
