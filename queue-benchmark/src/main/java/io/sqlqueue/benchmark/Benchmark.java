@@ -25,6 +25,7 @@ import io.sqlqueue.flow.RateLimit;
  * java -jar queue-benchmark.jar [--url=jdbc:postgresql://127.0.0.1:5432/test] [--user=postgres] [--password=]
  *     [--quick] [--workloads=compare,enqueue,drain,latency,scaleout,soak,ratelimit] [--jobs=50000] [--soak-seconds=600]
  *     [--rate=2000] [--sizes=20000,200000] [--reps=3] [--peers=floor,defaults] [--limit=200/1s] [--minutes=1]
+ *     [--horizon=quiet,held]
  * </pre>
  */
 public final class Benchmark {
@@ -62,7 +63,14 @@ public final class Benchmark {
 				.map(Integer::valueOf)
 				.toList();
 			List<String> peers = options.containsKey("peers") ? List.of(options.get("peers").split(",")) : List.of();
-			new Comparison(target, peers).run(sizes, Integer.parseInt(options.getOrDefault("reps", "3")));
+			List<Boolean> horizons = Arrays.stream(options.getOrDefault("horizon", "quiet").split(","))
+				.map((horizon) -> switch (horizon) {
+					case "quiet" -> false;
+					case "held" -> true;
+					default -> throw new IllegalArgumentException("--horizon takes quiet and/or held: " + horizon);
+				})
+				.toList();
+			new Comparison(target, peers, horizons).run(sizes, Integer.parseInt(options.getOrDefault("reps", "3")));
 		}
 		if (workloads.contains("enqueue")) {
 			benchmark.enqueue();
