@@ -25,7 +25,7 @@ import io.sqlqueue.flow.RateLimit;
  * java -jar queue-benchmark.jar [--url=jdbc:postgresql://127.0.0.1:5432/test] [--user=postgres] [--password=]
  *     [--quick] [--workloads=compare,enqueue,drain,latency,scaleout,soak,ratelimit] [--jobs=50000] [--soak-seconds=600]
  *     [--rate=2000] [--sizes=20000,200000] [--reps=3] [--peers=floor,defaults] [--limit=200/1s] [--minutes=1]
- *     [--schema=sqlqueue_bench]
+ *     [--schema=sqlqueue_bench] [--horizon=quiet,held]
  * java -jar queue-benchmark.jar --workloads=overload [--overload-peer=sqlqueue|floor] [--minutes=10] [--hold-horizon]
  *     [--interval-seconds=60] [--producers=32] [--rate=20000] [--min-backlog=20000] [--retention=1m]
  *     [--pruner-interval=15s] [--plot=target/overload.svg]
@@ -66,7 +66,14 @@ public final class Benchmark {
 				.map(Integer::valueOf)
 				.toList();
 			List<String> peers = options.containsKey("peers") ? List.of(options.get("peers").split(",")) : List.of();
-			new Comparison(target, peers).run(sizes, Integer.parseInt(options.getOrDefault("reps", "3")));
+			List<Boolean> horizons = Arrays.stream(options.getOrDefault("horizon", "quiet").split(","))
+				.map((horizon) -> switch (horizon) {
+					case "quiet" -> false;
+					case "held" -> true;
+					default -> throw new IllegalArgumentException("--horizon takes quiet and/or held: " + horizon);
+				})
+				.toList();
+			new Comparison(target, peers, horizons).run(sizes, Integer.parseInt(options.getOrDefault("reps", "3")));
 		}
 		if (workloads.contains("enqueue")) {
 			benchmark.enqueue();

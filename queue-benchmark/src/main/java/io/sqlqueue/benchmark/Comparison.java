@@ -25,6 +25,12 @@ import org.jspecify.annotations.Nullable;
  * Repetitions are interleaved (the order rotates), so drift of a shared machine spreads
  * over all peers; each line gives the median, the spread, and the ratio of medians to the
  * floor of the batch the peer is compared with.
+ * <p>
+ * With {@code --horizon=held} (or {@code quiet,held}, each peer both ways) a separate
+ * connection holds the database's horizon for each measurement, from before the enqueue until
+ * the drain is done: a {@code REPEATABLE READ} transaction that took its snapshot and an
+ * xid, as a long report, {@code pg_dump} or a replication slot does. Nothing that dies after
+ * it began can be vacuumed or pruned meanwhile. Those lines carry {@value #HELD}.
  */
 final class Comparison {
 
@@ -45,6 +51,8 @@ final class Comparison {
 
 	private static final int WARM_UP_JOBS = 10_000;
 
+	static final String HELD = ", horizon held";
+
 	private final Target target;
 
 	private final List<Measurement> measurements = new ArrayList<>();
@@ -52,9 +60,13 @@ final class Comparison {
 	/** Which peers to measure, by a part of their name ({@code --peers=floor,defaults}); all when empty. */
 	private final List<String> only;
 
-	Comparison(Target target, List<String> only) {
+	/** For each measurement, quiet ({@code false}) and/or with the horizon held ({@code true}). */
+	private final List<Boolean> horizons;
+
+	Comparison(Target target, List<String> only, List<Boolean> horizons) {
 		this.target = target;
 		this.only = only;
+		this.horizons = horizons;
 	}
 
 	/** The peers measured at this size: all of them for small drains, the batched ones for large. */
@@ -115,7 +127,7 @@ final class Comparison {
 	void run(List<Integer> sizes, int repetitions) {
 		// Untimed: the first run of each peer's code in this JVM pays for compiling it.
 		for (Supplier<Peer> peer : peers(WARM_UP_JOBS)) {
-			Measurement warmUp = measure(peer, WARM_UP_JOBS, 0);
+			Measurement warmUp = measure(peer, WARM_UP_JOBS, 0, false);
 			if (warmUp != null) {
 				System.out.println("warm-up " + warmUp.line());
 			}
@@ -126,50 +138,58 @@ final class Comparison {
 				List<Supplier<Peer>> order = new ArrayList<>(peers);
 				Collections.rotate(order, -repetition);
 				for (Supplier<Peer> peer : order) {
-					Measurement measurement = measure(peer, jobs, repetition + 1);
-					if (measurement == null) {
-						continue;
+					for (boolean held : this.horizons) {
+						Measurement measurement = measure(peer, jobs, repetition + 1, held);
+						if (measurement == null) {
+							continue;
+						}
+						this.measurements.add(measurement);
+						System.out.println(measurement.line());
 					}
-					this.measurements.add(measurement);
-					System.out.println(measurement.line());
 				}
 			}
 		}
 		printTable(sizes);
 	}
 
-	private @Nullable Measurement measure(Supplier<Peer> factory, int jobs, int repetition) {
+	private @Nullable Measurement measure(Supplier<Peer> factory, int jobs, int repetition, boolean held) {
 		Executions executions = Executions.expect(jobs);
 		try (Peer peer = factory.get()) {
 			if (!this.only.isEmpty() && this.only.stream().noneMatch((part) -> peer.name().contains(part))) {
 				return null;
 			}
-			// Let what setting up the peer started (pools filling, a context's background work) settle.
-			LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(1));
-			long enqueueStart = System.nanoTime();
-			peer.enqueue(jobs);
-			long enqueueNanos = System.nanoTime() - enqueueStart;
-			CpuMeter meter = new CpuMeter(this.target, peer.applicationName());
-			AtomicLong started = new AtomicLong();
-			Thread watch = new Thread(() -> {
-				while (executions.total() == 0) {
-					LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(200));
-				}
-				started.set(System.nanoTime());
-				meter.start();
-			}, "bench-watch");
-			watch.start();
-			peer.startWorkers();
-			await(() -> executions.total() >= jobs, Duration.ofMinutes(15));
-			await(() -> peer.allDone(jobs), Duration.ofMinutes(1));
-			long end = System.nanoTime();
-			join(watch);
-			long[] cpu = meter.stop();
-			executions.requireEachRanOnce();
-			double seconds = (end - started.get()) / 1e9;
-			return new Measurement(peer.name(), peer.comparedBatch(), jobs, repetition, jobs / seconds,
-					jobs / (enqueueNanos / 1e9), cpu[0] * 1000.0 / jobs, cpu[1] * 1000.0 / jobs);
+			try (HeldHorizon horizon = held ? new HeldHorizon(this.target) : null) {
+				return measure(peer, executions, jobs, repetition, held ? HELD : "");
+			}
 		}
+	}
+
+	private Measurement measure(Peer peer, Executions executions, int jobs, int repetition, String suffix) {
+		// Let what setting up the peer started (pools filling, a context's background work) settle.
+		LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(1));
+		long enqueueStart = System.nanoTime();
+		peer.enqueue(jobs);
+		long enqueueNanos = System.nanoTime() - enqueueStart;
+		CpuMeter meter = new CpuMeter(this.target, peer.applicationName());
+		AtomicLong started = new AtomicLong();
+		Thread watch = new Thread(() -> {
+			while (executions.total() == 0) {
+				LockSupport.parkNanos(TimeUnit.MICROSECONDS.toNanos(200));
+			}
+			started.set(System.nanoTime());
+			meter.start();
+		}, "bench-watch");
+		watch.start();
+		peer.startWorkers();
+		await(() -> executions.total() >= jobs, Duration.ofMinutes(15));
+		await(() -> peer.allDone(jobs), Duration.ofMinutes(1));
+		long end = System.nanoTime();
+		join(watch);
+		long[] cpu = meter.stop();
+		executions.requireEachRanOnce();
+		double seconds = (end - started.get()) / 1e9;
+		return new Measurement(peer.name() + suffix, peer.comparedBatch(), jobs, repetition, jobs / seconds,
+				jobs / (enqueueNanos / 1e9), cpu[0] * 1000.0 / jobs, cpu[1] * 1000.0 / jobs);
 	}
 
 	private void printTable(List<Integer> sizes) {
@@ -189,7 +209,9 @@ final class Comparison {
 			}
 			for (List<Measurement> runs : bySystem.values()) {
 				Measurement first = runs.get(0);
-				List<Measurement> floor = bySystem.getOrDefault("floor, batch " + first.comparedBatch(), List.of());
+				String suffix = first.system().endsWith(HELD) ? HELD : "";
+				List<Measurement> floor = bySystem.getOrDefault("floor, batch " + first.comparedBatch() + suffix,
+						List.of());
 				System.out.printf(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s |%n", first.system(),
 						spread(runs, Measurement::drain, "%,.0f"), ratio(runs, floor, Measurement::drain),
 						spread(runs, Measurement::databaseCpu, "%.0f"), ratio(runs, floor, Measurement::databaseCpu),
