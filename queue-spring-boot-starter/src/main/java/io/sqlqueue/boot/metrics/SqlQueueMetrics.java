@@ -30,9 +30,9 @@ import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.ReapedJob;
 import io.sqlqueue.boot.autoconfigure.NotifyingQueueStats;
+import io.sqlqueue.internal.flow.Admission;
 import io.sqlqueue.internal.maintenance.QueueStats;
 import io.sqlqueue.internal.manager.Manager;
-import io.sqlqueue.internal.store.Admission;
 
 /**
  * The queue's Micrometer meters: counters and timers fed by what this instance does (as a
