@@ -302,7 +302,8 @@ class PostgresNotificationsIT {
 			List<String> heard = listening.untilQuietFor(Duration.ofSeconds(2));
 			assertThat(heard).containsOnly("crowd")
 				.hasSizeGreaterThanOrEqualTo(1)
-				.hasSizeLessThanOrEqualTo(threads * rounds / 4);
+				// One each before; about one a round here (45 of 160 on a machine loaded 20 times over).
+				.hasSizeLessThanOrEqualTo(threads * rounds / 2);
 		}
 		assertThat(this.fixture.count("queue = 'crowd'")).isEqualTo(threads * rounds);
 	}
