@@ -7,7 +7,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 
 import io.sqlqueue.Job;
@@ -23,9 +25,9 @@ import io.sqlqueue.flow.RateLimit;
  *
  * <pre>
  * java -jar queue-benchmark.jar [--url=jdbc:postgresql://127.0.0.1:5432/test] [--user=postgres] [--password=]
- *     [--quick] [--workloads=compare,enqueue,drain,latency,scaleout,soak,ratelimit] [--jobs=50000] [--soak-seconds=600]
+ *     [--quick] [--workloads=compare,enqueue,drain,latency,notify-enqueue,scaleout,soak,ratelimit] [--jobs=50000] [--soak-seconds=600]
  *     [--rate=2000] [--sizes=20000,200000] [--reps=3] [--peers=floor,defaults] [--limit=200/1s] [--minutes=1]
- *     [--schema=sqlqueue_bench] [--horizon=quiet,held]
+ *     [--schema=sqlqueue_bench] [--horizon=quiet,held] [--threads=64] [--seconds=15]
  * java -jar queue-benchmark.jar --workloads=overload [--overload-peer=sqlqueue|floor] [--minutes=10] [--hold-horizon]
  *     [--interval-seconds=60] [--producers=32] [--rate=20000] [--min-backlog=20000] [--retention=1m]
  *     [--pruner-interval=15s] [--plot=target/overload.svg]
@@ -83,6 +85,11 @@ public final class Benchmark {
 		}
 		if (workloads.contains("latency")) {
 			benchmark.latency();
+		}
+		if (workloads.contains("notify-enqueue")) {
+			benchmark.notifyEnqueue(Integer.parseInt(options.getOrDefault("threads", "64")),
+					Duration.ofSeconds(Long.parseLong(options.getOrDefault("seconds", quick ? "5" : "15"))),
+					Integer.parseInt(options.getOrDefault("reps", "3")));
 		}
 		if (workloads.contains("scaleout")) {
 			benchmark.scaleOut();
@@ -220,6 +227,87 @@ public final class Benchmark {
 					Double.NaN);
 			this.results.add(result);
 			System.out.println(result.line());
+		}
+		finally {
+			this.target.emptyTable();
+		}
+	}
+
+	/**
+	 * Many concurrent enqueuing transactions, one job each, as web requests enqueue: {@code threads}
+	 * threads for {@code duration}, with {@code sqlqueue.jdbc.notify} off and on alternately
+	 * ({@code reps} times each), while another instance listens. Prints both rates and their ratio
+	 * per repetition and over all: {@code NOTIFY} must not serialise the enqueuing commits.
+	 */
+	private void notifyEnqueue(int threads, Duration duration, int reps) {
+		if (!this.target.isPostgres()) {
+			return;
+		}
+		double[] totals = new double[2];
+		long[] jobs = new long[2];
+		try (Instance listener = Instance.producer(this.target, true)) {
+			enqueueConcurrently(threads, Duration.ofSeconds(2), false);
+			for (int rep = 1; rep <= reps; rep++) {
+				double[] rates = new double[2];
+				for (int on = 0; on < 2; on++) {
+					long[] counted = enqueueConcurrently(threads, duration, on == 1);
+					rates[on] = counted[0] / (counted[1] / 1_000_000_000.0);
+					totals[on] += counted[1] / 1_000_000_000.0;
+					jobs[on] += counted[0];
+					record("notify-enqueue, " + threads + " threads, NOTIFY " + ((on == 1) ? "on" : "off") + ", rep "
+							+ rep, "one job per transaction", (int) counted[0], counted[1]);
+				}
+				System.out.println(String.format(Locale.ROOT,
+						"NOTIFY-ENQUEUE rep %d: off %.0f/s, on %.0f/s, on/off %.3f", rep, rates[0], rates[1],
+						rates[1] / rates[0]));
+			}
+		}
+		double off = jobs[0] / totals[0];
+		double on = jobs[1] / totals[1];
+		Result result = new Result("notify-enqueue, " + threads + " threads, " + reps + " reps of " + duration.toSeconds()
+				+ " s each", String.format(Locale.ROOT, "off %.0f/s, on %.0f/s: on/off %.3f", off, on, on / off),
+				(int) jobs[1], totals[1], on);
+		this.results.add(result);
+		System.out.println(result.line());
+	}
+
+	/** Enqueues one job per transaction from {@code threads} threads for {@code duration}: jobs and nanoseconds. */
+	private long[] enqueueConcurrently(int threads, Duration duration, boolean notify) {
+		try (Instance producer = Instance.start(this.target, Map.of("sqlqueue.manager.enabled", "false",
+				"sqlqueue.jdbc.notify", String.valueOf(notify), "spring.datasource.hikari.maximum-pool-size",
+				threads + 4))) {
+			JobQueue queue = producer.jobs();
+			AtomicLong enqueued = new AtomicLong();
+			CountDownLatch ready = new CountDownLatch(threads);
+			AtomicLong until = new AtomicLong(Long.MAX_VALUE);
+			List<Thread> running = new ArrayList<>();
+			for (int t = 0; t < threads; t++) {
+				Thread thread = new Thread(() -> {
+					queue.enqueue(BenchmarkApplication.NOOP, -1);
+					ready.countDown();
+					while (System.nanoTime() < until.get()) {
+						queue.enqueue(BenchmarkApplication.NOOP, 0);
+						enqueued.incrementAndGet();
+					}
+				}, "notify-enqueue-" + t);
+				thread.start();
+				running.add(thread);
+			}
+			try {
+				ready.await();
+				long start = System.nanoTime();
+				long before = enqueued.get();
+				until.set(start + duration.toNanos());
+				for (Thread thread : running) {
+					thread.join();
+				}
+				long end = System.nanoTime();
+				return new long[] { enqueued.get() - before, end - start };
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException(ex);
+			}
 		}
 		finally {
 			this.target.emptyTable();

@@ -44,16 +44,19 @@ final class JobEnds {
 
 	private final @Nullable String notifyChannel;
 
+	private final @Nullable WorkAnnouncer announcer;
+
 	private final List<SettleListener> settleListeners = new CopyOnWriteArrayList<>();
 
 	JobEnds(JdbcTemplate jdbc, JobSql sql, Dialect dialect, StoreTransactions transactions, WorkflowStore workflows,
-			@Nullable String notifyChannel) {
+			@Nullable String notifyChannel, @Nullable WorkAnnouncer announcer) {
 		this.jdbc = jdbc;
 		this.sql = sql;
 		this.dialect = dialect;
 		this.transactions = transactions;
 		this.workflows = workflows;
 		this.notifyChannel = notifyChannel;
+		this.announcer = announcer;
 	}
 
 	void addSettleListener(SettleListener listener) {
@@ -258,9 +261,9 @@ final class JobEnds {
 	}
 
 	/**
-	 * Settles these ends in the current transaction, announces the jobs it cancelled and the
-	 * queues that got due jobs (where the database can), and tells the settle listeners once
-	 * it commits.
+	 * Settles these ends in the current transaction, announces the jobs it cancelled and (once
+	 * it commits, {@link WorkAnnouncer}) the queues that got due jobs, where the database can,
+	 * and tells the settle listeners once it commits.
 	 */
 	void settle(List<WorkflowStore.Ended> ends) {
 		if (ends.isEmpty()) {
@@ -268,9 +271,8 @@ final class JobEnds {
 		}
 		WorkflowStore.Settled settled = this.workflows.settle(ends);
 		notifyFinished(settled.cancelled.stream().map(WorkflowStore.Ended::id).toList());
-		if (this.notifyChannel != null) {
-			settled.releasedQueues.forEach((queue) -> this.jdbc.query(this.dialect.notifyStatement(), (rs) -> {
-			}, this.notifyChannel, queue));
+		if (this.announcer != null) {
+			this.announcer.afterCommit(settled.releasedQueues);
 		}
 		if (settled.releasedQueues.isEmpty() && settled.cancelledJobs.isEmpty()) {
 			return;

@@ -28,23 +28,24 @@ final class JobInserts {
 
 	private final Dialect dialect;
 
-	private final @Nullable String notifyChannel;
+	private final @Nullable WorkAnnouncer announcer;
 
-	JobInserts(JdbcTemplate jdbc, JobSql sql, Dialect dialect, @Nullable String notifyChannel) {
+	JobInserts(JdbcTemplate jdbc, JobSql sql, Dialect dialect, @Nullable WorkAnnouncer announcer) {
 		this.jdbc = jdbc;
 		this.sql = sql;
 		this.dialect = dialect;
-		this.notifyChannel = notifyChannel;
+		this.announcer = announcer;
 	}
 
-	/** Inserts the jobs in the current transaction and returns their ids, in job order. */
+	/**
+	 * Inserts the jobs in the current transaction and returns their ids, in job order; their
+	 * queues are announced once it commits ({@link WorkAnnouncer}).
+	 */
 	List<Long> insert(List<NewJob> jobs) {
 		try {
 			List<Long> ids = this.jdbc.execute((Connection connection) -> insertBatch(connection, jobs));
-			if (this.notifyChannel != null) {
-				String notify = this.dialect.notifyStatement();
-				jobs.stream().map(NewJob::queue).distinct().forEach((queue) -> this.jdbc.query(notify, (rs) -> {
-				}, this.notifyChannel, queue));
+			if (this.announcer != null) {
+				this.announcer.afterCommit(jobs.stream().map(NewJob::queue).distinct().toList());
 			}
 			return ids;
 		}

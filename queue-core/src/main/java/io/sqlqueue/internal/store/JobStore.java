@@ -141,7 +141,9 @@ public class JobStore implements QueueStore {
 		this.sql = new JobSql(dialect, schema);
 		this.jdbc = jdbcTemplate(dataSource, dialect);
 		this.transactions = new StoreTransactions(dataSource, dialect);
-		this.inserts = new JobInserts(this.jdbc, this.sql, dialect, notifyChannel);
+		WorkAnnouncer announcer = (notifyChannel != null)
+				? new WorkAnnouncer(dataSource, dialect.notifyStatement(), notifyChannel) : null;
+		this.inserts = new JobInserts(this.jdbc, this.sql, dialect, announcer);
 		this.claims = new JobClaims(this.jdbc, this.sql, dialect, claimMethod, this.transactions);
 		this.flows = new FlowStore(this.jdbc, this.transactions, dialect, this.sql, schema, notifyChannel);
 		this.schedules = new ScheduleStore(this.jdbc, this.transactions, dialect, schema);
@@ -149,7 +151,8 @@ public class JobStore implements QueueStore {
 		this.flowClaim = limitedClaims.create(this.flows);
 		this.workflows = new WorkflowStore(this.jdbc, dialect, schema);
 		this.leases = new JobLeases(this.jdbc, this.sql, dialect);
-		this.ends = new JobEnds(this.jdbc, this.sql, dialect, this.transactions, this.workflows, notifyChannel);
+		this.ends = new JobEnds(this.jdbc, this.sql, dialect, this.transactions, this.workflows, notifyChannel,
+				announcer);
 		this.completions = new JobCompletions(this.jdbc, this.sql, this.transactions, this.workflows, this.leases,
 				this.ends);
 	}

@@ -32,9 +32,9 @@ import io.sqlqueue.internal.store.QueueEvents;
  * is a queue name, {@code done:} and job ids, or {@code cancel:} and a job id (queue names
  * have no colon). Listens on one dedicated connection, taken from the data source and held while
  * running; when it breaks (restart, failover), it reconnects with backoff, and polling
- * covers the gap. The enqueue side is {@link io.sqlqueue.internal.store.JobStore}: one {@code pg_notify} per queue in
- * the enqueuing transaction, which PostgreSQL delivers only if it commits, once per
- * transaction and queue.
+ * covers the gap. The enqueue side is {@link io.sqlqueue.internal.store.WorkAnnouncer}: a {@code pg_notify} per
+ * queue once the enqueuing transaction commits, from a connection of its own, coalesced
+ * across concurrent enqueues.
  */
 public class PostgresNotifications implements SmartLifecycle {
 
