@@ -18,16 +18,15 @@ final class HeldHorizon implements AutoCloseable {
 	HeldHorizon(Target target) {
 		try {
 			this.connection = DriverManager.getConnection(target.url(), target.user(), target.password());
-			this.connection.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
-			this.connection.setAutoCommit(false);
 			try (Statement statement = this.connection.createStatement()) {
-				statement.execute("SELECT 1");
 				if (target.isPostgres()) {
+					statement.execute("BEGIN ISOLATION LEVEL REPEATABLE READ");
+					statement.execute("SELECT 1");
 					statement.execute("SELECT txid_current()");
 				}
 				else {
-					// MariaDB/MySQL: a consistent read view that holds back purge.
-					statement.execute("SELECT COUNT(*) FROM information_schema.tables WHERE 1 = 0");
+					// MariaDB/MySQL: a read view taken now, which holds back purge.
+					statement.execute("START TRANSACTION WITH CONSISTENT SNAPSHOT");
 				}
 			}
 		}
@@ -38,8 +37,8 @@ final class HeldHorizon implements AutoCloseable {
 
 	@Override
 	public void close() {
-		try (this.connection) {
-			this.connection.rollback();
+		try (this.connection; Statement statement = this.connection.createStatement()) {
+			statement.execute("ROLLBACK");
 		}
 		catch (SQLException ex) {
 			throw new IllegalStateException(ex);
