@@ -303,6 +303,22 @@ public abstract class Dialect {
 		throw new UnsupportedOperationException(name() + " has no one-statement claim");
 	}
 
+	/**
+	 * The one-statement claim that starts past a mark (a position in run order: priority,
+	 * run_at, id), or {@code null} where the database has none and every claim starts at the
+	 * head of the ready jobs. It takes, in run order, due jobs of a higher priority than the
+	 * mark's, then those of the mark's priority after it, then those of a lower priority: every
+	 * ready job but those of the mark's priority up to the mark. Parameters in that order: those
+	 * of {@code readyJobs} and the mark's priority, limit; those of {@code readyJobs} and the
+	 * mark's priority, run_at, id, limit; those of {@code readyJobs} and the mark's priority,
+	 * limit; the limit; lease owner, lease token, lease millis.
+	 * @param table the qualified table name
+	 * @param readyJobs the condition on alias {@code j} that a job is ready for this claim
+	 */
+	public @Nullable String claimReturningPast(String table, String readyJobs, String claimedColumns) {
+		return null;
+	}
+
 	public void setTimestamp(PreparedStatement statement, int index, @Nullable Instant value) throws SQLException {
 		if (value == null) {
 			statement.setNull(index, Types.TIMESTAMP_WITH_TIMEZONE);

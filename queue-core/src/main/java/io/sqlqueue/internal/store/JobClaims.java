@@ -1,8 +1,11 @@
 package io.sqlqueue.internal.store;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 import org.jspecify.annotations.Nullable;
 
@@ -16,8 +19,24 @@ import io.sqlqueue.JobStatus;
  * The claim of a queue without limits, by one of the three claim methods (DESIGN.md, "the
  * claim protocol"); a limited queue's claim is flow control's ({@link LimitedClaim}). {@link JobStore} retries a
  * claim that lost a race for a group's turn.
+ * <p>
+ * Through a backlog, where the database has a claim past a mark ({@link Dialect#claimReturningPast},
+ * PostgreSQL), a claim starts where the one before it ended rather than at the head of the
+ * ready jobs: while a long transaction holds the database's horizon, the head is the index
+ * entries of every job claimed since, dead but not removable, and a claim from it would walk
+ * them all. A mark is a hint, never a promise: a job may become ready behind it (one whose
+ * enqueue committed late, with an earlier run_at; one released, retried or made due since;
+ * one a claim that lost its race left queued). Priorities higher than the mark's are always
+ * read from their head, so a higher priority still wins at once; a job of the mark's priority
+ * behind the mark is claimed by the next claim from the head, which comes at most
+ * {@link #HEAD_EVERY} after the last one, and as soon as a claim past the mark comes back
+ * short (then in the same call). A claim from the head that comes back short leaves no mark:
+ * without a backlog every claim starts at the head, as before.
  */
 final class JobClaims {
+
+	/** How long a claim may start past a mark before one starts at the head again. */
+	static final Duration HEAD_EVERY = Duration.ofSeconds(1);
 
 	private final JdbcTemplate jdbc;
 
@@ -32,6 +51,9 @@ final class JobClaims {
 	 * claims and enqueues deadlock.
 	 */
 	private final StoreTransactions transactions;
+
+	/** Where the last full claim of a queue (and its handlers) ended, and when one last started at the head. */
+	private final Map<List<String>, Mark> marks = new ConcurrentHashMap<>();
 
 	JobClaims(JdbcTemplate jdbc, JobSql sql, Dialect dialect, ClaimMethod claimMethod,
 			StoreTransactions transactions) {
@@ -52,12 +74,78 @@ final class JobClaims {
 	}
 
 	private List<JobRecord> claimReturning(ClaimRequest request, long token) {
-		List<Object> args = new ArrayList<>(List.of(readyJobsArgs(request)));
-		args.addAll(List.of(request.owner(), token, request.leaseMillis()));
-		List<JobRecord> claimed = new ArrayList<>(this.jdbc.query(this.sql.claimReturning(request.handlers().size()),
-				new JobRows(this.dialect, false), args.toArray()));
+		String past = this.sql.claimReturningPast(request.handlers().size());
+		if (past == null) {
+			List<JobRecord> claimed = fromHead(request, token, request.limit());
+			claimed.sort(JobClaims::runOrder);
+			return claimed;
+		}
+		List<String> key = markKey(request);
+		Mark mark = this.marks.get(key);
+		long now = System.nanoTime();
+		List<JobRecord> claimed;
+		long headAt;
+		if (mark != null && now - mark.headAt() < HEAD_EVERY.toNanos()) {
+			claimed = pastMark(past, request, token, mark);
+			headAt = mark.headAt();
+			if (claimed.size() < request.limit()) {
+				// Short: jobs may wait behind the mark; the rest comes from the head.
+				claimed.addAll(fromHead(request, token, request.limit() - claimed.size()));
+				headAt = now;
+			}
+		}
+		else {
+			claimed = fromHead(request, token, request.limit());
+			headAt = now;
+		}
 		claimed.sort(JobClaims::runOrder);
+		if (claimed.size() < request.limit()) {
+			this.marks.remove(key);
+		}
+		else {
+			JobRecord last = claimed.get(claimed.size() - 1);
+			this.marks.put(key, new Mark(last.priority(), last.runAt(), last.id(), headAt));
+		}
 		return claimed;
+	}
+
+	private List<JobRecord> fromHead(ClaimRequest request, long token, int limit) {
+		List<Object> args = new ArrayList<>(readyJobsArgs(request, limit));
+		args.addAll(List.of(request.owner(), token, request.leaseMillis()));
+		return new ArrayList<>(this.jdbc.query(this.sql.claimReturning(request.handlers().size()),
+				new JobRows(this.dialect, false), args.toArray()));
+	}
+
+	private List<JobRecord> pastMark(String statement, ClaimRequest request, long token, Mark mark) {
+		List<Object> ready = new ArrayList<>();
+		ready.add(request.queue());
+		ready.addAll(request.handlers());
+		ready.add(request.queue());
+		return new ArrayList<>(this.jdbc.query(statement, (ps) -> {
+			int index = 1;
+			for (int branch = 0; branch < 3; branch++) {
+				for (Object arg : ready) {
+					ps.setObject(index++, arg);
+				}
+				ps.setInt(index++, mark.priority());
+				if (branch == 1) {
+					this.dialect.setTimestamp(ps, index++, mark.runAt());
+					ps.setLong(index++, mark.id());
+				}
+				ps.setInt(index++, request.limit());
+			}
+			ps.setInt(index++, request.limit());
+			ps.setString(index++, request.owner());
+			ps.setLong(index++, token);
+			ps.setLong(index, request.leaseMillis());
+		}, new JobRows(this.dialect, false)));
+	}
+
+	private static List<String> markKey(ClaimRequest request) {
+		List<String> key = new ArrayList<>(request.handlers().size() + 1);
+		key.add(request.queue());
+		key.addAll(request.handlers());
+		return List.copyOf(key);
 	}
 
 	private List<JobRecord> lockThenUpdate(ClaimRequest request, long token) {
@@ -92,12 +180,16 @@ final class JobClaims {
 	}
 
 	private static Object[] readyJobsArgs(ClaimRequest request) {
+		return readyJobsArgs(request, request.limit()).toArray();
+	}
+
+	private static List<Object> readyJobsArgs(ClaimRequest request, int limit) {
 		List<Object> args = new ArrayList<>();
 		args.add(request.queue());
 		args.addAll(request.handlers());
 		args.add(request.queue());
-		args.add(request.limit());
-		return args.toArray();
+		args.add(limit);
+		return args;
 	}
 
 	/** The row as the claim left it, without reading it again. */
@@ -122,6 +214,13 @@ final class JobClaims {
 		}
 		int byDue = a.runAt().compareTo(b.runAt());
 		return (byDue != 0) ? byDue : Long.compare(a.id(), b.id());
+	}
+
+	/**
+	 * The position in run order where a full claim ended (its last job's), and when a claim
+	 * last started at the head ({@link System#nanoTime()}).
+	 */
+	private record Mark(int priority, Instant runAt, long id, long headAt) {
 	}
 
 }

@@ -3,6 +3,7 @@ package io.sqlqueue.internal.store;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.jspecify.annotations.Nullable;
@@ -113,6 +114,8 @@ final class JobSql {
 	// The claim's text depends only on how many handlers (or ids) it binds: built once per
 	// count, not on every claim.
 	private final Map<Integer, String> claimReturning = new ConcurrentHashMap<>();
+
+	private final Map<Integer, Optional<String>> claimReturningPast = new ConcurrentHashMap<>();
 
 	private final Map<Integer, String> lockReadyJobs = new ConcurrentHashMap<>();
 
@@ -290,6 +293,16 @@ final class JobSql {
 	String claimReturning(int handlers) {
 		return this.claimReturning.computeIfAbsent(handlers,
 				(count) -> this.dialect.claimReturning(this.table, readyJobs(count), claimedColumns()));
+	}
+
+	/**
+	 * The claim in one statement past a mark ({@link Dialect#claimReturningPast}), or
+	 * {@code null} where the database has none.
+	 */
+	@Nullable String claimReturningPast(int handlers) {
+		return this.claimReturningPast.computeIfAbsent(handlers, (count) -> Optional
+			.ofNullable(this.dialect.claimReturningPast(this.table, readyJobs(count), claimedColumns())))
+			.orElse(null);
 	}
 
 	/**

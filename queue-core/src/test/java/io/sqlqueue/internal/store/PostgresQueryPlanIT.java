@@ -70,6 +70,20 @@ class PostgresQueryPlanIT {
 	}
 
 	/**
+	 * The claim past a mark seeks to the mark in the ready index (the row comparison is an
+	 * index condition, not a filter): it never walks the entries before it.
+	 */
+	@Test
+	void claimPastTheMarkSeeksToItInTheReadyIndex() {
+		String runAt = java.time.Instant.now().toString();
+		String plan = plan(sql.claimReturningPast(1), "q1", "h1", "q1", 0, 10, "q1", "h1", "q1", 0, runAt, 100L, 10,
+				"q1", "h1", "q1", 0, 10, 10, "w", 1L, 30000L);
+		assertThat(plan).contains("queue_job_ready_idx").doesNotContain("Seq Scan on queue_job j");
+		assertThat(plan.lines().filter((line) -> line.contains("Index Cond") && line.contains("ROW(run_at, id) >")))
+			.hasSize(1);
+	}
+
+	/**
 	 * A limited queue's claim: its candidates, from a position on and without the full keys,
 	 * read the ready index; its counts of running and due jobs read the running jobs' and the
 	 * ready index.

@@ -132,7 +132,7 @@ class SqlGoldenFilesTests {
 		ScheduleSql schedules = new ScheduleSql(dialect, null);
 		claims(dialect, jobs, flows, all);
 		all.fields("job-", jobs, Set.of("tableName"));
-		all.covered(JobSql.class, "plain", "makeDue", "claimReturning", "limitedCandidates", "claimQueued",
+		all.covered(JobSql.class, "plain", "makeDue", "claimReturning", "claimReturningPast", "limitedCandidates", "claimQueued",
 				"claimQueuedPassingOverLocked", "lockQueued", "claimedWith", "lockReadyJobs", "readyJobsQuery",
 				"claimIds", "finishedUnder", "findAll", "cancelRequested", "lockRunning", "running", "awaitedAmong");
 		for (String write : List.of("complete", "reschedule", "finish", "release", "cancel", "expire", "reap",
@@ -196,6 +196,11 @@ class SqlGoldenFilesTests {
 						"-- 2. Claim each, if its version did not move since it was read.", jobs.claimIfUnchanged);
 			};
 			all.put((method == dialect.claimMethod()) ? "claim" : "claim-" + kebab(method.name()), text);
+		}
+		String pastMark = jobs.claimReturningPast(HANDLERS);
+		if (pastMark != null) {
+			all.put("claim-past-mark", sequence("-- Through a backlog: the claim that starts where the last one ended.",
+					pastMark));
 		}
 		List<String> limited = new ArrayList<>();
 		if (flows.writeLock != null) {

@@ -269,4 +269,46 @@ public final class PostgresDialect extends Dialect {
 				RETURNING j.*""".formatted(table, readyJobs, claimedColumns);
 	}
 
+	/**
+	 * The claim past a mark, for a backlog drained while a long transaction holds the horizon
+	 * (docs/guarantees.md): then the entries of every job claimed since in the ready jobs'
+	 * index stay, dead but not removable, and a claim from the head walks them all, checking
+	 * each against the table. Each branch starts its index scan where its jobs begin, the
+	 * mark's priority right after the mark (a row comparison the index seeks to). PostgreSQL
+	 * runs the branches of a {@code UNION ALL} one after the other and stops once the limit is
+	 * reached, so a branch locks only the rows it hands on, and a lower branch runs only when
+	 * those before it came up short (a locking read never runs in parallel).
+	 */
+	@Override
+	public String claimReturningPast(String table, String readyJobs, String claimedColumns) {
+		String branch = """
+				SELECT * FROM (
+				    SELECT j.id FROM %1$s j
+				    WHERE %2$s
+				      AND %3$s
+				    ORDER BY j.priority DESC, j.run_at, j.id
+				    LIMIT ?
+				    FOR UPDATE SKIP LOCKED) %4$s""";
+		return """
+				WITH no_wait AS MATERIALIZED (SELECT set_config('synchronous_commit', 'off', true)),
+				picked AS MATERIALIZED (
+				    SELECT c.id FROM (
+				%2$s
+				        UNION ALL
+				%3$s
+				        UNION ALL
+				%4$s) c
+				    LIMIT ?)
+				UPDATE %1$s j SET %5$s
+				FROM picked, no_wait WHERE j.id = picked.id
+				RETURNING j.*""".formatted(table, indent(branch.formatted(table, readyJobs, "j.priority > ?", "higher")),
+				indent(branch.formatted(table, readyJobs,
+						"j.priority = ? AND (j.run_at, j.id) > (%s, ?)".formatted(timestampParameter()), "past_mark")),
+				indent(branch.formatted(table, readyJobs, "j.priority < ?", "lower")), claimedColumns);
+	}
+
+	private static String indent(String branch) {
+		return branch.indent(8).stripTrailing();
+	}
+
 }
