@@ -270,11 +270,6 @@ public class DefaultJobQueue implements JobQueue {
 				job.concurrencyKey());
 	}
 
-	/** What an enqueue for a handler this application lacks does, and what the views of such a job say. */
-	public UnknownHandlers unknownHandlers() {
-		return this.unknownHandlers;
-	}
-
 	@Override
 	public Optional<String> unknownHandlerNotice(String handler) {
 		return this.unknownHandlers.notice(handler);
