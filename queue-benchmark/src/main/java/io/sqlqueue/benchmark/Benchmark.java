@@ -27,7 +27,7 @@ import io.sqlqueue.flow.RateLimit;
  * java -jar queue-benchmark.jar [--url=jdbc:postgresql://127.0.0.1:5432/test] [--user=postgres] [--password=]
  *     [--quick] [--workloads=compare,enqueue,drain,latency,notify-enqueue,scaleout,soak,ratelimit] [--jobs=50000] [--soak-seconds=600]
  *     [--rate=2000] [--sizes=20000,200000] [--reps=3] [--peers=floor,defaults] [--limit=200/1s] [--minutes=1]
- *     [--schema=sqlqueue_bench] [--horizon=quiet,held] [--threads=64] [--seconds=15]
+ *     [--schema=sqlqueue_bench] [--horizon=quiet,held] [--warm-up=10000] [--threads=64] [--seconds=15]
  * java -jar queue-benchmark.jar --workloads=overload [--overload-peer=sqlqueue|floor] [--minutes=10] [--hold-horizon]
  *     [--interval-seconds=60] [--producers=32] [--rate=20000] [--min-backlog=20000] [--retention=1m]
  *     [--pruner-interval=15s] [--plot=target/overload.svg]
@@ -75,7 +75,9 @@ public final class Benchmark {
 					default -> throw new IllegalArgumentException("--horizon takes quiet and/or held: " + horizon);
 				})
 				.toList();
-			new Comparison(target, peers, horizons).run(sizes, Integer.parseInt(options.getOrDefault("reps", "3")));
+			int warmUp = Integer.parseInt(options.getOrDefault("warm-up", Integer.toString(Comparison.WARM_UP_JOBS)));
+			new Comparison(target, peers, horizons, warmUp).run(sizes,
+					Integer.parseInt(options.getOrDefault("reps", "3")));
 		}
 		if (workloads.contains("enqueue")) {
 			benchmark.enqueue();

@@ -1,5 +1,7 @@
 package io.sqlqueue.benchmark;
 
+import java.lang.management.CompilationMXBean;
+import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -49,7 +51,8 @@ final class Comparison {
 	static final Map<String, Object> KEY_LIMITS = with(KEY_CONCURRENCY_LIMITS,
 			Map.of("sqlqueue.queues.default.key-limits[0].rate-limit", "10000000/1s"));
 
-	private static final int WARM_UP_JOBS = 10_000;
+	/** Jobs of each peer's untimed warm-up drain, unless {@code --warm-up} says otherwise. */
+	static final int WARM_UP_JOBS = 10_000;
 
 	static final String HELD = ", horizon held";
 
@@ -63,10 +66,14 @@ final class Comparison {
 	/** For each measurement, quiet ({@code false}) and/or with the horizon held ({@code true}). */
 	private final List<Boolean> horizons;
 
-	Comparison(Target target, List<String> only, List<Boolean> horizons) {
+	/** Jobs of each peer's untimed warm-up drain(s). */
+	private final int warmUpJobs;
+
+	Comparison(Target target, List<String> only, List<Boolean> horizons, int warmUpJobs) {
 		this.target = target;
 		this.only = only;
 		this.horizons = horizons;
+		this.warmUpJobs = warmUpJobs;
 	}
 
 	/** The peers measured at this size: all of them for small drains, the batched ones for large. */
@@ -125,10 +132,15 @@ final class Comparison {
 	}
 
 	void run(List<Integer> sizes, int repetitions) {
-		// Untimed: the first run of each peer's code in this JVM pays for compiling it.
-		for (Supplier<Peer> peer : peers(WARM_UP_JOBS)) {
-			Measurement warmUp = measure(peer, WARM_UP_JOBS, 0, false);
-			if (warmUp != null) {
+		// Untimed: the first run of each peer's code in this JVM pays for compiling it. Past
+		// 20,000 jobs in drains of 20,000, so each peer's batch paths run often enough to be
+		// compiled before they are timed (code that runs once per batch needs tens of thousands of jobs).
+		for (Supplier<Peer> peer : peers(Math.min(this.warmUpJobs, 20_000))) {
+			for (int left = this.warmUpJobs; left > 0; left -= 20_000) {
+				Measurement warmUp = measure(peer, Math.min(left, 20_000), 0, false);
+				if (warmUp == null) {
+					break;
+				}
 				System.out.println("warm-up " + warmUp.line());
 			}
 		}
@@ -165,8 +177,7 @@ final class Comparison {
 	}
 
 	private Measurement measure(Peer peer, Executions executions, int jobs, int repetition, String suffix) {
-		// Let what setting up the peer started (pools filling, a context's background work) settle.
-		LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(1));
+		settle();
 		long enqueueStart = System.nanoTime();
 		peer.enqueue(jobs);
 		long enqueueNanos = System.nanoTime() - enqueueStart;
@@ -189,7 +200,28 @@ final class Comparison {
 		executions.requireEachRanOnce();
 		double seconds = (end - started.get()) / 1e9;
 		return new Measurement(peer.name() + suffix, peer.comparedBatch(), jobs, repetition, jobs / seconds,
-				jobs / (enqueueNanos / 1e9), cpu[0] * 1000.0 / jobs, cpu[1] * 1000.0 / jobs);
+				jobs / (enqueueNanos / 1e9), cpu[0] * 1000.0 / jobs, cpu[1] * 1000.0 / jobs, cpu[2] * 1000.0 / jobs);
+	}
+
+	/**
+	 * Lets what setting up the peer started settle: pools filling, a context's background work,
+	 * and the JIT compiling the start-up code of a new Spring context, which otherwise runs on
+	 * the compiler threads during the timed drain (a long-running application pays it once,
+	 * at start-up). Waits until the compilers were idle for a quarter of a second, at most 15 s.
+	 */
+	private static void settle() {
+		LockSupport.parkNanos(TimeUnit.SECONDS.toNanos(1));
+		CompilationMXBean compiler = ManagementFactory.getCompilationMXBean();
+		long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+		long compiled = compiler.getTotalCompilationTime();
+		while (System.nanoTime() < deadline) {
+			LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(250));
+			long now = compiler.getTotalCompilationTime();
+			if (now - compiled < 5) {
+				return;
+			}
+			compiled = now;
+		}
 	}
 
 	private void printTable(List<Integer> sizes) {
@@ -199,8 +231,8 @@ final class Comparison {
 					jobs, WORKERS);
 			System.out.println();
 			System.out.println("| system | drain jobs/s | × floor | database CPU ms / 1,000 jobs | × floor | "
-					+ "JVM CPU ms / 1,000 jobs | × floor | enqueue jobs/s |");
-			System.out.println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+					+ "JVM CPU ms / 1,000 jobs | × floor | of which JIT | enqueue jobs/s |");
+			System.out.println("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
 			Map<String, List<Measurement>> bySystem = new LinkedHashMap<>();
 			for (Measurement measurement : this.measurements) {
 				if (measurement.jobs() == jobs) {
@@ -212,11 +244,11 @@ final class Comparison {
 				String suffix = first.system().endsWith(HELD) ? HELD : "";
 				List<Measurement> floor = bySystem.getOrDefault("floor, batch " + first.comparedBatch() + suffix,
 						List.of());
-				System.out.printf(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s |%n", first.system(),
+				System.out.printf(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s | %s | %s |%n", first.system(),
 						spread(runs, Measurement::drain, "%,.0f"), ratio(runs, floor, Measurement::drain),
 						spread(runs, Measurement::databaseCpu, "%.0f"), ratio(runs, floor, Measurement::databaseCpu),
 						spread(runs, Measurement::jvmCpu, "%.0f"), ratio(runs, floor, Measurement::jvmCpu),
-						spread(runs, Measurement::enqueue, "%,.0f"));
+						spread(runs, Measurement::jit, "%.0f"), spread(runs, Measurement::enqueue, "%,.0f"));
 			}
 		}
 	}
@@ -269,15 +301,18 @@ final class Comparison {
 	 * @param enqueue jobs per second of the peer's batch enqueue
 	 * @param databaseCpu database CPU milliseconds per 1,000 jobs over the drain
 	 * @param jvmCpu this JVM's CPU milliseconds per 1,000 jobs over the drain
+	 * @param jit milliseconds per 1,000 jobs this JVM's JIT compilers spent over the drain
 	 */
 	record Measurement(String system, int comparedBatch, int jobs, int repetition, double drain, double enqueue,
-			double databaseCpu, double jvmCpu) {
+			double databaseCpu, double jvmCpu, double jit) {
 
 		String line() {
 			return String.format(Locale.ROOT,
 					"COMPARE {\"system\":\"%s\",\"jobs\":%d,\"repetition\":%d,\"drainJobsPerSecond\":%.1f,"
-							+ "\"enqueueJobsPerSecond\":%.1f,\"databaseCpuMsPer1000\":%.1f,\"jvmCpuMsPer1000\":%.1f}",
-					this.system, this.jobs, this.repetition, this.drain, this.enqueue, this.databaseCpu, this.jvmCpu);
+							+ "\"enqueueJobsPerSecond\":%.1f,\"databaseCpuMsPer1000\":%.1f,\"jvmCpuMsPer1000\":%.1f,"
+							+ "\"jitMsPer1000\":%.1f}",
+					this.system, this.jobs, this.repetition, this.drain, this.enqueue, this.databaseCpu, this.jvmCpu,
+					this.jit);
 		}
 
 	}
