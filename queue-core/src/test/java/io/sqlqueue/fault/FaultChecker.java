@@ -176,9 +176,9 @@ final class FaultChecker {
 					WHERE e.worker_id = ? AND COALESCE(e.started, e.at) > ? AND EXISTS (%s)""".formatted(RUN_BY_ANOTHER),
 					worker, resumed);
 			// In hand at the freeze (docs/guarantees.md, promise 1): a job per worker (running, or ended and
-			// waiting for room to be recorded), and at most completion-batch-size successes waiting to
-			// be recorded, which have no heartbeat. That was the ninth of nine in a run of the review.
-			int limit = FaultWorker.WORKERS + FaultWorker.COMPLETION_BATCH_SIZE;
+			// waiting for room to be recorded), and at most twice completion-batch-size successes waiting
+			// to be recorded, which have no heartbeat. That was the ninth of nine in a run of the review.
+			int limit = FaultWorker.WORKERS + 2 * FaultWorker.COMPLETION_BATCH_SIZE;
 			int again = count("""
 					SELECT count(DISTINCT e.job_id) FROM fault_effect e
 					WHERE e.worker_id = ? AND e.at < ? AND EXISTS (%s)""".formatted(RUN_BY_ANOTHER),

@@ -38,10 +38,13 @@ import io.sqlqueue.internal.store.Lease;
  * still {@code RUNNING}, and runs again once its lease expires (at-least-once, as for any
  * crash).
  * <p>
- * At most {@code batchSize} successes wait to be recorded at once, in the buffer or in writes
- * under way (and their further tries): a worker that ends one more waits until there is room.
- * That bounds what a freeze past the lease can run again besides the jobs that were running
- * (docs/guarantees.md, promise 1): a finished job whose success is not yet recorded has no heartbeat.
+ * At most twice {@code batchSize} successes wait to be recorded at once, in the buffer or in
+ * writes under way (and their further tries): a worker that ends one more waits until there is
+ * room. That bounds what a freeze past the lease can run again besides the jobs that were
+ * running (docs/guarantees.md, promise 1): a finished job whose success is not yet recorded has
+ * no heartbeat. Twice, so that the next batch fills while one is written: with room for one
+ * batch only, every worker waited for each write to end (in a drain of no-op jobs, most of
+ * the workers' time).
  * <p>
  * A success whose row another transaction holds (a caller's open transaction that enqueued a
  * job to run after it, or cancels it), or whose settling needs a row it holds past
@@ -114,7 +117,7 @@ final class Completer {
 		this.batchSize = batchSize;
 		this.recorder = recorder;
 		this.recorded = recorded;
-		this.room = new Semaphore(batchSize);
+		this.room = new Semaphore(2 * batchSize);
 	}
 
 	void add(Attempt attempt, Completion completion) {
