@@ -29,7 +29,9 @@ import io.sqlqueue.DuplicateJobException;
 import io.sqlqueue.ExpiredJob;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.Names;
 import io.sqlqueue.ReapedJob;
+import io.sqlqueue.admin.TableHealth;
 
 /**
  * The JDBC implementation of {@link QueueStore}: the queue's verbs as SQL. Each method runs
@@ -102,6 +104,8 @@ public class JobStore implements QueueStore {
 
 	private final JobCompletions completions;
 
+	private final TableHealthReader tableHealth;
+
 	public JobStore(DataSource dataSource, Dialect dialect, @Nullable String schema) {
 		this(dataSource, dialect, schema, dialect.claimMethod());
 	}
@@ -155,6 +159,7 @@ public class JobStore implements QueueStore {
 				announcer);
 		this.completions = new JobCompletions(this.jdbc, this.sql, this.transactions, this.workflows, this.leases,
 				this.ends);
+		this.tableHealth = dialect.tableHealthReader(this.jdbc, Names.requireSchema(schema));
 	}
 
 	/** A template on the queue's data source that translates this database's errors as the store expects. */
@@ -667,6 +672,15 @@ public class JobStore implements QueueStore {
 		if (this.sql.vacuum != null) {
 			this.jdbc.execute(this.sql.vacuum);
 		}
+	}
+
+	/**
+	 * The health of the queue's tables, read now by this database's {@link TableHealthReader}:
+	 * catalog and statistics reads only, meant for a schedule rather than for every look.
+	 */
+	@Override
+	public TableHealth tableHealth() {
+		return this.tableHealth.read();
 	}
 
 	/**
