@@ -7,6 +7,7 @@ import java.util.List;
 import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.dao.CannotAcquireLockException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.transaction.TransactionDefinition;
 
@@ -16,6 +17,7 @@ import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.test.OpenTransaction;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -115,6 +117,28 @@ interface TableHealthConformance extends ConformanceSupport {
 		await().atMost(WAIT)
 			.untilAsserted(() -> assertThat(store.tableHealth().holders())
 				.noneMatch((holder) -> Long.valueOf(pid).equals(holder.pid())));
+	}
+
+	/**
+	 * A table locked by another transaction (DDL, {@code LOCK TABLE}) does not hold the reading
+	 * for longer than the store's own bound: it fails, and the next pass reads again.
+	 */
+	@Test
+	default void aLockedTableFailsTheReadingWithinTheBound() throws Exception {
+		JobStore store = healthStore();
+		assumeTrue(isolatedDatabase().dialect().name().equals("postgresql"),
+				"PostgreSQL's size functions take the table's lock; the other databases' catalogs do not wait");
+		try (OpenTransaction<Void> ddl = OpenTransaction.begin(isolatedDatabase().dataSource(), () -> {
+			new JdbcTemplate(isolatedDatabase().dataSource())
+				.execute("LOCK TABLE " + table("queue_job") + " IN ACCESS EXCLUSIVE MODE");
+			return null;
+		})) {
+			ddl.result();
+			long start = System.nanoTime();
+			assertThatThrownBy(store::tableHealth).isInstanceOf(CannotAcquireLockException.class);
+			assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+		}
+		assertThat(store.tableHealth().tables()).extracting(TableHealth.Table::name).contains("queue_job");
 	}
 
 	/** Claims and completes jobs: dead row versions on PostgreSQL, undo history on InnoDB. */

@@ -676,11 +676,25 @@ public class JobStore implements QueueStore {
 
 	/**
 	 * The health of the queue's tables, read now by this database's {@link TableHealthReader}:
-	 * catalog and statistics reads only, meant for a schedule rather than for every look.
+	 * catalog and statistics reads only, meant for a schedule rather than for every look. In a
+	 * transaction of its own whose lock waits are bounded by {@link #OWN_LOCK_WAIT}: PostgreSQL's
+	 * size functions take a table's {@code ACCESS SHARE} lock, which waits behind DDL, a
+	 * {@code LOCK TABLE} or a {@code VACUUM FULL} on it; past the bound the reading fails, to be
+	 * taken again at the next pass.
 	 */
 	@Override
 	public TableHealth tableHealth() {
-		return this.tableHealth.read();
+		return this.transactions.inNewTransaction(() -> {
+			Runnable reset = this.dialect.boundLockWaits(this.jdbc, OWN_LOCK_WAIT);
+			try {
+				return this.tableHealth.read();
+			}
+			finally {
+				if (reset != null) {
+					reset.run();
+				}
+			}
+		});
 	}
 
 	/**
