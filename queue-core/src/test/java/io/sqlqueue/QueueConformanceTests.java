@@ -68,7 +68,7 @@ import io.sqlqueue.test.TestPropagator;
  * <li>instances: {@link ShutdownConformance}, {@link ManagerLoopsConformance},
  * {@link CallerLockConformance}</li>
  * <li>reading and keeping: {@link ObservationConformance}, {@link BrowseConformance},
- * {@link RetentionConformance}, {@link JobRunnerConformance}</li>
+ * {@link RetentionConformance}, {@link JobRunnerConformance}, {@link TableHealthConformance}</li>
  * </ul>
  * Their helpers are in {@link ConformanceSupport}.
  */
@@ -77,7 +77,7 @@ public abstract class QueueConformanceTests implements EnqueueConformance, Claim
 		CancelConformance, LeaseConformance, CompletionConformance, CompletionFlushConformance, GroupConformance,
 		FlowControlConformance, WorkflowConformance, BatchConformance, ScheduleConformance, ShutdownConformance,
 		ManagerLoopsConformance, CallerLockConformance, ObservationConformance, BrowseConformance,
-		RetentionConformance, JobRunnerConformance {
+		RetentionConformance, JobRunnerConformance, TableHealthConformance {
 
 	/** For the subclasses' own tests (several of the interfaces have a WAIT of their own). */
 	protected static final Duration WAIT = Duration.ofSeconds(30);

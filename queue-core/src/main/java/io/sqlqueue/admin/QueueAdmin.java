@@ -99,4 +99,12 @@ public interface QueueAdmin {
 	 */
 	AdminResult removeLimit(String queue, @Nullable String keys);
 
+	/**
+	 * The health of the queue's own tables as last read on a schedule (never read for this
+	 * call): their size and dead rows, and the transactions that hold the database's horizon
+	 * back (docs/operations.md). Its {@link TableHealth#readAt()} is {@code null} where this
+	 * instance does not read it.
+	 */
+	TableHealth tableHealth();
+
 }

@@ -333,17 +333,127 @@
                     .map(function (title) { return el('th', null, title); }))),
                 el('tbody', null, overview.schedules.map(scheduleRow)))));
         }
-        content.push(el('p', {'class': 'note', id: 'counted'}, 'Counted at ' + time(overview.countedAt)
-            + '; refreshes every ' + Math.round(settings.refreshMillis / 1000) + ' s. Workers are those of this instance'
-            + (overview.instance ? ' (' + overview.instance + ')' : ', which runs no jobs')
-            + '; other instances keep their own. A queue whose oldest due job waited over 5 minutes is marked.'));
+        content.push(el('p', {'class': 'note', id: 'counted'}, countedNote(overview)));
         show(content);
     }
 
+    function countedNote(overview) {
+        return 'Counted at ' + time(overview.countedAt)
+            + '; refreshes every ' + Math.round(settings.refreshMillis / 1000) + ' s. Workers are those of this instance'
+            + (overview.instance ? ' (' + overview.instance + ')' : ', which runs no jobs')
+            + '; other instances keep their own. A queue whose oldest due job waited over 5 minutes is marked.';
+    }
+
+    // What the overview last drew, but its times: a refresh that brings nothing new only updates the notes.
+    var drawnOverview = null;
+
+    function overviewKey(overview, tables) {
+        return JSON.stringify([Object.assign({}, overview, {countedAt: null}),
+            Object.assign({}, tables, {readAt: null, readingAgeMillis: null})]);
+    }
+
     function overviewPage() {
-        return get('api/overview').then(renderOverview).then(function () {
+        // The tables' health is read on the queue's schedule; a failure to fetch it leaves the overview whole.
+        var tables = get('api/tables').catch(function (error) { return {error: error.message}; });
+        return Promise.all([get('api/overview'), tables]).then(function (both) {
+            var key = overviewKey(both[0], both[1]);
+            var counted = document.getElementById('counted');
+            var tablesNote = document.getElementById('tables-note');
+            if (key === drawnOverview && counted && tablesNote) {
+                // Redrawing the same rows would only lose the reader's selection and scroll.
+                counted.textContent = countedNote(both[0]);
+                tablesNote.textContent = tablesNoteText(both[1]);
+            } else {
+                renderOverview(both[0]);
+                append(main, tablesPanel(both[1]));
+                drawnOverview = key;
+            }
+        }).then(function () {
             timer = setTimeout(route, settings.refreshMillis);
         });
+    }
+
+    // --- Table health: the queue's tables and what holds the database's horizon back
+
+    function bytes(value) {
+        if (value === null || value === undefined) {
+            return '–';
+        }
+        var units = ['B', 'kB', 'MB', 'GB', 'TB'];
+        var unit = 0;
+        while (value >= 1024 && unit < units.length - 1) {
+            value /= 1024;
+            unit++;
+        }
+        return (unit === 0 ? value : value.toFixed(1)) + ' ' + units[unit];
+    }
+
+    function count(value) {
+        return value === null || value === undefined ? '–' : value.toLocaleString();
+    }
+
+    function holderRow(holder) {
+        return el('tr', {'data-holder': holder.kind + '-' + (holder.pid !== null ? holder.pid : holder.name)},
+            el('td', null, holder.kind),
+            el('td', {'class': 'num'}, holder.pid === null ? '' : String(holder.pid)),
+            el('td', null, holder.name || ''),
+            el('td', null, holder.application || ''),
+            el('td', null, holder.state || ''),
+            el('td', {'class': 'num'}, holder.ageMillis === null ? '–' : age(holder.ageMillis)),
+            el('td', {'class': 'num'}, count(holder.xminAge)));
+    }
+
+    function tablesNoteText(health) {
+        if (health.error) {
+            return 'Not available: ' + health.error;
+        }
+        var note = health.readAt === null ? 'Not read on this instance (it runs no maintenance).'
+            : 'Read at ' + time(health.readAt) + ' (' + age(health.readingAgeMillis) + ' ago), from the '
+                + health.database + ' catalogs.';
+        // Only a database that reports its tables reports holders too (H2 and SQLite report neither).
+        if (health.tables.length && !health.holders.length) {
+            note += ' Nothing holds the horizon back.';
+        }
+        if (health.historyLength !== null) {
+            note += ' Undo history not purged: ' + count(health.historyLength) + '.';
+        }
+        if (health.notReported.length) {
+            note += ' Not reported: ' + health.notReported.join(', ') + '.';
+        }
+        if (health.failure) {
+            note += ' The last reading failed: ' + health.failure;
+        }
+        return note;
+    }
+
+    function tablesPanel(health) {
+        var content = [el('h2', null, 'Table health')];
+        if (health.error) {
+            content.push(el('p', {'class': 'muted', id: 'tables-note'}, tablesNoteText(health)));
+            return el('section', {id: 'table-health'}, content);
+        }
+        if (health.tables.length) {
+            content.push(el('div', {'class': 'panel'}, el('table', {id: 'tables'},
+                el('thead', null, el('tr', null, el('th', null, 'Table'), ['Rows', 'Dead rows', 'Data', 'Indexes', 'Free']
+                    .map(function (title) { return el('th', {'class': 'num'}, title); }))),
+                el('tbody', null, health.tables.map(function (table) {
+                    return el('tr', {'data-table': table.name}, el('td', null, table.name),
+                        el('td', {'class': 'num'}, count(table.liveRows)),
+                        el('td', {'class': 'num'}, count(table.deadRows)),
+                        el('td', {'class': 'num'}, bytes(table.dataBytes)),
+                        el('td', {'class': 'num'}, bytes(table.indexBytes)),
+                        el('td', {'class': 'num'}, bytes(table.freeBytes)));
+                })))));
+        }
+        if (health.holders.length) {
+            content.push(el('h2', null, 'Holding the horizon back'));
+            content.push(el('div', {'class': 'panel'}, el('table', {id: 'holders'},
+                el('thead', null, el('tr', null, ['Kind', 'Pid', 'Name', 'Application', 'State', 'Open for', 'Xmin age']
+                    .map(function (title) { return el('th', null, title); }))),
+                el('tbody', null, health.holders.map(holderRow)))));
+        }
+        content.push(el('p', {'class': 'note', id: 'tables-note'}, tablesNoteText(health)));
+        return el('section', {id: 'table-health'}, content);
     }
 
     // --- Jobs

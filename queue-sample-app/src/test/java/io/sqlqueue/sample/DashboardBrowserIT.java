@@ -121,6 +121,9 @@ class DashboardBrowserIT {
 			.contains("0", "-15 min", "now");
 		assertThat(text("#counted")).matches("Counted at .*" + ZONE + ";.*");
 		assertThat(text("#schedules tr[data-schedule='nightly-report']")).contains("report.nightly");
+		// The table-health panel: H2 reports no sizes and no holders, and says so, with the reading's time.
+		assertThat(text("#tables-note")).matches("Read at .*" + ZONE + " \\(.+ ago\\), from the h2 catalogs\\. "
+				+ "Not reported: table sizes, dead rows, .*");
 		Browser.screenshot(browser, "1-overview");
 
 		// The list, filtered to the failed reports.

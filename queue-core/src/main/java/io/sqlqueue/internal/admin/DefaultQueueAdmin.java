@@ -14,9 +14,11 @@ import io.sqlqueue.admin.AdminResult;
 import io.sqlqueue.admin.QueueAdmin;
 import io.sqlqueue.admin.Refusal;
 import io.sqlqueue.admin.RefusedException;
+import io.sqlqueue.admin.TableHealth;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.Limit;
 import io.sqlqueue.flow.RateLimit;
+import io.sqlqueue.internal.maintenance.TableHealthMonitor;
 import io.sqlqueue.internal.manager.Manager;
 import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.schedule.ScheduleRecord;
@@ -39,19 +41,37 @@ public class DefaultQueueAdmin implements QueueAdmin {
 
 	private final @Nullable FlowControl flowControl;
 
+	private final @Nullable TableHealthMonitor tableHealth;
+
+	/** Without a reading of the tables' health: {@link #tableHealth()} says it was never read. */
+	public DefaultQueueAdmin(JobQueue jobs, JobStore store, @Nullable Manager manager, @Nullable Schedules schedules,
+			@Nullable FlowControl flowControl) {
+		this(jobs, store, manager, schedules, flowControl, null);
+	}
+
 	/**
 	 * @param manager this instance's Manager (woken after a bulk retry or a trigger), or
 	 * {@code null} when it runs no jobs
 	 * @param schedules the recurring jobs, or {@code null} when there are none
 	 * @param flowControl the limits, or {@code null} when there are none
+	 * @param tableHealth the periodic reading of the tables' health, or {@code null} when this
+	 * instance does not read it (then {@link #tableHealth()} says it was never read)
 	 */
 	public DefaultQueueAdmin(JobQueue jobs, JobStore store, @Nullable Manager manager, @Nullable Schedules schedules,
-			@Nullable FlowControl flowControl) {
+			@Nullable FlowControl flowControl, @Nullable TableHealthMonitor tableHealth) {
+		this.tableHealth = tableHealth;
 		this.jobs = jobs;
 		this.store = store;
 		this.manager = manager;
 		this.schedules = schedules;
 		this.flowControl = flowControl;
+	}
+
+	/** The last reading of the periodic task, never a query of its own. */
+	@Override
+	public TableHealth tableHealth() {
+		return (this.tableHealth != null) ? this.tableHealth.latest()
+				: TableHealth.notRead(this.store.dialect().name());
 	}
 
 	@Override

@@ -148,6 +148,15 @@ public abstract class Dialect {
 		return null;
 	}
 
+	/**
+	 * The reader of the queue's tables' health on this database ({@link TableHealthReader}):
+	 * by default one that reports nothing, for a database with no cheap way to tell.
+	 * @param schema the queue's schema as configured, or {@code null} for the connection's own
+	 */
+	public TableHealthReader tableHealthReader(JdbcOperations jdbc, @Nullable String schema) {
+		return TableHealthReader.notReported(name());
+	}
+
 	/** Reclaims the dead rows of the tables, or {@code null} where nothing needs doing. */
 	public @Nullable String vacuumStatement(List<String> tables) {
 		return null;

@@ -29,7 +29,9 @@ import io.sqlqueue.DuplicateJobException;
 import io.sqlqueue.ExpiredJob;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.Names;
 import io.sqlqueue.ReapedJob;
+import io.sqlqueue.admin.TableHealth;
 
 /**
  * The JDBC implementation of {@link QueueStore}: the queue's verbs as SQL. Each method runs
@@ -102,6 +104,8 @@ public class JobStore implements QueueStore {
 
 	private final JobCompletions completions;
 
+	private final TableHealthReader tableHealth;
+
 	public JobStore(DataSource dataSource, Dialect dialect, @Nullable String schema) {
 		this(dataSource, dialect, schema, dialect.claimMethod());
 	}
@@ -155,6 +159,7 @@ public class JobStore implements QueueStore {
 				announcer);
 		this.completions = new JobCompletions(this.jdbc, this.sql, this.transactions, this.workflows, this.leases,
 				this.ends);
+		this.tableHealth = dialect.tableHealthReader(this.jdbc, Names.requireSchema(schema));
 	}
 
 	/** A template on the queue's data source that translates this database's errors as the store expects. */
@@ -667,6 +672,29 @@ public class JobStore implements QueueStore {
 		if (this.sql.vacuum != null) {
 			this.jdbc.execute(this.sql.vacuum);
 		}
+	}
+
+	/**
+	 * The health of the queue's tables, read now by this database's {@link TableHealthReader}:
+	 * catalog and statistics reads only, meant for a schedule rather than for every look. In a
+	 * transaction of its own whose lock waits are bounded by {@link #OWN_LOCK_WAIT}: PostgreSQL's
+	 * size functions take a table's {@code ACCESS SHARE} lock, which waits behind DDL, a
+	 * {@code LOCK TABLE} or a {@code VACUUM FULL} on it; past the bound the reading fails, to be
+	 * taken again at the next pass.
+	 */
+	@Override
+	public TableHealth tableHealth() {
+		return this.transactions.inNewTransaction(() -> {
+			Runnable reset = this.dialect.boundLockWaits(this.jdbc, OWN_LOCK_WAIT);
+			try {
+				return this.tableHealth.read();
+			}
+			finally {
+				if (reset != null) {
+					reset.run();
+				}
+			}
+		});
 	}
 
 	/**

@@ -13,6 +13,7 @@ import io.sqlqueue.ExpiredJob;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.ReapedJob;
+import io.sqlqueue.admin.TableHealth;
 
 /**
  * The one seam between the queue and its database: every verb the queue, its Manager, its
@@ -155,6 +156,9 @@ public interface QueueStore {
 
 	/** Reclaims the tables' dead rows where the database needs to be told. */
 	void vacuum();
+
+	/** Reads the health of the queue's own tables now, from the database's catalogs (never a scan of a table). */
+	TableHealth tableHealth();
 
 	// Workflows, flows, schedules, browsing: the sub-stores, built once
 

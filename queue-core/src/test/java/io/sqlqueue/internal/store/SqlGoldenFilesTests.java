@@ -27,6 +27,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import org.springframework.jdbc.core.JdbcOperations;
+import org.springframework.jdbc.core.JdbcTemplate;
 
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.internal.store.h2.H2Dialect;
@@ -173,6 +174,8 @@ class SqlGoldenFilesTests {
 		all.put("dialect-custom-plans", dialect.customPlansStatement());
 		all.put("dialect-bound-lock-waits", boundLockWaits(dialect));
 		all.put("reset", String.join(";\n", new QueueReset(neverConnects(), dialect, null).statements()));
+		List<String> tableHealth = dialect.tableHealthReader(new JdbcTemplate(neverConnects()), null).statements();
+		all.put("table-health", tableHealth.isEmpty() ? null : String.join(";\n\n", tableHealth));
 		all.checkCovered();
 		return all.statements;
 	}

@@ -1,5 +1,6 @@
 package io.sqlqueue.dashboard.web;
 
+import java.time.Instant;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.regex.Pattern;
@@ -12,14 +13,17 @@ import org.springframework.web.servlet.function.ServerResponse;
 
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.Names;
+import io.sqlqueue.admin.QueueAdmin;
 import io.sqlqueue.dashboard.JobDetails;
 import io.sqlqueue.dashboard.OverviewReader;
+import io.sqlqueue.dashboard.TablesView;
 import io.sqlqueue.internal.store.JobBrowser;
 import io.sqlqueue.internal.store.JobFilter;
 import io.sqlqueue.internal.store.JobPage;
 
 /**
- * The dashboard's reads as JSON: {@code GET api/overview}, {@code GET api/jobs} (filters
+ * The dashboard's reads as JSON: {@code GET api/overview}, {@code GET api/tables} (the health
+ * of the queue's tables), {@code GET api/jobs} (filters
  * {@code queue}, {@code handler}, {@code status}, {@code search}, {@code batch}; cursors
  * {@code before} or {@code after}; {@code limit}), {@code GET api/jobs/{id}} and
  * {@code GET api/batches/{id}}. A malformed parameter is a 400 that says which.
@@ -36,7 +40,10 @@ final class DashboardApi {
 
 	private final int pageSize;
 
-	DashboardApi(OverviewReader overview, JobBrowser browser, JobDetails details, int pageSize) {
+	private final QueueAdmin admin;
+
+	DashboardApi(OverviewReader overview, JobBrowser browser, JobDetails details, QueueAdmin admin, int pageSize) {
+		this.admin = admin;
 		this.overview = overview;
 		this.browser = browser;
 		this.details = details;
@@ -45,6 +52,11 @@ final class DashboardApi {
 
 	ServerResponse overview(ServerRequest request) {
 		return Responses.json(this.overview.read());
+	}
+
+	/** The tables' health as last read on the queue's schedule: never a read of its own. */
+	ServerResponse tables(ServerRequest request) {
+		return Responses.json(TablesView.of(this.admin.tableHealth(), Instant.now()));
 	}
 
 	ServerResponse jobs(ServerRequest request) {

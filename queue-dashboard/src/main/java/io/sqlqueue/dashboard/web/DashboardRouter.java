@@ -35,11 +35,12 @@ public final class DashboardRouter implements RouterFunction<ServerResponse> {
 	public DashboardRouter(String path, DashboardAccess access, DashboardHosts hosts, OverviewReader overview,
 			JobBrowser browser, JobDetails details, QueueAdmin admin, Duration refresh, int pageSize) {
 		DashboardPage page = new DashboardPage(access, refresh.toMillis(), pageSize);
-		DashboardApi api = new DashboardApi(overview, browser, details, pageSize);
+		DashboardApi api = new DashboardApi(overview, browser, details, admin, pageSize);
 		DashboardActions actions = new DashboardActions(admin, new ActionGuard(access));
 		String lastSegment = path.substring(path.lastIndexOf('/') + 1);
 		RouterFunction<ServerResponse> reads = RouterFunctions.route()
 			.GET(path + "/api/overview", api::overview)
+			.GET(path + "/api/tables", api::tables)
 			.GET(path + "/api/jobs", api::jobs)
 			.GET(path + "/api/jobs/{id}", api::job)
 			.GET(path + "/api/batches/{id}", api::batch)

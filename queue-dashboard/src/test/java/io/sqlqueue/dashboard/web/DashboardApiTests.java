@@ -1,6 +1,7 @@
 package io.sqlqueue.dashboard.web;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 
 import org.junit.jupiter.api.Test;
@@ -8,6 +9,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.http.MediaType;
+import org.springframework.scheduling.concurrent.SimpleAsyncTaskScheduler;
 import org.springframework.security.config.Customizer;
 import org.springframework.security.config.annotation.web.builders.HttpSecurity;
 import org.springframework.security.web.SecurityFilterChain;
@@ -20,10 +22,12 @@ import io.sqlqueue.Job;
 import io.sqlqueue.JobOutcome;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobRecord;
+import io.sqlqueue.admin.TableHealth;
 import io.sqlqueue.dashboard.AttemptLog;
 import io.sqlqueue.dashboard.DashboardContexts;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.Limit;
+import io.sqlqueue.internal.maintenance.TableHealthMonitor;
 import io.sqlqueue.internal.store.ClaimRequest;
 import io.sqlqueue.internal.store.Completion;
 import io.sqlqueue.internal.store.JobStore;
@@ -36,6 +40,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.contains;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.empty;
+import static org.hamcrest.Matchers.greaterThanOrEqualTo;
 import static org.hamcrest.Matchers.hasSize;
 import static org.hamcrest.Matchers.not;
 import static org.hamcrest.Matchers.nullValue;
@@ -113,6 +118,62 @@ class DashboardApiTests {
 				.andExpect(jsonPath("$.queues[1].queued.due").value(0))
 				.andExpect(jsonPath("$.queues[1].queued.backingOff").value(1));
 		});
+	}
+
+	/**
+	 * The tables' health as the queue last read it, with how old the reading is: the page
+	 * never reads it itself.
+	 */
+	@Test
+	void tablesShowTheLastReadingOfTheTablesHealth() {
+		DashboardContexts.runner()
+			.withBean(FixedTables.class)
+			.run((context) -> DashboardContexts.mvc(context)
+				.perform(get("/sqlqueue/api/tables").with(user("ops")))
+				.andExpect(status().isOk())
+				.andExpect(jsonPath("$.database").value("postgresql"))
+				.andExpect(jsonPath("$.readingAgeMillis").value(greaterThanOrEqualTo(20_000)))
+				.andExpect(jsonPath("$.tables[0].name").value("queue_job"))
+				.andExpect(jsonPath("$.tables[0].deadRows").value(250))
+				.andExpect(jsonPath("$.tables[0].freeBytes").doesNotExist())
+				.andExpect(jsonPath("$.holders[0].pid").value(4242))
+				.andExpect(jsonPath("$.holders[0].application").value("report-tool"))
+				.andExpect(jsonPath("$.holders[0].ageMillis").value(420_000))
+				.andExpect(jsonPath("$.notReported[0]").value("free space")));
+	}
+
+	/** A reading taken 20 s ago on PostgreSQL, with a session holding the horizon back. */
+	static class FixedTables extends TableHealthMonitor {
+
+		FixedTables(JobStore store) {
+			super(store, new SimpleAsyncTaskScheduler(), Duration.ofHours(1));
+		}
+
+		@Override
+		public void start() {
+		}
+
+		@Override
+		public TableHealth latest() {
+			return new TableHealth("postgresql", Instant.now().minusSeconds(20),
+					List.of(new TableHealth.Table("queue_job", 1_000L, 250L, 81_920L, 16_384L, null)),
+					List.of(new TableHealth.Holder(TableHealth.TRANSACTION, 4242L, null, "report-tool",
+							"idle in transaction", Duration.ofMinutes(7), 1_500L, null)),
+					null, List.of("free space"), null);
+		}
+
+	}
+
+	/** An instance that runs no maintenance takes no reading, and says so. */
+	@Test
+	void tablesSayWhenThisInstanceTakesNoReading() {
+		DashboardContexts.runner()
+			.run((context) -> DashboardContexts.mvc(context)
+				.perform(get("/sqlqueue/api/tables").with(user("ops")))
+				.andExpect(status().isOk())
+				.andExpect(jsonPath("$.database").value("h2"))
+				.andExpect(jsonPath("$.readAt").doesNotExist())
+				.andExpect(jsonPath("$.tables").isEmpty()));
 	}
 
 	/** A schedule's interval reads as an operator says it, not as ISO-8601 ({@code PT1M30S}). */

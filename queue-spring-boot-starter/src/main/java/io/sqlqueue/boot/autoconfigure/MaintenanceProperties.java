@@ -34,6 +34,13 @@ public class MaintenanceProperties {
 	private Duration statsInterval = Duration.ofSeconds(30);
 
 	/**
+	 * How often the health of the queue's tables is read (their size and dead rows, and what
+	 * holds the database's horizon back) for the gauges, the health indicator, the endpoint and
+	 * the dashboard: catalog reads only.
+	 */
+	private Duration tableHealthInterval = Duration.ofMinutes(1);
+
+	/**
 	 * How often due schedules are looked for and fired.
 	 */
 	private Duration scheduleInterval = Duration.ofSeconds(1);
@@ -68,6 +75,14 @@ public class MaintenanceProperties {
 
 	public void setStatsInterval(Duration statsInterval) {
 		this.statsInterval = statsInterval;
+	}
+
+	public Duration getTableHealthInterval() {
+		return this.tableHealthInterval;
+	}
+
+	public void setTableHealthInterval(Duration tableHealthInterval) {
+		this.tableHealthInterval = tableHealthInterval;
 	}
 
 	public Duration getScheduleInterval() {

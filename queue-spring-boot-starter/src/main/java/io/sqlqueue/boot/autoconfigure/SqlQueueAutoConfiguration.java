@@ -61,6 +61,7 @@ import io.sqlqueue.internal.maintenance.Pruner;
 import io.sqlqueue.internal.maintenance.QueueStats;
 import io.sqlqueue.internal.maintenance.Reaper;
 import io.sqlqueue.internal.maintenance.ScheduleFirer;
+import io.sqlqueue.internal.maintenance.TableHealthMonitor;
 import io.sqlqueue.internal.maintenance.Vacuumer;
 import io.sqlqueue.internal.manager.Manager;
 import io.sqlqueue.internal.manager.ManagerSettings;
@@ -116,7 +117,7 @@ public final class SqlQueueAutoConfiguration {
 	public static final String TASK_SCHEDULER_BEAN_NAME = "sqlqueueTaskScheduler";
 
 	/** The threads of the queue's scheduler: one for each task that shares it. */
-	static final int SCHEDULER_THREADS = 8;
+	static final int SCHEDULER_THREADS = 9;
 
 	/** The name of the executor whose threads run handlers. */
 	public static final String WORKER_EXECUTOR_BEAN_NAME = "sqlqueueWorkerExecutor";
@@ -318,9 +319,10 @@ public final class SqlQueueAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	QueueAdmin sqlqueueQueueAdmin(JobQueue jobs, JobStore store, ObjectProvider<Manager> manager,
-			ObjectProvider<Schedules> schedules, ObjectProvider<FlowControl> flowControl) {
+			ObjectProvider<Schedules> schedules, ObjectProvider<FlowControl> flowControl,
+			ObjectProvider<TableHealthMonitor> tableHealth) {
 		return new DefaultQueueAdmin(jobs, store, manager.getIfUnique(), schedules.getIfUnique(),
-				flowControl.getIfUnique());
+				flowControl.getIfUnique(), tableHealth.getIfUnique());
 	}
 
 	/** The enabled schedules of {@code sqlqueue.schedules.*}, checked. */
@@ -410,7 +412,7 @@ public final class SqlQueueAutoConfiguration {
 			ThreadPoolTaskScheduler scheduler = new ThreadPoolTaskScheduler();
 			// The poll loop and the heartbeat have threads of their own (see Manager). Here: completion
 			// flushes, the timeout sweep, cancels the heartbeat found, and the maintenance passes
-			// (reaper, pruner, counts, vacuum, schedules). A thread for each, so that one waiting on a
+			// (reaper, pruner, counts, vacuum, table health, schedules). A thread for each, so that one waiting on a
 			// caller's lock (up to the statements' lock timeout) keeps no other from running.
 			scheduler.setPoolSize(SCHEDULER_THREADS);
 			scheduler.setThreadNamePrefix("sqlqueue-scheduler-");
@@ -501,6 +503,14 @@ public final class SqlQueueAutoConfiguration {
 				@Qualifier(TASK_SCHEDULER_BEAN_NAME) TaskScheduler scheduler, ObjectProvider<FlowControl> flowControl) {
 			return new NotifyingQueueStats(store, scheduler, properties.getMaintenance().getStatsInterval(),
 					flowControl.getIfUnique());
+		}
+
+		@Bean
+		@ConditionalOnMissingBean
+		@DependsOnDatabaseInitialization
+		TableHealthMonitor sqlqueueTableHealthMonitor(JobStore store, SqlQueueProperties properties,
+				@Qualifier(TASK_SCHEDULER_BEAN_NAME) TaskScheduler scheduler) {
+			return new TableHealthMonitor(store, scheduler, properties.getMaintenance().getTableHealthInterval());
 		}
 
 		@Bean

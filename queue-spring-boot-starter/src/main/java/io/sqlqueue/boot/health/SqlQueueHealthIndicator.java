@@ -2,6 +2,7 @@ package io.sqlqueue.boot.health;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -12,8 +13,10 @@ import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.Status;
 
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.admin.TableHealth;
 import io.sqlqueue.internal.maintenance.QueueStats.Snapshot;
 import io.sqlqueue.internal.maintenance.QueueStats;
+import io.sqlqueue.internal.maintenance.TableHealthMonitor;
 import io.sqlqueue.internal.manager.Manager;
 
 /**
@@ -29,6 +32,12 @@ import io.sqlqueue.internal.manager.Manager;
  * should have fired and has not, although it is neither paused nor orphaned), detail
  * {@code behindSchedules}; only once this instance's schedule firer has had a pass since
  * start-up (see {@link BehindSchedules}), so a restart does not read as a failure;</li>
+ * <li>the horizon status ({@code WARN} by default) when a transaction (or a prepared one)
+ * has held the database's horizon back for longer than the maximum horizon age while the
+ * queue's tables have dead rows (or undo history) that cannot be reclaimed past it
+ * ({@link TableHealth#holdingBack}), detail {@code horizon} with each holder's pid,
+ * application, state and age; from the last reading of the {@link TableHealthMonitor}, whose
+ * summary shows under {@code tables};</li>
  * <li>{@code UNKNOWN} before the first read;</li>
  * <li>{@code UP} otherwise.</li>
  * </ul>
@@ -48,6 +57,15 @@ public class SqlQueueHealthIndicator extends AbstractHealthIndicator {
 
 	private final @Nullable BehindSchedules behindSchedules;
 
+	private final @Nullable Horizon horizon;
+
+	/**
+	 * How the tables' health counts: from this monitor's last reading, a holder older than
+	 * {@code maxAge} that holds the queue back sets {@code status}.
+	 */
+	public record Horizon(TableHealthMonitor monitor, Duration maxAge, Status status) {
+	}
+
 	/**
 	 * @param manager this instance's Manager, or {@code null} when it runs no jobs
 	 * @param maxDueAge longest a due job may wait before its queue counts as stuck
@@ -66,7 +84,20 @@ public class SqlQueueHealthIndicator extends AbstractHealthIndicator {
 	 */
 	public SqlQueueHealthIndicator(QueueStats stats, @Nullable Manager manager, Duration maxDueAge,
 			Status staleStatus, @Nullable BehindSchedules behindSchedules) {
+		this(stats, manager, maxDueAge, staleStatus, behindSchedules, null);
+	}
+
+	/**
+	 * @param manager this instance's Manager, or {@code null} when it runs no jobs
+	 * @param maxDueAge longest a due job may wait before its queue counts as stuck
+	 * @param staleStatus status while a queue is stuck or a schedule behind
+	 * @param behindSchedules the schedules behind as last read, or {@code null} not to check them
+	 * @param horizon how the tables' health counts, or {@code null} not to check it
+	 */
+	public SqlQueueHealthIndicator(QueueStats stats, @Nullable Manager manager, Duration maxDueAge,
+			Status staleStatus, @Nullable BehindSchedules behindSchedules, @Nullable Horizon horizon) {
 		super("sqlqueue health check failed");
+		this.horizon = horizon;
 		this.behindSchedules = behindSchedules;
 		this.stats = stats;
 		this.manager = manager;
@@ -107,6 +138,12 @@ public class SqlQueueHealthIndicator extends AbstractHealthIndicator {
 			builder.withDetail("throttled", throttled);
 		}
 		Map<String, String> behind = (this.behindSchedules != null) ? this.behindSchedules.latest() : Map.of();
+		List<TableHealth.Holder> holdingBack = List.of();
+		if (this.horizon != null) {
+			TableHealth tables = this.horizon.monitor().latest();
+			builder.withDetail("tables", tablesDetail(tables));
+			holdingBack = tables.holdingBack(this.horizon.maxAge());
+		}
 		if (snapshot.failure() != null) {
 			builder.down(snapshot.failure());
 		}
@@ -122,12 +159,58 @@ public class SqlQueueHealthIndicator extends AbstractHealthIndicator {
 				builder.withDetail("behindSchedules", behind);
 			}
 		}
+		else if (!holdingBack.isEmpty()) {
+			builder.status(this.horizon.status());
+			builder.withDetail("horizon", holdingBack.stream().map(SqlQueueHealthIndicator::holderDetail).toList());
+		}
 		else if (snapshot.sampledAt() == null) {
 			builder.unknown();
 		}
 		else {
 			builder.up();
 		}
+	}
+
+	/** A short summary of the tables' health: the full reading is the endpoint's and the dashboard's. */
+	private Map<String, Object> tablesDetail(TableHealth tables) {
+		Map<String, Object> detail = new LinkedHashMap<>();
+		if (tables.readAt() != null) {
+			detail.put("readAt", tables.readAt().toString());
+		}
+		detail.put("maxHorizonAge", this.horizon.maxAge().toString());
+		Long dead = tables.deadRows();
+		if (dead != null) {
+			detail.put("deadRows", dead);
+		}
+		if (tables.historyLength() != null) {
+			detail.put("historyLength", tables.historyLength());
+		}
+		tables.oldestHolder().ifPresent((holder) -> detail.put("oldestHolder", holderDetail(holder)));
+		if (tables.failure() != null) {
+			detail.put("failure", tables.failure());
+		}
+		return detail;
+	}
+
+	private static Map<String, Object> holderDetail(TableHealth.Holder holder) {
+		Map<String, Object> detail = new LinkedHashMap<>();
+		detail.put("kind", holder.kind());
+		if (holder.pid() != null) {
+			detail.put("pid", holder.pid());
+		}
+		if (holder.name() != null) {
+			detail.put("name", holder.name());
+		}
+		if (holder.application() != null) {
+			detail.put("application", holder.application());
+		}
+		if (holder.state() != null) {
+			detail.put("state", holder.state());
+		}
+		if (holder.age() != null) {
+			detail.put("age", holder.age().toString());
+		}
+		return detail;
 	}
 
 	/** {@code running}, {@code idle} (never started: no handlers), {@code stopped}, or {@code none}. */

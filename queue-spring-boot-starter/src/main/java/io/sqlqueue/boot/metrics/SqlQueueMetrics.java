@@ -9,7 +9,9 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.Objects;
 import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import io.micrometer.core.instrument.Counter;
@@ -29,8 +31,10 @@ import io.sqlqueue.JobOutcome;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.ReapedJob;
+import io.sqlqueue.admin.TableHealth;
 import io.sqlqueue.boot.autoconfigure.NotifyingQueueStats;
 import io.sqlqueue.internal.maintenance.QueueStats;
+import io.sqlqueue.internal.maintenance.TableHealthMonitor;
 import io.sqlqueue.internal.manager.Manager;
 import io.sqlqueue.internal.flow.Admission;
 
@@ -64,6 +68,10 @@ public class SqlQueueMetrics implements JobListener, MeterBinder {
 
 	private final Set<String> limitedQueues = ConcurrentHashMap.newKeySet();
 
+	private final Supplier<@Nullable TableHealthMonitor> tableHealth;
+
+	private final Set<String> tables = ConcurrentHashMap.newKeySet();
+
 	/** The limits that may hold jobs back, the values of the tag {@code limit} of {@code sqlqueue.jobs.throttled}. */
 	private static final List<String> LIMITS = List.of(Admission.QUEUE_CONCURRENCY, Admission.QUEUE_RATE,
 			Admission.KEY_CONCURRENCY, Admission.KEY_RATE);
@@ -84,6 +92,19 @@ public class SqlQueueMetrics implements JobListener, MeterBinder {
 	 */
 	public SqlQueueMetrics(Supplier<@Nullable Manager> manager, Supplier<@Nullable QueueStats> stats,
 			boolean percentilesHistogram) {
+		this(manager, stats, () -> null, percentilesHistogram);
+	}
+
+	/**
+	 * @param manager this instance's Manager, or {@code null} when it runs no jobs; asked
+	 * when binding, so that it may be created after this listener
+	 * @param stats the counts per queue and state, or {@code null} for none
+	 * @param tableHealth the readings of the tables' health, or {@code null} for none
+	 * @param percentilesHistogram whether the timers publish a histogram
+	 */
+	public SqlQueueMetrics(Supplier<@Nullable Manager> manager, Supplier<@Nullable QueueStats> stats,
+			Supplier<@Nullable TableHealthMonitor> tableHealth, boolean percentilesHistogram) {
+		this.tableHealth = tableHealth;
 		this.manager = manager;
 		this.stats = stats;
 		this.percentilesHistogram = percentilesHistogram;
@@ -101,11 +122,16 @@ public class SqlQueueMetrics implements JobListener, MeterBinder {
 			if (stats != null) {
 				this.jobQueues.forEach((queue) -> registerJobGauges(registry, stats, queue));
 				this.limitedQueues.forEach((queue) -> registerThrottledGauges(registry, stats, queue));
+				this.tables.forEach((table) -> registerTableGauges(registry, this.tableHealth.get(), table));
 				if (!this.subscribed && stats instanceof NotifyingQueueStats notifying) {
 					notifying.subscribe((snapshot) -> safely(this::registerNewQueues));
 					this.subscribed = true;
 				}
 			}
+		}
+		TableHealthMonitor tableHealth = this.tableHealth.get();
+		if (tableHealth != null) {
+			registerHorizonGauges(registry, tableHealth);
 		}
 		registerNewQueues();
 	}
@@ -133,6 +159,85 @@ public class SqlQueueMetrics implements JobListener, MeterBinder {
 				}
 			}
 		}
+		TableHealthMonitor tableHealth = this.tableHealth.get();
+		if (tableHealth != null) {
+			for (TableHealth.Table table : tableHealth.latest().tables()) {
+				if (this.tables.add(table.name())) {
+					this.registries.forEach((registry) -> registerTableGauges(registry, tableHealth, table.name()));
+				}
+			}
+		}
+	}
+
+	/**
+	 * Rows and sizes of one of the queue's tables, as last read (docs/operations.md); NaN for
+	 * what the database does not report.
+	 */
+	private static void registerTableGauges(MeterRegistry registry, @Nullable TableHealthMonitor monitor,
+			String table) {
+		if (monitor == null) {
+			return;
+		}
+		tableGauge(registry, monitor, "table.rows", table, "state", "live", TableHealth.Table::liveRows, null,
+				"Rows of the queue's table, as the database's statistics estimate them");
+		tableGauge(registry, monitor, "table.rows", table, "state", "dead", TableHealth.Table::deadRows, null,
+				"Dead row versions of the queue's table not reclaimed yet (PostgreSQL)");
+		tableGauge(registry, monitor, "table.size", table, "part", "data", TableHealth.Table::dataBytes, "bytes",
+				"Size of the queue's table on disk, by part");
+		tableGauge(registry, monitor, "table.size", table, "part", "index", TableHealth.Table::indexBytes, "bytes",
+				"Size of the queue's table on disk, by part");
+		tableGauge(registry, monitor, "table.size", table, "part", "free", TableHealth.Table::freeBytes, "bytes",
+				"Size of the queue's table on disk, by part");
+	}
+
+	private static void tableGauge(MeterRegistry registry, TableHealthMonitor monitor, String name, String table,
+			String tag, String value, Function<TableHealth.Table, @Nullable Long> reading, @Nullable String unit,
+			String description) {
+		Gauge.builder(PREFIX + name, monitor, (m) -> m.latest()
+			.tables()
+			.stream()
+			.filter((candidate) -> candidate.name().equals(table))
+			.map(reading)
+			.filter(Objects::nonNull)
+			.mapToDouble(Long::doubleValue)
+			.findFirst()
+			.orElse(Double.NaN))
+			.description(description)
+			.baseUnit(unit)
+			.tags("table", table, tag, value)
+			.strongReference(true)
+			.register(registry);
+	}
+
+	/**
+	 * What holds the database's horizon back, as last read: the age of the oldest transaction
+	 * (zero when none), the age in transactions of the oldest {@code xmin} a session, prepared
+	 * transaction or replication slot holds (PostgreSQL), and InnoDB's undo history length.
+	 */
+	private static void registerHorizonGauges(MeterRegistry registry, TableHealthMonitor monitor) {
+		TimeGauge.builder(PREFIX + "horizon.age", monitor, TimeUnit.MILLISECONDS,
+				(m) -> m.latest().oldestHolder().map((holder) -> holder.age().toMillis()).orElse(0L))
+			.description("How long the oldest transaction holding the database's horizon back has been open")
+			.strongReference(true)
+			.register(registry);
+		Gauge.builder(PREFIX + "horizon.xmin.age", monitor, (m) -> m.latest()
+			.holders()
+			.stream()
+			.map(TableHealth.Holder::xminAge)
+			.filter(Objects::nonNull)
+			.mapToDouble(Long::doubleValue)
+			.max()
+			.orElse(m.latest().database().equals("postgresql") ? 0 : Double.NaN))
+			.description("Transactions since the oldest xmin that a session, prepared transaction or "
+					+ "replication slot holds (PostgreSQL)")
+			.baseUnit("transactions")
+			.strongReference(true)
+			.register(registry);
+		Gauge.builder(PREFIX + "undo.history.length", monitor,
+				(m) -> (m.latest().historyLength() != null) ? m.latest().historyLength() : Double.NaN)
+			.description("Undo log entries that purge has not reclaimed yet (InnoDB's history list length)")
+			.strongReference(true)
+			.register(registry);
 	}
 
 	private static void registerWorkerGauges(MeterRegistry registry, Manager manager, String queue) {

@@ -2,30 +2,44 @@ package io.sqlqueue.boot.autoconfigure;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
 
 import javax.sql.DataSource;
 
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.Status;
 import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
 
+import io.sqlqueue.Job;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.boot.autoconfigure.health.SqlQueueHealthContributorAutoConfiguration;
+import io.sqlqueue.boot.health.SqlQueueHealthIndicator;
+import io.sqlqueue.internal.maintenance.QueueStats;
+import io.sqlqueue.internal.maintenance.TableHealthMonitor;
 import io.sqlqueue.internal.store.ClaimMethod;
+import io.sqlqueue.internal.store.ClaimRequest;
+import io.sqlqueue.internal.store.Completion;
 import io.sqlqueue.internal.store.Dialect;
 import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.internal.store.Lease;
 import io.sqlqueue.internal.store.postgresql.PostgresDialect;
 import io.sqlqueue.internal.store.postgresql.PostgresNotifications;
 
@@ -174,6 +188,77 @@ class SqlQueueAutoConfigurationPostgresIT {
 					dropSchema();
 				}
 			});
+	}
+
+	/**
+	 * A REPEATABLE READ transaction held open in another session, once the queue has dead rows
+	 * and the transaction is older than the maximum horizon age, turns health to WARN with its
+	 * pid and application name; once it ends it no longer shows.
+	 */
+	@Test
+	void healthWarnsWhileATransactionHoldsTheQueuesDeadRowsBack() {
+		this.runner.withConfiguration(AutoConfigurations.of(SqlQueueHealthContributorAutoConfiguration.class))
+			.withPropertyValues("management.health.sqlqueue.max-horizon-age=200ms",
+					"sqlqueue.maintenance.table-health-interval=1h")
+			.run((context) -> {
+				try {
+					TableHealthMonitor monitor = context.getBean(TableHealthMonitor.class);
+					SqlQueueHealthIndicator indicator = context.getBean(SqlQueueHealthIndicator.class);
+					context.getBean(QueueStats.class).refresh();
+					long pid;
+					try (Connection holder = DriverManager.getConnection(URL, USER, PASSWORD)) {
+						holder.createStatement().execute("SET application_name = 'horizon-holder'");
+						holder.setAutoCommit(false);
+						holder.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+						ResultSet session = holder.createStatement().executeQuery("SELECT pg_backend_pid()");
+						session.next();
+						pid = session.getLong(1);
+						holder.createStatement().executeQuery("SELECT count(*) FROM " + this.schema + ".queue_job");
+						leaveDeadRows(context.getBean(JobQueue.class), context.getBean(JobStore.class));
+						await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
+							monitor.refresh();
+							Health health = indicator.health();
+							assertThat(health.getStatus()).isEqualTo(new Status("WARN"));
+							assertThat(health.getDetails().get("horizon")).asInstanceOf(InstanceOfAssertFactories.LIST)
+								.anySatisfy((held) -> assertThat(held).asInstanceOf(InstanceOfAssertFactories.MAP)
+									.containsEntry("pid", pid)
+									.containsEntry("application", "horizon-holder")
+									.containsEntry("state", "idle in transaction")
+									.containsKey("age"));
+						});
+						holder.rollback();
+					}
+					monitor.refresh();
+					Health after = indicator.health();
+					Object horizon = after.getDetails().get("horizon");
+					if (horizon == null) {
+						assertThat(after.getStatus()).isEqualTo(Status.UP);
+					}
+					else {
+						// Another session of the shared test database may hold it too; this one is gone.
+						assertThat(horizon).asInstanceOf(InstanceOfAssertFactories.LIST)
+							.noneSatisfy((held) -> assertThat(held).asInstanceOf(InstanceOfAssertFactories.MAP)
+								.containsEntry("pid", pid));
+					}
+				}
+				finally {
+					dropSchema();
+				}
+			});
+	}
+
+	/** Every claim and completion leaves a dead row version. */
+	private static void leaveDeadRows(JobQueue jobs, JobStore store) {
+		List<Job> batch = new ArrayList<>();
+		for (int i = 0; i < 20; i++) {
+			batch.add(Job.of("nobody", i));
+		}
+		jobs.enqueueAll(batch);
+		List<Completion> done = store.claim(new ClaimRequest("test", "default", List.of("nobody"), 20, 60_000))
+			.stream()
+			.map((job) -> new Completion(new Lease(job.id(), job.leaseToken()), null))
+			.toList();
+		store.complete(done);
 	}
 
 	private void dropSchema() throws SQLException {

@@ -18,6 +18,7 @@ import org.springframework.jdbc.core.JdbcOperations;
 import io.sqlqueue.internal.store.ClaimMethod;
 import io.sqlqueue.internal.store.Dialect;
 import io.sqlqueue.internal.store.ServerVersion;
+import io.sqlqueue.internal.store.TableHealthReader;
 
 /**
  * MariaDB 10.6+ and MySQL 8.0.1+ (InnoDB), one dialect for both: the SQL below is what
@@ -121,6 +122,11 @@ public final class MariaDbDialect extends Dialect {
 	@Override
 	public String insertUnlessPresent(String keyColumn) {
 		return " ON DUPLICATE KEY UPDATE %s = %s".formatted(keyColumn, keyColumn);
+	}
+
+	@Override
+	public TableHealthReader tableHealthReader(JdbcOperations jdbc, @Nullable String schema) {
+		return new MariaDbTableHealth(jdbc, schema);
 	}
 
 	@Override

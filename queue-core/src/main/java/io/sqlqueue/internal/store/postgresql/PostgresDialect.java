@@ -10,6 +10,7 @@ import org.springframework.jdbc.core.JdbcOperations;
 
 import io.sqlqueue.internal.store.ClaimMethod;
 import io.sqlqueue.internal.store.Dialect;
+import io.sqlqueue.internal.store.TableHealthReader;
 
 /**
  * PostgreSQL 12+: {@code jsonb} payloads, a one-statement claim whose candidates sit in a
@@ -233,6 +234,11 @@ public final class PostgresDialect extends Dialect {
 	@Override
 	public String vacuumStatement(List<String> tables) {
 		return "VACUUM (ANALYZE, SKIP_LOCKED) " + String.join(", ", tables);
+	}
+
+	@Override
+	public TableHealthReader tableHealthReader(JdbcOperations jdbc, @Nullable String schema) {
+		return new PostgresTableHealth(jdbc, schema);
 	}
 
 	@Override

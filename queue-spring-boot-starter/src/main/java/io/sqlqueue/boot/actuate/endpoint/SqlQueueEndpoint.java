@@ -28,6 +28,7 @@ import io.sqlqueue.WorkflowGraph;
 import io.sqlqueue.admin.AdminResult;
 import io.sqlqueue.admin.QueueAdmin;
 import io.sqlqueue.admin.RefusedException;
+import io.sqlqueue.admin.TableHealth;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.Limit;
 import io.sqlqueue.flow.QueueLimits;
@@ -48,7 +49,8 @@ import io.sqlqueue.schedule.Schedules;
  * ({@code POST /sqlqueue/schedules/{name}} with an {@code action}); each queue's limits and
  * the due jobs they hold back, and setting or removing a limit
  * ({@code POST /sqlqueue/limits/{queue}} with an {@code action}); a job's place in a
- * workflow, and a batch's progress ({@code GET /sqlqueue/batches/{id}}). The writes are
+ * workflow, and a batch's progress ({@code GET /sqlqueue/batches/{id}}); the health of the
+ * queue's tables as last read ({@code tables}). The writes are
  * {@link QueueAdmin}'s actions, answered with its messages.
  */
 @Endpoint(id = "sqlqueue")
@@ -121,7 +123,7 @@ public class SqlQueueEndpoint {
 		if (this.schedules != null) {
 			this.schedules.list().forEach((schedule) -> schedules.put(schedule.name(), ScheduleDescriptor.of(schedule)));
 		}
-		return new QueuesDescriptor(countedAt, queues, schedules);
+		return new QueuesDescriptor(countedAt, queues, schedules, this.admin.tableHealth());
 	}
 
 	/**
@@ -261,12 +263,19 @@ public class SqlQueueEndpoint {
 	 * @param countedAt when they were counted
 	 * @param queues by queue name
 	 * @param schedules the recurring jobs' schedules, by name
+	 * @param tables the health of the queue's tables as last read on a schedule (its
+	 * {@code readAt} says when), or {@code null} when not asked for
 	 */
 	public record QueuesDescriptor(Instant countedAt, Map<String, QueueDescriptor> queues,
-			Map<String, ScheduleDescriptor> schedules) implements OperationResponseBody {
+			Map<String, ScheduleDescriptor> schedules, @Nullable TableHealth tables) implements OperationResponseBody {
 
 		public QueuesDescriptor(Instant countedAt, Map<String, QueueDescriptor> queues) {
 			this(countedAt, queues, Map.of());
+		}
+
+		public QueuesDescriptor(Instant countedAt, Map<String, QueueDescriptor> queues,
+				Map<String, ScheduleDescriptor> schedules) {
+			this(countedAt, queues, schedules, null);
 		}
 
 	}

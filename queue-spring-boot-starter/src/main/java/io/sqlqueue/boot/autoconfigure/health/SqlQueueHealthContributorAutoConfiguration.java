@@ -18,6 +18,7 @@ import io.sqlqueue.boot.health.BehindSchedules;
 import io.sqlqueue.boot.health.SqlQueueHealthIndicator;
 import io.sqlqueue.internal.maintenance.QueueStats;
 import io.sqlqueue.internal.maintenance.ScheduleFirer;
+import io.sqlqueue.internal.maintenance.TableHealthMonitor;
 import io.sqlqueue.internal.manager.Manager;
 import io.sqlqueue.internal.store.ScheduleStore;
 import io.sqlqueue.schedule.Schedules;
@@ -37,7 +38,8 @@ public final class SqlQueueHealthContributorAutoConfiguration {
 	@ConditionalOnMissingBean(name = "sqlqueueHealthIndicator")
 	SqlQueueHealthIndicator sqlqueueHealthIndicator(QueueStats stats, ObjectProvider<Manager> manager,
 			SqlQueueHealthIndicatorProperties health, ObjectProvider<Schedules> schedules,
-			ObjectProvider<ScheduleStore> scheduleStore, ObjectProvider<ScheduleFirer> firer) {
+			ObjectProvider<ScheduleStore> scheduleStore, ObjectProvider<ScheduleFirer> firer,
+			ObjectProvider<TableHealthMonitor> tableHealth) {
 		BehindSchedules behind = null;
 		Schedules scheduleBean = schedules.getIfUnique();
 		ScheduleStore storeBean = scheduleStore.getIfUnique();
@@ -49,8 +51,11 @@ public final class SqlQueueHealthContributorAutoConfiguration {
 			notifying.subscribe((snapshot) -> read.refresh());
 			behind = read;
 		}
+		TableHealthMonitor monitor = tableHealth.getIfUnique();
+		SqlQueueHealthIndicator.Horizon horizon = (monitor != null) ? new SqlQueueHealthIndicator.Horizon(monitor,
+				health.getMaxHorizonAge(), new Status(health.getHorizonStatus())) : null;
 		return new SqlQueueHealthIndicator(stats, manager.getIfUnique(), health.getMaxDueAge(),
-				new Status(health.getStaleStatus()), behind);
+				new Status(health.getStaleStatus()), behind, horizon);
 	}
 
 }

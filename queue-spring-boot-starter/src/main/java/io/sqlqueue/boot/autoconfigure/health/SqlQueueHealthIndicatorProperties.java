@@ -22,6 +22,35 @@ public class SqlQueueHealthIndicatorProperties {
 	 */
 	private String staleStatus = "DOWN";
 
+	/**
+	 * Longest a transaction may hold the database's horizon back while the queue's tables have
+	 * dead rows it keeps from being reclaimed, before health reports the horizon status.
+	 */
+	private Duration maxHorizonAge = Duration.ofMinutes(5);
+
+	/**
+	 * Health status reported while a transaction holds the queue's dead rows back longer than
+	 * the maximum horizon age: 'WARN' (add it to 'management.endpoint.health.status.order'),
+	 * or 'UP' to show the holder in the details only.
+	 */
+	private String horizonStatus = "WARN";
+
+	public Duration getMaxHorizonAge() {
+		return this.maxHorizonAge;
+	}
+
+	public void setMaxHorizonAge(Duration maxHorizonAge) {
+		this.maxHorizonAge = maxHorizonAge;
+	}
+
+	public String getHorizonStatus() {
+		return this.horizonStatus;
+	}
+
+	public void setHorizonStatus(String horizonStatus) {
+		this.horizonStatus = horizonStatus;
+	}
+
 	public Duration getMaxDueAge() {
 		return this.maxDueAge;
 	}

@@ -14,6 +14,7 @@ import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
 import io.sqlqueue.boot.autoconfigure.SqlQueueProperties;
 import io.sqlqueue.boot.metrics.SqlQueueMetrics;
 import io.sqlqueue.internal.maintenance.QueueStats;
+import io.sqlqueue.internal.maintenance.TableHealthMonitor;
 import io.sqlqueue.internal.manager.Manager;
 
 /**
@@ -32,8 +33,8 @@ public final class SqlQueueMetricsAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	SqlQueueMetrics sqlqueueMetrics(ObjectProvider<Manager> manager, ObjectProvider<QueueStats> stats,
-			SqlQueueProperties properties) {
-		return new SqlQueueMetrics(manager::getIfUnique, stats::getIfUnique,
+			ObjectProvider<TableHealthMonitor> tableHealth, SqlQueueProperties properties) {
+		return new SqlQueueMetrics(manager::getIfUnique, stats::getIfUnique, tableHealth::getIfUnique,
 				properties.getMetrics().isPercentilesHistogram());
 	}
 

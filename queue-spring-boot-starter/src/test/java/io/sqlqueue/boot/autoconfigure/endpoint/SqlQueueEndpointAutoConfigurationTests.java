@@ -25,6 +25,8 @@ import io.sqlqueue.JobStatus;
 import io.sqlqueue.admin.AdminResult;
 import io.sqlqueue.admin.QueueAdmin;
 import io.sqlqueue.admin.Refusal;
+import io.sqlqueue.admin.TableHealth;
+import io.sqlqueue.boot.autoconfigure.FixedTableHealth;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.ActionDescriptor;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.BatchDescriptor;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.JobDescriptor;
@@ -328,6 +330,18 @@ class SqlQueueEndpointAutoConfigurationTests {
 			assertThat(context).hasSingleBean(QueueAdmin.class);
 			ActionDescriptor retry = context.getBean(SqlQueueEndpoint.class).jobAction(42, "retry");
 			assertThat(retry.message()).isEqualTo("Not here");
+		});
+	}
+
+	/** The tables' health comes from the admin path, as last read: the endpoint does not read it. */
+	@Test
+	void showsTheTablesHealthThroughTheQueueAdmin() {
+		this.runner.withBean(FixedTableHealth.class).run((context) -> {
+			FixedTableHealth tables = context.getBean(FixedTableHealth.class);
+			tables.set(FixedTableHealth.heldBack(12, Duration.ofMinutes(3)));
+			TableHealth shown = context.getBean(SqlQueueEndpoint.class).queues().tables();
+			assertThat(shown).isSameAs(tables.latest()).isSameAs(context.getBean(QueueAdmin.class).tableHealth());
+			assertThat(shown.holdingBack(Duration.ofMinutes(1))).extracting(TableHealth.Holder::pid).containsExactly(4242L);
 		});
 	}
 

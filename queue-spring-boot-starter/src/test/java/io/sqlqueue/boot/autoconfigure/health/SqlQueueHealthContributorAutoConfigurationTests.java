@@ -3,6 +3,7 @@ package io.sqlqueue.boot.autoconfigure.health;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 import javax.sql.DataSource;
@@ -29,6 +30,8 @@ import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint;
+import io.sqlqueue.admin.QueueAdmin;
+import io.sqlqueue.boot.autoconfigure.FixedTableHealth;
 import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
 import io.sqlqueue.boot.autoconfigure.endpoint.SqlQueueEndpointAutoConfiguration;
 import io.sqlqueue.boot.health.SqlQueueHealthIndicator;
@@ -36,6 +39,7 @@ import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.Limit;
 import io.sqlqueue.internal.maintenance.QueueStats;
 import io.sqlqueue.internal.maintenance.ScheduleFirer;
+import io.sqlqueue.internal.maintenance.TableHealthMonitor;
 import io.sqlqueue.internal.manager.Manager;
 import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.schedule.Recurrence;
@@ -106,6 +110,72 @@ class SqlQueueHealthContributorAutoConfigurationTests {
 			assertThat(health.getStatus()).isEqualTo(Status.DOWN);
 			assertThat(health.getDetails().get("behindSchedules")).asInstanceOf(InstanceOfAssertFactories.MAP)
 				.containsOnlyKeys("short");
+		});
+	}
+
+	/**
+	 * A transaction open longer than the maximum horizon age while the queue's tables have dead
+	 * rows turns health to the horizon status with the holder's pid, application and age; one
+	 * younger, or with no dead rows to hold back, does not.
+	 */
+	@Test
+	void warnsWhileATransactionHoldsTheQueuesDeadRowsBack() {
+		this.runner.withPropertyValues("management.health.sqlqueue.max-horizon-age=1m")
+			.withBean(FixedTableHealth.class)
+			.run((context) -> {
+				FixedTableHealth tables = (FixedTableHealth) context.getBean(TableHealthMonitor.class);
+				SqlQueueHealthIndicator indicator = context.getBean(SqlQueueHealthIndicator.class);
+				context.getBean(QueueStats.class).refresh();
+				tables.set(FixedTableHealth.heldBack(500, Duration.ofMinutes(2)));
+				Health health = indicator.health();
+				assertThat(health.getStatus()).isEqualTo(new Status("WARN"));
+				assertThat(health.getDetails().get("horizon")).asInstanceOf(InstanceOfAssertFactories.LIST)
+					.singleElement()
+					.isEqualTo(Map.of("kind", "transaction", "pid", 4242L, "application", "report-tool",
+							"state", "idle in transaction", "age", "PT2M"));
+				assertThat(health.getDetails().get("tables")).asInstanceOf(InstanceOfAssertFactories.MAP)
+					.containsEntry("deadRows", 500L)
+					.containsEntry("maxHorizonAge", "PT1M")
+					.containsKeys("readAt", "oldestHolder");
+				tables.set(FixedTableHealth.heldBack(500, Duration.ofSeconds(30)));
+				assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
+				tables.set(FixedTableHealth.heldBack(0, Duration.ofMinutes(2)));
+				assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
+				assertThat(indicator.health().getDetails()).doesNotContainKey("horizon");
+			});
+	}
+
+	@Test
+	void theHorizonStatusIsConfigurableAndYieldsToAStuckQueue() {
+		this.runner
+			.withPropertyValues("management.health.sqlqueue.horizon-status=OUT_OF_SERVICE",
+					"management.health.sqlqueue.max-due-age=1s")
+			.withBean(FixedTableHealth.class)
+			.run((context) -> {
+				FixedTableHealth tables = (FixedTableHealth) context.getBean(TableHealthMonitor.class);
+				SqlQueueHealthIndicator indicator = context.getBean(SqlQueueHealthIndicator.class);
+				tables.set(FixedTableHealth.heldBack(500, Duration.ofMinutes(6)));
+				context.getBean(QueueStats.class).refresh();
+				assertThat(indicator.health().getStatus()).isEqualTo(Status.OUT_OF_SERVICE);
+				context.getBean(JobQueue.class)
+					.enqueue(Job.of("nobody", null).runAt(Instant.now().minusSeconds(60)));
+				context.getBean(QueueStats.class).refresh();
+				assertThat(indicator.health().getStatus()).isEqualTo(Status.DOWN);
+			});
+	}
+
+	/** On H2 the reading reports nothing to warn about, and its time shows. */
+	@Test
+	void showsWhenTheTablesWereLastRead() {
+		this.runner.run((context) -> {
+			context.getBean(QueueStats.class).refresh();
+			context.getBean(TableHealthMonitor.class).refresh();
+			Health health = context.getBean(SqlQueueHealthIndicator.class).health();
+			assertThat(health.getStatus()).isEqualTo(Status.UP);
+			assertThat(health.getDetails().get("tables")).asInstanceOf(InstanceOfAssertFactories.MAP)
+				.containsOnlyKeys("readAt", "maxHorizonAge")
+				.containsEntry("maxHorizonAge", "PT5M");
+			assertThat(context.getBean(QueueAdmin.class).tableHealth().notReported()).contains("dead rows");
 		});
 	}
 

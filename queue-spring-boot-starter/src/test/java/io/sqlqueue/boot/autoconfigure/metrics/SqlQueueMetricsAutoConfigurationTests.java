@@ -33,10 +33,13 @@ import io.sqlqueue.JobListener;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.admin.TableHealth;
+import io.sqlqueue.boot.autoconfigure.FixedTableHealth;
 import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
 import io.sqlqueue.boot.metrics.SqlQueueMetrics;
 import io.sqlqueue.internal.await.JobAwaiter;
 import io.sqlqueue.internal.maintenance.QueueStats;
+import io.sqlqueue.internal.maintenance.TableHealthMonitor;
 import io.sqlqueue.internal.maintenance.Reaper;
 import io.sqlqueue.internal.store.ClaimRequest;
 import io.sqlqueue.internal.store.JobStore;
@@ -190,6 +193,47 @@ class SqlQueueMetricsAutoConfigurationTests {
 			assertThat(registry.get("sqlqueue.jobs.oldest.due.age").tag("queue", "later").timeGauge()
 				.value(java.util.concurrent.TimeUnit.SECONDS)).isBetween(59.0, 600.0);
 			assertThat(jobsGauge(registry, "mix", "queued")).isEqualTo(2);
+		});
+	}
+
+	/** The tables' health as last read: rows and sizes per table, and what holds the horizon back. */
+	@Test
+	void gaugesShowTheTablesHealthAsLastRead() {
+		this.runner.withBean(FixedTableHealth.class).run((context) -> {
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			FixedTableHealth tables = context.getBean(FixedTableHealth.class);
+			tables.set(FixedTableHealth.heldBack(500, Duration.ofMinutes(7)));
+			context.getBean(QueueStats.class).refresh();
+			assertThat(registry.get("sqlqueue.table.rows").tags("table", "queue_job", "state", "dead").gauge().value())
+				.isEqualTo(500);
+			assertThat(registry.get("sqlqueue.table.rows").tags("table", "queue_job", "state", "live").gauge().value())
+				.isEqualTo(1_000);
+			assertThat(registry.get("sqlqueue.table.size").tags("table", "queue_job", "part", "index").gauge().value())
+				.isEqualTo(16_384);
+			assertThat(registry.get("sqlqueue.table.size").tags("table", "queue_job", "part", "free").gauge().value())
+				.isNaN();
+			assertThat(registry.get("sqlqueue.horizon.age").timeGauge().value(TimeUnit.MINUTES))
+				.isEqualTo(7);
+			assertThat(registry.get("sqlqueue.horizon.xmin.age").gauge().value()).isEqualTo(1_500);
+			assertThat(registry.get("sqlqueue.undo.history.length").gauge().value()).isNaN();
+			tables.set(new TableHealth("postgresql", Instant.now(), List.of(), List.of(), null, List.of(), null));
+			assertThat(registry.get("sqlqueue.horizon.age").timeGauge().value()).isZero();
+			assertThat(registry.get("sqlqueue.horizon.xmin.age").gauge().value()).isZero();
+			assertThat(registry.get("sqlqueue.table.rows").tags("table", "queue_job", "state", "dead").gauge().value())
+				.isNaN();
+		});
+	}
+
+	/** On H2 the reading reports no tables: only the horizon's gauges, at zero or NaN. */
+	@Test
+	void gaugesOfTheTablesAreLeftOutWhereTheDatabaseReportsNone() {
+		this.runner.run((context) -> {
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			context.getBean(TableHealthMonitor.class).refresh();
+			context.getBean(QueueStats.class).refresh();
+			assertThat(registry.find("sqlqueue.table.rows").gauges()).isEmpty();
+			assertThat(registry.get("sqlqueue.horizon.age").timeGauge().value()).isZero();
+			assertThat(registry.get("sqlqueue.undo.history.length").gauge().value()).isNaN();
 		});
 	}
 
