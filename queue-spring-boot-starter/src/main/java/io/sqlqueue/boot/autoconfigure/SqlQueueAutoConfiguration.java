@@ -365,6 +365,7 @@ public final class SqlQueueAutoConfiguration {
 		map.from(manager::getShutdownTimeout).to(settings::shutdownTimeout);
 		map.from(manager::getHandlerTimeout).to(settings::handlerTimeout);
 		map.from(manager::getConcurrency).to(settings::defaultConcurrency);
+		map.from(properties.getRetention()::getInstances).to(settings::instanceRetention);
 		map.from(manager::getResultMaxSize)
 			.as((size) -> (int) Math.min(Integer.MAX_VALUE, size.toBytes()))
 			.to(settings::resultMaxSize);

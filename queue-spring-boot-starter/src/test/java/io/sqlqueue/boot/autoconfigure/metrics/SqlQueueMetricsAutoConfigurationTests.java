@@ -36,6 +36,7 @@ import io.sqlqueue.JobStatus;
 import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
 import io.sqlqueue.boot.metrics.SqlQueueMetrics;
 import io.sqlqueue.internal.await.JobAwaiter;
+import io.sqlqueue.admin.QueueAdmin;
 import io.sqlqueue.internal.maintenance.QueueStats;
 import io.sqlqueue.internal.maintenance.Reaper;
 import io.sqlqueue.internal.store.ClaimRequest;
@@ -190,6 +191,23 @@ class SqlQueueMetricsAutoConfigurationTests {
 			assertThat(registry.get("sqlqueue.jobs.oldest.due.age").tag("queue", "later").timeGauge()
 				.value(java.util.concurrent.TimeUnit.SECONDS)).isBetween(59.0, 600.0);
 			assertThat(jobsGauge(registry, "mix", "queued")).isEqualTo(2);
+		});
+	}
+
+	@Test
+	void aGaugeShowsWhetherAQueueIsPausedAsLastRead() {
+		this.runner.run((context) -> {
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			context.getBean(JobQueue.class).enqueue(Job.of("nobody", 1).queue("held"));
+			QueueStats stats = context.getBean(QueueStats.class);
+			stats.refresh();
+			assertThat(registry.get("sqlqueue.queue.paused").tag("queue", "held").gauge().value()).isZero();
+			context.getBean(QueueAdmin.class).pauseQueue("held");
+			stats.refresh();
+			assertThat(registry.get("sqlqueue.queue.paused").tag("queue", "held").gauge().value()).isEqualTo(1);
+			context.getBean(QueueAdmin.class).resumeQueue("held");
+			stats.refresh();
+			assertThat(registry.get("sqlqueue.queue.paused").tag("queue", "held").gauge().value()).isZero();
 		});
 	}
 
