@@ -50,7 +50,8 @@ interface InstancesConformance extends ConformanceSupport {
 		assertThat(instance.id()).isEqualTo("host-1-abc");
 		assertThat(instance.queues()).containsExactly("default");
 		assertThat(instance.concurrency()).isEqualTo(3);
-		assertThat(instance.busyWorkers()).isEqualTo(1);
+		// The running handler's worker, and for a moment maybe one that looks for more work.
+		assertThat(instance.busyWorkers()).isBetween(1, 3);
 		assertThat(instance.pid()).isEqualTo(ProcessHandle.current().pid());
 		assertThat(instance.host()).isNotBlank();
 		assertThat(instance.version()).isNotBlank();
