@@ -10,9 +10,9 @@ import io.sqlqueue.flow.Limit;
  * What an operator may do to the queue, in one place: the Actuator endpoint, the dashboard
  * and application code call the same methods, with the same rules and the same messages.
  * An action answers an {@link AdminResult}: done, or not done with a {@link Refusal} and its
- * message when the job, schedule or limit was not in a state for it. A request wrong in
- * itself (more than {@link #MAX_BULK} jobs, an invalid limit) throws a
- * {@link RefusedException} and changes nothing.
+ * message when the job, schedule, limit or queue was not in a state for it. A request wrong
+ * in itself (more than {@link #MAX_BULK} jobs, an invalid limit, a malformed or unknown
+ * queue) throws a {@link RefusedException} and changes nothing.
  * <p>
  * The starter provides one as a bean; inject it ({@code QueueAdmin admin}) and call it.
  * Who may call it is the application's concern: the endpoint and the dashboard guard their

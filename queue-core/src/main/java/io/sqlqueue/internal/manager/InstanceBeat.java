@@ -38,6 +38,9 @@ final class InstanceBeat extends PeriodicTask {
 
 	private final Supplier<InstanceReport> report;
 
+	/** One beat at a time (a test's step and a scheduled pass); not the task's own monitor. */
+	private final Object beat = new Object();
+
 	private boolean failing;
 
 	InstanceBeat(ClusterStore store, ManagerSettings settings, TaskScheduler scheduler,
@@ -60,7 +63,13 @@ final class InstanceBeat extends PeriodicTask {
 	}
 
 	/** One beat: writes the row, then deletes those unseen for the retention; false when it failed. */
-	synchronized boolean beatOnce() {
+	boolean beatOnce() {
+		synchronized (this.beat) {
+			return beatUnderLock();
+		}
+	}
+
+	private boolean beatUnderLock() {
 		try {
 			this.store.beat(this.report.get());
 			int deleted = this.store.deleteUnseen(this.settings.instanceRetention());
