@@ -66,7 +66,7 @@ import io.sqlqueue.test.TestPropagator;
  * <li>order and limits: {@link GroupConformance}, {@link FlowControlConformance},
  * {@link WorkflowConformance}, {@link BatchConformance}, {@link ScheduleConformance}</li>
  * <li>instances: {@link ShutdownConformance}, {@link ManagerLoopsConformance},
- * {@link CallerLockConformance}</li>
+ * {@link CallerLockConformance}, {@link PauseConformance}, {@link InstancesConformance}</li>
  * <li>reading and keeping: {@link ObservationConformance}, {@link BrowseConformance},
  * {@link RetentionConformance}, {@link JobRunnerConformance}, {@link TableHealthConformance}</li>
  * </ul>
@@ -77,7 +77,7 @@ public abstract class QueueConformanceTests implements EnqueueConformance, Claim
 		CancelConformance, LeaseConformance, CompletionConformance, CompletionFlushConformance, GroupConformance,
 		FlowControlConformance, WorkflowConformance, BatchConformance, ScheduleConformance, ShutdownConformance,
 		ManagerLoopsConformance, CallerLockConformance, ObservationConformance, BrowseConformance,
-		RetentionConformance, JobRunnerConformance, TableHealthConformance {
+		RetentionConformance, JobRunnerConformance, TableHealthConformance, PauseConformance, InstancesConformance {
 
 	/** For the subclasses' own tests (several of the interfaces have a WAIT of their own). */
 	protected static final Duration WAIT = Duration.ofSeconds(30);

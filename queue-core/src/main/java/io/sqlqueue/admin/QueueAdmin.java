@@ -1,5 +1,7 @@
 package io.sqlqueue.admin;
 
+import java.util.List;
+
 import org.jspecify.annotations.Nullable;
 
 import io.sqlqueue.flow.Limit;
@@ -8,9 +10,9 @@ import io.sqlqueue.flow.Limit;
  * What an operator may do to the queue, in one place: the Actuator endpoint, the dashboard
  * and application code call the same methods, with the same rules and the same messages.
  * An action answers an {@link AdminResult}: done, or not done with a {@link Refusal} and its
- * message when the job, schedule or limit was not in a state for it. A request wrong in
- * itself (more than {@link #MAX_BULK} jobs, an invalid limit) throws a
- * {@link RefusedException} and changes nothing.
+ * message when the job, schedule, limit or queue was not in a state for it. A request wrong
+ * in itself (more than {@link #MAX_BULK} jobs, an invalid limit, a malformed or unknown
+ * queue) throws a {@link RefusedException} and changes nothing.
  * <p>
  * The starter provides one as a bean; inject it ({@code QueueAdmin admin}) and call it.
  * Who may call it is the application's concern: the endpoint and the dashboard guard their
@@ -106,5 +108,42 @@ public interface QueueAdmin {
 	 * instance does not read it.
 	 */
 	TableHealth tableHealth();
+
+	/**
+	 * As {@link #pauseQueue(String, String)}, not saying by whom.
+	 */
+	default AdminResult pauseQueue(String queue) {
+		return pauseQueue(queue, null);
+	}
+
+	/**
+	 * Pauses the queue on every instance: each stops claiming its jobs within a poll
+	 * interval (this one at once); jobs running go on to their end, and queued ones stay
+	 * {@code QUEUED} until {@link #resumeQueue(String)}. The pause is stored, so it holds
+	 * across restarts and for instances that start later. Not done
+	 * ({@link Refusal#QUEUE_ALREADY_PAUSED}) when it was paused already: a no-op.
+	 * @param by who pauses it, stored with the pause; {@code null} for unnamed
+	 * @throws RefusedException ({@link Refusal#INVALID_QUEUE}) when the name is blank or
+	 * malformed, or ({@link Refusal#UNKNOWN_QUEUE}) when no handler of this instance serves
+	 * the queue, no running instance lists it and no job waits in it; nothing is stored
+	 */
+	AdminResult pauseQueue(String queue, @Nullable String by);
+
+	/**
+	 * Resumes a paused queue: this instance claims its jobs at once, the others within a poll
+	 * interval. Not done ({@link Refusal#QUEUE_NOT_PAUSED}) when it was not paused: a no-op.
+	 * @throws RefusedException ({@link Refusal#INVALID_QUEUE}) when the name is blank or
+	 * malformed
+	 */
+	AdminResult resumeQueue(String queue);
+
+	/** The queues paused now, by name. */
+	List<PausedQueue> pausedQueues();
+
+	/**
+	 * The instances that run jobs, the longest running first, with those gone but not yet
+	 * deleted ({@link QueueInstance#gone()}).
+	 */
+	List<QueueInstance> instances();
 
 }

@@ -3,9 +3,9 @@ package io.sqlqueue.admin;
 /**
  * Why an operator action did nothing, each reason with the one message every caller shows
  * (the Actuator endpoint, the dashboard, application code). The first kind is a state of
- * the data (the action answers {@code done: false}); {@link #BULK_LIMIT} and
- * {@link #INVALID_LIMIT} are requests that are wrong in themselves, thrown as a
- * {@link RefusedException}.
+ * the data (the action answers {@code done: false}); {@link #BULK_LIMIT},
+ * {@link #INVALID_LIMIT}, {@link #INVALID_QUEUE} and {@link #UNKNOWN_QUEUE} are requests
+ * that are wrong in themselves, thrown as a {@link RefusedException}.
  */
 public enum Refusal {
 
@@ -49,7 +49,22 @@ public enum Refusal {
 	NO_SUCH_LIMIT("No limit of %s"),
 
 	/** The limit is not valid (no concurrency and no rate, a malformed rate, a bad name...). */
-	INVALID_LIMIT("Invalid limit of %s: %s");
+	INVALID_LIMIT("Invalid limit of %s: %s"),
+
+	/** The queue's name is blank or not a valid queue name. */
+	INVALID_QUEUE("Invalid queue name '%s': %s"),
+
+	/**
+	 * No such queue: no handler of this instance serves it, no running instance lists it, no
+	 * job waits in it, and it is not paused.
+	 */
+	UNKNOWN_QUEUE("No queue '%s': no handler serves it, no instance lists it and no job waits in it"),
+
+	/** The queue was paused already: pausing it again changes nothing. */
+	QUEUE_ALREADY_PAUSED("Queue '%s' was paused already"),
+
+	/** The queue was not paused: resuming it changes nothing. */
+	QUEUE_NOT_PAUSED("Queue '%s' was not paused");
 
 	private final String template;
 

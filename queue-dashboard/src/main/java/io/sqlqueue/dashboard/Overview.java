@@ -16,9 +16,10 @@ import io.sqlqueue.JobStatus;
  * @param countedAt when the counts were read
  * @param instance this instance's worker id, whose workers the queues show
  * @param minutes how many minutes the per-minute counts cover
+ * @param instances the instances that run jobs, as their rows last said (the cluster)
  */
 public record Overview(Instant countedAt, @Nullable String instance, int minutes, List<QueueLine> queues,
-		List<ScheduleLine> schedules) {
+		List<ScheduleLine> schedules, List<InstanceLine> instances) {
 
 	/**
 	 * One queue.
@@ -34,10 +35,30 @@ public record Overview(Instant countedAt, @Nullable String instance, int minutes
 	 * ({@code queue-concurrency}, {@code queue-rate}, {@code key-concurrency}, {@code key-rate})
 	 * @param queued its {@code QUEUED} jobs by why they wait (read with the counts, in a
 	 * statement of its own, so the parts may differ a little from the {@code QUEUED} count)
+	 * @param paused its pause, or {@code null} when it is not paused
 	 */
 	public record QueueLine(String name, Map<JobStatus, Long> jobs, long oldestDueAgeMillis,
 			@Nullable Integer busyWorkers, @Nullable Integer totalWorkers, List<Long> succeededPerMinute,
-			List<Long> failedPerMinute, List<String> limits, Map<String, Long> throttled, Queued queued) {
+			List<Long> failedPerMinute, List<String> limits, Map<String, Long> throttled, Queued queued,
+			@Nullable Paused paused) {
+	}
+
+	/**
+	 * A queue's pause: no instance claims its jobs.
+	 * @param pausedAt when, on the database's clock
+	 * @param pausedBy who, or {@code null} when not named
+	 */
+	public record Paused(Instant pausedAt, @Nullable String pausedBy) {
+	}
+
+	/**
+	 * One instance that runs jobs.
+	 * @param sinceSeenMillis how long since it last wrote its row, on the database's clock
+	 * @param gone whether it missed three beats (its row goes after the retention)
+	 */
+	public record InstanceLine(String id, String host, long pid, String version, List<String> queues,
+			int concurrency, int busyWorkers, Instant startedAt, Instant lastSeen, long sinceSeenMillis,
+			boolean gone) {
 	}
 
 	/**

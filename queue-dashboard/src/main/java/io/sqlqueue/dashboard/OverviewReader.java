@@ -13,6 +13,8 @@ import java.util.TreeSet;
 import org.jspecify.annotations.Nullable;
 
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.admin.QueueAdmin;
+import io.sqlqueue.admin.QueueInstance;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.QueueLimits;
 import io.sqlqueue.internal.manager.Manager;
@@ -31,7 +33,8 @@ import io.sqlqueue.schedule.Schedules;
  * counts, the queued jobs by why they wait, the jobs finished per minute and the schedules
  * are read at most once per {@code maxAge}, however many pages are open, and only while
  * someone looks. The workers
- * are this instance's, read from its Manager each time.
+ * are this instance's, read from its Manager each time; the paused queues and the instances'
+ * rows are read each time too (two small tables).
  */
 public class OverviewReader {
 
@@ -52,18 +55,23 @@ public class OverviewReader {
 
 	private final @Nullable FlowControl flowControl;
 
+	private final @Nullable QueueAdmin admin;
+
 	private @Nullable Counts counts;
 
 	/**
 	 * @param manager this instance's Manager, or {@code null} when it runs no jobs
 	 * @param schedules the recurring jobs, or {@code null} to show none
 	 * @param flowControl the queues' limits, or {@code null} to show none
+	 * @param admin where the paused queues and the instances are read, or {@code null} to show none
 	 * @param instance this instance's worker id
 	 * @param maxAge how long counts are reused
 	 */
 	public OverviewReader(JobStore store, JobBrowser browser, @Nullable Manager manager, @Nullable Schedules schedules,
-			@Nullable FlowControl flowControl, @Nullable String instance, Duration maxAge) {
+			@Nullable FlowControl flowControl, @Nullable QueueAdmin admin, @Nullable String instance,
+			Duration maxAge) {
 		this.flowControl = flowControl;
+		this.admin = admin;
 		this.store = store;
 		this.browser = browser;
 		this.manager = manager;
@@ -85,6 +93,15 @@ public class OverviewReader {
 		}
 		counts.finished().forEach((count) -> names.add(count.queue()));
 		names.addAll(counts.limits().keySet());
+		// Read each time, not with the counts: two small tables, and a pause must show at once.
+		Map<String, Overview.Paused> paused = new TreeMap<>();
+		List<Overview.InstanceLine> instances = List.of();
+		if (this.admin != null) {
+			this.admin.pausedQueues()
+				.forEach((queue) -> paused.put(queue.queue(), new Overview.Paused(queue.pausedAt(), queue.pausedBy())));
+			instances = this.admin.instances().stream().map(OverviewReader::line).toList();
+		}
+		names.addAll(paused.keySet());
 		List<Overview.QueueLine> queues = new ArrayList<>();
 		for (String name : names) {
 			Map<JobStatus, Long> jobs = new EnumMap<>(JobStatus.class);
@@ -104,9 +121,9 @@ public class OverviewReader {
 					perMinute(counts.finished(), name, JobStatus.SUCCEEDED),
 					perMinute(counts.finished(), name, JobStatus.FAILED), counts.limits().getOrDefault(name, List.of()),
 					counts.throttled().getOrDefault(name, Map.of()),
-					queued.getOrDefault(name, Overview.Queued.NONE)));
+					queued.getOrDefault(name, Overview.Queued.NONE), paused.get(name)));
 		}
-		return new Overview(counts.readAt(), this.instance, MINUTES, queues, counts.schedules());
+		return new Overview(counts.readAt(), this.instance, MINUTES, queues, counts.schedules(), instances);
 	}
 
 	private synchronized Counts counts() {
@@ -145,6 +162,12 @@ public class OverviewReader {
 		return new Overview.ScheduleLine(schedule.name(), schedule.definition().handler(),
 				schedule.definition().queue(), when, schedule.nextRunAt(), schedule.lastFiredAt(), schedule.lastJobId(),
 				schedule.lastJobStatus(), schedule.paused(), schedule.orphaned());
+	}
+
+	private static Overview.InstanceLine line(QueueInstance instance) {
+		return new Overview.InstanceLine(instance.id(), instance.host(), instance.pid(), instance.version(),
+				instance.queues(), instance.concurrency(), instance.busyWorkers(), instance.startedAt(),
+				instance.lastSeen(), instance.sinceSeen().toMillis(), instance.gone());
 	}
 
 	/** The queue's own limit first, then its keys'. */

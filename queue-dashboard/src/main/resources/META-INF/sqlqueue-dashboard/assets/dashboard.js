@@ -258,7 +258,13 @@
 
     function queueRow(queue) {
         var stuck = queue.oldestDueAgeMillis > 5 * 60 * 1000;
-        var cells = [el('td', null, el('a', {href: jobsLink({queue: queue.name})}, queue.name))];
+        var name = [el('a', {href: jobsLink({queue: queue.name})}, queue.name)];
+        if (queue.paused) {
+            name.push(' ', el('span', {'class': 'paused', title: 'No instance claims its jobs; paused at '
+                + time(queue.paused.pausedAt) + (queue.paused.pausedBy ? ' by ' + queue.paused.pausedBy : '')},
+                'paused'));
+        }
+        var cells = [el('td', null, name)];
         STATES.forEach(function (state) {
             var count = queue.jobs[state] || 0;
             if (state === 'QUEUED') {
@@ -274,10 +280,19 @@
         cells.push(el('td', {'class': 'limits'}, limitsCell(queue)));
         cells.push(el('td', null, sparkline(queue)));
         var failed = queue.jobs.FAILED || 0;
-        cells.push(el('td', null, settings.actions && failed > 0
-            ? actionButton('Retry ' + failed + ' failed', 'api/jobs/retry-failed?queue=' + encodeURIComponent(queue.name),
-                'retry-failed-' + queue.name, 'danger') : ''));
-        return el('tr', {'data-queue': queue.name, 'class': stuck ? 'stuck' : null}, cells);
+        var buttons = [];
+        if (settings.actions) {
+            var base = 'api/queues/' + encodeURIComponent(queue.name) + '/';
+            buttons.push(queue.paused ? actionButton('Resume', base + 'resume', 'resume-queue-' + queue.name)
+                : actionButton('Pause', base + 'pause', 'pause-queue-' + queue.name));
+            if (failed > 0) {
+                buttons.push(' ', actionButton('Retry ' + failed + ' failed', 'api/jobs/retry-failed?queue='
+                    + encodeURIComponent(queue.name), 'retry-failed-' + queue.name, 'danger'));
+            }
+        }
+        cells.push(el('td', null, buttons));
+        return el('tr', {'data-queue': queue.name, 'class': queue.paused ? 'paused-queue' : stuck ? 'stuck' : null},
+            cells);
     }
 
     // The queue's limits, one per line, and the due jobs they hold back now by the kind of limit.
@@ -313,7 +328,30 @@
             el('td', null, buttons));
     }
 
+    // The cluster: every instance that runs jobs, as its row last said (database clock).
+    function instanceRow(instance) {
+        return el('tr', {'data-instance': instance.id, 'class': instance.gone ? 'gone' : null},
+            el('td', null, instance.id + (instance.id === settings.instance ? ' (this one)' : '')),
+            el('td', null, instance.host + ' / ' + instance.pid),
+            el('td', null, instance.version),
+            el('td', null, instance.queues.join(', ')),
+            el('td', {'class': 'num'}, instance.busyWorkers + ' / ' + instance.concurrency),
+            el('td', null, time(instance.startedAt)),
+            el('td', null, instance.gone ? 'gone, last seen ' + age(instance.sinceSeenMillis) + ' ago'
+                : 'live, seen ' + age(instance.sinceSeenMillis) + ' ago'));
+    }
+
+    function clusterSection(overview) {
+        return [el('h2', null, 'Instances'),
+            el('div', {'class': 'panel'}, el('table', {id: 'instances'},
+                el('thead', null, el('tr', null, ['Instance', 'Host / pid', 'Version', 'Queues', 'Busy workers',
+                    'Started', 'State'].map(function (title) { return el('th', null, title); }))),
+                el('tbody', null, overview.instances.length ? overview.instances.map(instanceRow)
+                    : el('tr', null, el('td', {colspan: 7, 'class': 'muted'}, 'No instance runs jobs.')))))];
+    }
+
     function renderOverview(overview) {
+        settings.instance = overview.instance;
         var head = el('tr', null, el('th', null, 'Queue'), STATES.map(function (state) {
             return el('th', {'class': 'num'}, state.charAt(0) + state.slice(1).toLowerCase());
         }), el('th', {'class': 'num'}, 'Oldest due'), el('th', {'class': 'num'}, 'Workers (this instance)'),
@@ -326,6 +364,7 @@
                 el('tbody', null, rows.length ? rows
                     : el('tr', null, el('td', {colspan: 12, 'class': 'muted'}, 'No jobs yet.')))))
         ];
+        content = content.concat(clusterSection(overview));
         if (overview.schedules.length) {
             content.push(el('h2', null, 'Schedules'));
             content.push(el('div', {'class': 'panel'}, el('table', {id: 'schedules'},
@@ -515,7 +554,8 @@
             el('td', {'class': 'num'}, el('a', {href: '#/jobs/' + job.id}, '#' + job.id)),
             el('td', null, job.queue),
             el('td', null, job.handler),
-            el('td', null, badge(job.status)),
+            el('td', null, job.worker ? [badge(job.status), ' ', el('span', {'class': 'worker',
+                title: 'the instance that holds it'}, 'on ' + job.worker)] : badge(job.status)),
             el('td', {'class': 'num'}, job.attempts + ' / ' + job.maxAttempts),
             el('td', null, time(job.createdAt)),
             el('td', null, time(job.finishedAt)),

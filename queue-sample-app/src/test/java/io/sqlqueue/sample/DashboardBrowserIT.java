@@ -6,7 +6,10 @@ import java.util.Map;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.openqa.selenium.By;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
@@ -36,7 +39,9 @@ import static org.awaitility.Awaitility.await;
  * jobs: the overview shows the queues, the list filters to the failed reports, a failed
  * job shows its error, one click retries it, and the page shows it succeed. A report
  * whose kind is an HTML tag shows that tag as text, in the list and in the job. Each page
- * is saved under {@code target/dashboard-screenshots/} for a reviewer.
+ * is saved under {@code target/dashboard-screenshots/} for a reviewer. Then a queue is
+ * paused from the overview (its new job stays queued), the instances show, and a resume runs
+ * the job.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
 		"spring.datasource.url=jdbc:h2:mem:dashboard-browser;DB_CLOSE_DELAY=-1",
@@ -48,6 +53,7 @@ import static org.awaitility.Awaitility.await;
 		"sqlqueue.dashboard.refresh-interval=1s",
 		"sample.followup-delay=1h" })
 @AutoConfigureRestTestClient
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DashboardBrowserIT {
 
 	private static final Duration TIMEOUT = Duration.ofSeconds(30);
@@ -86,6 +92,7 @@ class DashboardBrowserIT {
 	}
 
 	@Test
+	@Order(1)
 	void operatorFindsAFailedJobRetriesItAndSeesItSucceed() {
 		Map<?, ?> ada = post("/signups", Map.of("email", "ada@example.com", "name", "Ada"));
 		post("/signups", Map.of("email", "grace@example.com", "name", "Grace"));
@@ -219,6 +226,30 @@ class DashboardBrowserIT {
 		Browser.screenshot(browser, "7-waiting-job");
 		browser.findElement(By.id("nav-overview")).click();
 		wait.until(ExpectedConditions.textToBe(By.cssSelector("tr[data-queue='reports'] td.count-WAITING"), "1"));
+	}
+
+	/** A pause from the overview holds a queue's new job back on the instance; a resume runs it. */
+	@Test
+	@Order(2)
+	void operatorPausesAQueueSeesTheInstancesAndResumesIt() {
+		WebDriverWait wait = new WebDriverWait(browser, TIMEOUT);
+		browser.get("http://localhost:" + this.port + "/sqlqueue/");
+		// The cluster: this application's one instance, live, from its row.
+		wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector("#instances tbody tr[data-instance]"), 1));
+		assertThat(text("#instances tbody tr[data-instance]")).contains("(this one)").contains("live").contains("reports");
+		browser.findElement(By.id("pause-queue-reports")).click();
+		wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("tr[data-queue='reports'] .paused")));
+		assertThat(text("#flash")).startsWith("Queue 'reports' is paused");
+		long held = ((Number) post("/reports", Map.of("kind", "signups", "failTimes", 0)).get("jobId")).longValue();
+		// Ten poll intervals: the instance claims nothing of a paused queue.
+		await().pollDelay(Duration.ofMillis(500)).atMost(TIMEOUT).until(() -> true);
+		assertThat(this.jobs.find(held).orElseThrow().status()).isEqualTo(JobStatus.QUEUED);
+		wait.until(ExpectedConditions.presenceOfElementLocated(By.id("resume-queue-reports")));
+		Browser.screenshot(browser, "8-paused-queue-and-instances");
+		browser.findElement(By.id("resume-queue-reports")).click();
+		awaitStatus(held, JobStatus.SUCCEEDED);
+		wait.until(ExpectedConditions.presenceOfElementLocated(By.id("pause-queue-reports")));
+		assertThat(browser.findElements(By.cssSelector("tr[data-queue='reports'] .paused"))).isEmpty();
 	}
 
 	/** The value of a fact on the job page. */

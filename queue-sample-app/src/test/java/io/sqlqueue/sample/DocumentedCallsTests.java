@@ -136,6 +136,18 @@ class DocumentedCallsTests {
 					assertThat(retried.json("$.action")).isEqualTo("retry-failed");
 					assertThat(retried.json("$.queue")).isEqualTo("reports");
 					assertThat(retried.json("$.retried")).isEqualTo(((List<?>) retried.json("$.ids")).size());
+				}),
+				step("""
+						curl -X POST localhost:8080/actuator/sqlqueue/queues/mail -H 'Content-Type: application/json' \
+						-d '{"action": "pause"}'""", (call) -> {
+					Answer paused = call.send();
+					assertThat((String) paused.json("$.message")).startsWith("Queue 'mail' is paused");
+					assertThat(call.app().get("/actuator/sqlqueue").has("$.queues.mail.paused.pausedAt")).isTrue();
+				}),
+				step("""
+						curl -X POST localhost:8080/actuator/sqlqueue/queues/mail -H 'Content-Type: application/json' \
+						-d '{"action": "resume"}'""", (call) -> {
+					assertThat(call.send().json("$.message")).isEqualTo("Queue 'mail' is resumed");
 				})));
 	}
 

@@ -105,6 +105,29 @@ class ObserveAndOperateTests {
 			.expectStatus()
 			.isBadRequest();
 
+		// Pause a queue on every instance, over HTTP; a bad or unknown queue is a 400 and stores nothing.
+		assertThat(post("/actuator/sqlqueue/queues/reports", Map.of("action", "pause"), 200).get("done")).isEqualTo(true);
+		assertThat(post("/actuator/sqlqueue/queues/reports", Map.of("action", "pause"), 200).get("done"))
+			.isEqualTo(false);
+		for (String bad : List.of("no!such", "nowhere")) {
+			this.http.post()
+				.uri("/actuator/sqlqueue/queues/{queue}", bad)
+				.contentType(MediaType.APPLICATION_JSON)
+				.body(Map.of("action", "pause"))
+				.exchange()
+				.expectStatus()
+				.isBadRequest();
+		}
+		this.http.get()
+			.uri("/actuator/sqlqueue")
+			.exchange()
+			.expectBody()
+			.jsonPath("$.queues.reports.paused.pausedAt").exists()
+			.jsonPath("$.queues.nowhere").doesNotExist()
+			.jsonPath("$.instances[0].gone").isEqualTo(false);
+		assertThat(post("/actuator/sqlqueue/queues/reports", Map.of("action", "resume"), 200).get("done"))
+			.isEqualTo(true);
+
 		// Health: the queue's indicator, from the counts read every 100 ms.
 		await().atMost(TIMEOUT).untilAsserted(() -> this.http.get()
 			.uri("/actuator/health")

@@ -1,5 +1,6 @@
 package io.sqlqueue.internal.admin;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -10,7 +11,10 @@ import io.sqlqueue.DuplicateJobException;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.Names;
 import io.sqlqueue.admin.AdminResult;
+import io.sqlqueue.admin.PausedQueue;
+import io.sqlqueue.admin.QueueInstance;
 import io.sqlqueue.admin.QueueAdmin;
 import io.sqlqueue.admin.Refusal;
 import io.sqlqueue.admin.RefusedException;
@@ -20,6 +24,8 @@ import io.sqlqueue.flow.Limit;
 import io.sqlqueue.flow.RateLimit;
 import io.sqlqueue.internal.maintenance.TableHealthMonitor;
 import io.sqlqueue.internal.manager.Manager;
+import io.sqlqueue.internal.store.ClusterStore;
+import io.sqlqueue.internal.store.InstanceRow;
 import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.schedule.ScheduleRecord;
 import io.sqlqueue.schedule.Schedules;
@@ -218,6 +224,86 @@ public class DefaultQueueAdmin implements QueueAdmin {
 		}
 		return removed ? AdminResult.done("Limit of " + where(queue, keys) + " is removed", null, List.of())
 				: AdminResult.refused(Refusal.NO_SUCH_LIMIT, null, where(queue, keys));
+	}
+
+	@Override
+	public AdminResult pauseQueue(String queue, @Nullable String by) {
+		String name = validQueue(queue);
+		ClusterStore cluster = this.store.cluster();
+		if (!isKnown(name, cluster)) {
+			throw new RefusedException(Refusal.UNKNOWN_QUEUE, name);
+		}
+		if (!cluster.pause(name, (by != null && !by.isBlank()) ? by : null)) {
+			return AdminResult.refused(Refusal.QUEUE_ALREADY_PAUSED, null, name);
+		}
+		if (this.manager != null) {
+			this.manager.pausedChanged();
+		}
+		return AdminResult.done("Queue '" + name + "' is paused: no instance claims its jobs until it is resumed",
+				null, List.of());
+	}
+
+	@Override
+	public AdminResult resumeQueue(String queue) {
+		String name = validQueue(queue);
+		if (!this.store.cluster().resume(name)) {
+			return AdminResult.refused(Refusal.QUEUE_NOT_PAUSED, null, name);
+		}
+		if (this.manager != null) {
+			this.manager.pausedChanged();
+		}
+		return AdminResult.done("Queue '" + name + "' is resumed", null, List.of());
+	}
+
+	@Override
+	public List<PausedQueue> pausedQueues() {
+		return this.store.cluster()
+			.paused()
+			.stream()
+			.map((row) -> new PausedQueue(row.queue(), row.pausedAt(), row.pausedBy()))
+			.toList();
+	}
+
+	@Override
+	public List<QueueInstance> instances() {
+		return this.store.cluster().instances().stream().map(DefaultQueueAdmin::instance).toList();
+	}
+
+	/** An instance is gone when it missed {@value #MISSED_BEATS} beats, on the database's clock. */
+	static final int MISSED_BEATS = 3;
+
+	private static QueueInstance instance(InstanceRow row) {
+		Duration sinceSeen = Duration.between(row.lastSeen(), row.dbNow());
+		if (sinceSeen.isNegative()) {
+			sinceSeen = Duration.ZERO;
+		}
+		boolean gone = sinceSeen.toMillis() > MISSED_BEATS * row.beatMillis();
+		return new QueueInstance(row.id(), row.host(), row.pid(), row.version(), row.queues(), row.concurrency(),
+				row.busyWorkers(), row.startedAt(), row.lastSeen(), sinceSeen, gone);
+	}
+
+	/**
+	 * A queue is known when a handler of this instance serves it, a live instance lists it,
+	 * a job waits in it, or it is paused (so that pausing it again is the no-op it says).
+	 */
+	private boolean isKnown(String queue, ClusterStore cluster) {
+		if (this.manager != null && this.manager.servedQueues().contains(queue)) {
+			return true;
+		}
+		return cluster.instances().stream().anyMatch((row) -> row.queues().contains(queue))
+				|| cluster.hasQueuedJob(queue) || cluster.pausedQueues().contains(queue);
+	}
+
+	private static String validQueue(@Nullable String queue) {
+		if (queue == null || queue.isBlank()) {
+			throw new RefusedException(Refusal.INVALID_QUEUE, String.valueOf(queue), "it is blank");
+		}
+		try {
+			return Names.requireQueue(queue);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new RefusedException(Refusal.INVALID_QUEUE, queue, ex.getMessage());
+		}
 	}
 
 	/** Refused for the job's state now: {@code NO_SUCH_JOB} when it went meanwhile. */

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -18,7 +19,8 @@ import io.sqlqueue.internal.store.QueueCount;
 
 /**
  * The queue's counts by queue and state, read by one grouped query on a schedule and kept
- * for gauges and health checks, so that looking never queries the database.
+ * for gauges and health checks, so that looking never queries the database; with them, the
+ * paused queues.
  */
 public class QueueStats extends PeriodicTask {
 
@@ -28,7 +30,7 @@ public class QueueStats extends PeriodicTask {
 
 	private final @Nullable FlowControl flowControl;
 
-	private volatile Snapshot latest = new Snapshot(List.of(), Map.of(), null, null);
+	private volatile Snapshot latest = new Snapshot(List.of(), Map.of(), Set.of(), null, null);
 
 	public QueueStats(JobStore store, TaskScheduler scheduler, Duration interval) {
 		this(store, scheduler, interval, null);
@@ -58,13 +60,28 @@ public class QueueStats extends PeriodicTask {
 	public Snapshot refresh() {
 		try {
 			List<QueueCount> counts = this.store.countsByQueue();
-			this.latest = new Snapshot(counts, throttled(), Instant.now(), null);
+			this.latest = new Snapshot(counts, throttled(), paused(), Instant.now(), null);
 		}
 		catch (RuntimeException ex) {
 			logger.debug("sqlqueue could not read its counts", ex);
-			this.latest = new Snapshot(this.latest.counts(), this.latest.throttled(), this.latest.sampledAt(), ex);
+			this.latest = new Snapshot(this.latest.counts(), this.latest.throttled(), this.latest.paused(),
+					this.latest.sampledAt(), ex);
 		}
 		return this.latest;
+	}
+
+	/**
+	 * The paused queues; those read last when they cannot be read (a schema without
+	 * {@code queue_paused} has none): that alone makes the counts no less healthy.
+	 */
+	private Set<String> paused() {
+		try {
+			return Set.copyOf(this.store.cluster().pausedQueues());
+		}
+		catch (RuntimeException ex) {
+			logger.debug("sqlqueue could not read its paused queues", ex);
+			return this.latest.paused();
+		}
 	}
 
 	private Map<String, Map<String, Long>> throttled() {
@@ -80,11 +97,17 @@ public class QueueStats extends PeriodicTask {
 	 * Counts as last read.
 	 * @param throttled due jobs that limits hold back, per limited queue and by the limit that
 	 * does (see {@link FlowControl#throttled()})
+	 * @param paused the queues paused across the cluster (no instance claims their jobs)
 	 * @param sampledAt when they were last read successfully, or {@code null} if never
 	 * @param failure why the last read failed, or {@code null} if it worked
 	 */
-	public record Snapshot(List<QueueCount> counts, Map<String, Map<String, Long>> throttled,
+	public record Snapshot(List<QueueCount> counts, Map<String, Map<String, Long>> throttled, Set<String> paused,
 			@Nullable Instant sampledAt, @Nullable Throwable failure) {
+
+		/** Whether the queue was paused when last read. */
+		public boolean isPaused(String queue) {
+			return this.paused.contains(queue);
+		}
 
 		/** Due jobs of the queue that this limit holds back ({@code queue-concurrency}, {@code key-rate}, …). */
 		public long throttled(String queue, String limit) {

@@ -24,6 +24,9 @@ import io.sqlqueue.internal.store.JobStore;
  * room left claims again at once, an empty one waits up to the poll interval (jittered, so
  * instances do not poll in lock-step), or less while a rate limit has room again sooner.
  * Database errors never end the loop: it logs, backs off and tries again.
+ * <p>
+ * A queue paused across the cluster ({@link PausedQueues}, read by the poll loop at most
+ * every quarter of a poll interval) is not claimed, by the loop nor by a worker.
  */
 final class Claimer {
 
@@ -56,12 +59,21 @@ final class Claimer {
 
 	private int consecutiveErrors;
 
+	/** The queues paused across the cluster: none of their jobs is claimed. */
+	private final PausedQueues paused;
+
 	/** @param listener guarded already (see {@link JobListener#guarded}) */
 	Claimer(JobStore store, HandlerRegistry handlers, ManagerSettings settings, JobListener listener) {
 		this.store = store;
 		this.handlers = handlers;
 		this.settings = settings;
 		this.listener = listener;
+		this.paused = new PausedQueues(store.cluster(), settings.pollInterval());
+	}
+
+	/** The queues paused across the cluster, as this instance last read them. */
+	PausedQueues paused() {
+		return this.paused;
 	}
 
 	/** Claims may begin, for the handlers the registry has now. */
@@ -92,6 +104,8 @@ final class Claimer {
 		if (!this.running) {
 			return this.settings.pollInterval();
 		}
+		// Once per poll at most, not per claim: the claims of workers that ran dry only look it up.
+		this.paused.refreshIfStale();
 		// Each queue's claim on its own: one that fails (a statement the database refuses for one
 		// queue's limits, say) must not keep the instance's other queues from being claimed.
 		boolean again = false;
@@ -145,6 +159,10 @@ final class Claimer {
 	}
 
 	private boolean claimUnderWay(Lane lane, int least, Workers workers) {
+		if (this.paused.contains(lane.queue)) {
+			// Its jobs stay QUEUED; the poll that reads the queue resumed claims them.
+			return false;
+		}
 		long wakeUps = lane.wakeUps();
 		int wanted = lane.reserve(this.settings.batchSize());
 		if (wanted < least) {

@@ -1,6 +1,7 @@
 package io.sqlqueue.internal.manager;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
@@ -23,6 +24,7 @@ import io.sqlqueue.internal.store.ClaimRequest;
 import io.sqlqueue.internal.store.ClaimResult;
 import io.sqlqueue.internal.store.Completion;
 import io.sqlqueue.internal.store.ExtendedLeases;
+import io.sqlqueue.internal.store.InstanceReport;
 import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.internal.store.Lease;
 import io.sqlqueue.internal.store.SettleListener;
@@ -74,6 +76,8 @@ public class Manager implements SmartLifecycle {
 
 	private final TimeoutSweep timeouts;
 
+	private final InstanceBeat instanceBeat;
+
 	private final Object lifecycle = new Object();
 
 	/** Wakes the lanes of jobs whose dependencies ended here, and counts jobs cancelled by a failed one. */
@@ -120,6 +124,17 @@ public class Manager implements SmartLifecycle {
 				this::cancelRequested);
 		this.timeouts = new TimeoutSweep(scheduler, handlers, settings.handlerTimeout(), this.workers.inFlight(),
 				this.recorder);
+		this.instanceBeat = new InstanceBeat(store.cluster(), settings, scheduler, this::instanceReport);
+	}
+
+	/** What this instance's row says now. */
+	private InstanceReport instanceReport() {
+		return InstanceBeat.report(this.settings, List.copyOf(servedQueues()), sum(totalWorkers()),
+				sum(busyWorkers()));
+	}
+
+	private static int sum(Map<String, Integer> workers) {
+		return workers.values().stream().mapToInt(Integer::intValue).sum();
 	}
 
 	/** The poll loop's step: a claim for each lane; returns the wait before the next. */
@@ -155,6 +170,7 @@ public class Manager implements SmartLifecycle {
 			this.timeouts.start();
 			this.store.addSettleListener(this.settled);
 			this.loop.start();
+			this.instanceBeat.start();
 			logger.info("sqlqueue Manager {} started: queues {}, handlers {}", this.settings.workerId(),
 					this.workers.describe(), this.handlers.names());
 		}
@@ -176,6 +192,7 @@ public class Manager implements SmartLifecycle {
 			this.workers.flushAndWait(this.settings.shutdownTimeout());
 			this.timeouts.stop();
 			this.heartbeat.stop();
+			this.instanceBeat.stop();
 			this.store.removeSettleListener(this.settled);
 			if (finished) {
 				logger.info("sqlqueue Manager {} stopped ({} claimed jobs given back unstarted)",
@@ -224,6 +241,25 @@ public class Manager implements SmartLifecycle {
 	 */
 	public void cancelRequested(Set<Long> jobIds) {
 		this.workers.cancelRequested(jobIds);
+	}
+
+	/**
+	 * Reads the paused queues again now and claims for those resumed (call after a pause or
+	 * resume commits on this instance; the others read it within a poll interval).
+	 */
+	public void pausedChanged() {
+		this.claimer.paused().refresh();
+		this.loop.wakeUp();
+	}
+
+	/** The queues paused across the cluster, as this instance last read them. */
+	public Set<String> pausedQueues() {
+		return this.claimer.paused().current();
+	}
+
+	/** Writes this instance's row now (tests step it; it is written every heartbeat interval). */
+	public boolean beatInstance() {
+		return this.instanceBeat.beatOnce();
 	}
 
 	/** Fenced writes and heartbeats that found the job no longer ours. */

@@ -33,11 +33,14 @@ import io.sqlqueue.handler.RetryPolicy;
  * @param retryPolicy attempts and backoff unless a handler says otherwise
  * @param resultMaxSize the largest result, in bytes of JSON, that is stored; a larger one is
  *     dropped and the job still succeeds, with a note in {@code last_error}
+ * @param instanceRetention how long the row of an instance that stopped beating is kept (shown
+ *     as gone) before an instance's beat deletes it
  */
 public record ManagerSettings(String workerId, Duration pollInterval, int batchSize, int prefetch,
 		Duration completionLinger, int completionBatchSize, Duration leaseDuration,
 		Duration heartbeatInterval, Duration shutdownTimeout, Duration handlerTimeout, int defaultConcurrency,
-		Map<String, Integer> concurrency, Set<String> queues, RetryPolicy retryPolicy, int resultMaxSize) {
+		Map<String, Integer> concurrency, Set<String> queues, RetryPolicy retryPolicy, int resultMaxSize,
+		Duration instanceRetention) {
 
 	/**
 	 * The largest {@code batchSize} and {@code prefetch}. A limited claim binds its admitted
@@ -63,6 +66,7 @@ public record ManagerSettings(String workerId, Duration pollInterval, int batchS
 		requirePositive("leaseDuration", leaseDuration);
 		requirePositive("heartbeatInterval", heartbeatInterval);
 		requirePositive("handlerTimeout", handlerTimeout);
+		requirePositive("instanceRetention", instanceRetention);
 		if (shutdownTimeout.isNegative()) {
 			throw new IllegalArgumentException("shutdownTimeout must not be negative");
 		}
@@ -169,6 +173,8 @@ public record ManagerSettings(String workerId, Duration pollInterval, int batchS
 
 		private int resultMaxSize = DEFAULT_RESULT_MAX_SIZE;
 
+		private Duration instanceRetention = Duration.ofHours(1);
+
 		private Builder() {
 		}
 
@@ -249,12 +255,17 @@ public record ManagerSettings(String workerId, Duration pollInterval, int batchS
 			return this;
 		}
 
+		public Builder instanceRetention(Duration instanceRetention) {
+			this.instanceRetention = instanceRetention;
+			return this;
+		}
+
 		public ManagerSettings build() {
 			int prefetch = (this.prefetch != null) ? this.prefetch : this.batchSize;
 			return new ManagerSettings(this.workerId, this.pollInterval, this.batchSize, prefetch,
 					this.completionLinger, this.completionBatchSize, this.leaseDuration,
 					this.heartbeatInterval, this.shutdownTimeout, this.handlerTimeout, this.defaultConcurrency,
-					this.concurrency, this.queues, this.retryPolicy, this.resultMaxSize);
+					this.concurrency, this.queues, this.retryPolicy, this.resultMaxSize, this.instanceRetention);
 		}
 
 	}

@@ -272,7 +272,7 @@ public class JobBrowser {
 		String order = ((shape & NEWER) != 0) ? "ASC" : "DESC";
 		return """
 				SELECT j.id, j.queue, j.handler, j.status, j.priority, j.attempts, j.max_attempts, j.run_at,
-				    j.created_at, j.started_at, j.finished_at, j.unique_key, j.group_key,
+				    j.created_at, j.started_at, j.finished_at, j.unique_key, j.group_key, j.lease_owner,
 				    SUBSTR(j.last_error, 1, %d) AS error_head
 				FROM %s j%s
 				ORDER BY j.id %s
@@ -280,12 +280,13 @@ public class JobBrowser {
 	}
 
 	private JobSummary mapSummary(ResultSet rs, int row) throws SQLException {
+		JobStatus status = JobStatus.valueOf(rs.getString("status"));
 		return new JobSummary(rs.getLong("id"), rs.getString("queue"), rs.getString("handler"),
-				JobStatus.valueOf(rs.getString("status")), rs.getInt("priority"), rs.getInt("attempts"),
+				status, rs.getInt("priority"), rs.getInt("attempts"),
 				rs.getInt("max_attempts"), this.dialect.getTimestamp(rs, "run_at"),
 				this.dialect.getTimestamp(rs, "created_at"), this.dialect.getTimestamp(rs, "started_at"),
 				this.dialect.getTimestamp(rs, "finished_at"), rs.getString("unique_key"), rs.getString("group_key"),
-				rs.getString("error_head"));
+				rs.getString("error_head"), (status == JobStatus.RUNNING) ? rs.getString("lease_owner") : null);
 	}
 
 	/** A statement and its parameters. */

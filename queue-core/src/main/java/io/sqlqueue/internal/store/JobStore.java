@@ -98,6 +98,8 @@ public class JobStore implements QueueStore {
 
 	private final JobBrowser browser;
 
+	private final ClusterStore cluster;
+
 	private final JobLeases leases;
 
 	private final JobEnds ends;
@@ -152,6 +154,7 @@ public class JobStore implements QueueStore {
 		this.flows = new FlowStore(this.jdbc, this.transactions, dialect, this.sql, schema, notifyChannel);
 		this.schedules = new ScheduleStore(this.jdbc, this.transactions, dialect, schema);
 		this.browser = new JobBrowser(this.jdbc, this.transactions, dialect, schema);
+		this.cluster = new ClusterStore(this.jdbc, this.transactions, dialect, schema);
 		this.flowClaim = limitedClaims.create(this.flows);
 		this.workflows = new WorkflowStore(this.jdbc, dialect, schema);
 		this.leases = new JobLeases(this.jdbc, this.sql, dialect);
@@ -187,6 +190,11 @@ public class JobStore implements QueueStore {
 	@Override
 	public JobBrowser browser() {
 		return this.browser;
+	}
+
+	@Override
+	public ClusterStore cluster() {
+		return this.cluster;
 	}
 
 	/** Told what settling jobs' ends did, after it commits. */

@@ -14,7 +14,7 @@ import io.sqlqueue.Names;
 /**
  * Empties the queue between an application's tests (the test kit's {@code reset()}): every
  * job, dependency edge and batch, and the rate limits' windows, so that no test sees the
- * jobs, unique keys or spent rates of the one before. What the application declares at
+ * jobs, unique keys, spent rates or paused queues of the one before. What the application declares at
  * start-up stays: the schedules (with their next due times) and the limits, as does the
  * schema history. Ids keep counting up, so an id a test kept never names a later job.
  * <p>
@@ -44,11 +44,11 @@ public class QueueReset {
 		// whether their limits are current): only its own rate window is emptied.
 		this.statements = List.of("DELETE FROM %squeue_dependency".formatted(prefix),
 				"DELETE FROM %squeue_batch".formatted(prefix), "DELETE FROM %squeue_job".formatted(prefix),
-				"DELETE FROM %squeue_rate_window".formatted(prefix),
+				"DELETE FROM %squeue_rate_window".formatted(prefix), "DELETE FROM %squeue_paused".formatted(prefix),
 				"UPDATE %squeue_flow SET window_start = 0, window_starts = 0, previous_starts = 0".formatted(prefix));
 	}
 
-	/** Deletes every job, edge, batch and rate window; sets every queue's own rate window back to empty. */
+	/** Deletes every job, edge, batch, rate window and pause; sets every queue's own rate window back to empty. */
 	public void reset() {
 		this.transactions.inNewBoundedLockWait(this.jdbc, LOCK_WAIT, () -> {
 			this.statements.forEach(this.jdbc::update);

@@ -179,4 +179,7 @@ public interface QueueStore {
 	/** The dashboard's and the endpoint's reads of jobs. */
 	JobBrowser browser();
 
+	/** What the instances share beyond jobs: the paused queues and the instances' rows. */
+	ClusterStore cluster();
+
 }

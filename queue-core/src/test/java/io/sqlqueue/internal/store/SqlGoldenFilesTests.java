@@ -47,8 +47,8 @@ import static org.assertj.core.api.Assertions.fail;
  * rendered with one handler and batches of 100. {@code -Dsqlqueue.sql.write=true} writes the
  * files anew.
  * <p>
- * Every statement field and method of {@link JobSql}, {@link FlowSql}, {@link WorkflowSql}
- * and {@link ScheduleSql} is rendered: the test fails when one is added without being listed
+ * Every statement field and method of {@link JobSql}, {@link FlowSql}, {@link WorkflowSql},
+ * {@link ScheduleSql} and {@link ClusterSql} is rendered: the test fails when one is added without being listed
  * here.
  */
 class SqlGoldenFilesTests {
@@ -168,6 +168,7 @@ class SqlGoldenFilesTests {
 		all.put("workflow-forget-dependents", workflows.forgetDependents(BATCH));
 		all.put("workflow-forget-dependencies", workflows.forgetDependencies(BATCH));
 		all.fields("schedule-", schedules, Set.of());
+		all.fields("cluster-", new ClusterSql(dialect, null), Set.of());
 		browse(dialect, all);
 		all.put("dialect-notify", dialect.notifyStatement());
 		all.put("dialect-unvacuumed", dialect.unvacuumedQuery());

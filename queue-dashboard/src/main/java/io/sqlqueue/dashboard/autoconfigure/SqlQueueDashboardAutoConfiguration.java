@@ -74,10 +74,10 @@ public final class SqlQueueDashboardAutoConfiguration {
 	@ConditionalOnMissingBean
 	OverviewReader sqlqueueOverviewReader(JobStore store, JobBrowser browser, ObjectProvider<Manager> manager,
 			ObjectProvider<Schedules> schedules, ObjectProvider<FlowControl> flowControl,
-			SqlQueueDashboardProperties properties) {
+			ObjectProvider<QueueAdmin> admin, SqlQueueDashboardProperties properties) {
 		Manager running = manager.getIfUnique();
 		return new OverviewReader(store, browser, running, schedules.getIfUnique(), flowControl.getIfUnique(),
-				(running != null) ? running.settings().workerId() : null, properties.getRefreshInterval());
+				admin.getIfUnique(), (running != null) ? running.settings().workerId() : null, properties.getRefreshInterval());
 	}
 
 	@Bean

@@ -6,13 +6,15 @@ import org.springframework.web.servlet.function.ServerResponse;
 
 import io.sqlqueue.admin.AdminResult;
 import io.sqlqueue.admin.QueueAdmin;
+import io.sqlqueue.admin.RefusedException;
 import io.sqlqueue.dashboard.ActionResult;
 
 /**
  * The dashboard's actions, each a POST that passes the {@link ActionGuard} first:
  * {@code api/jobs/{id}/retry}, {@code api/jobs/{id}/cancel},
  * {@code api/jobs/retry-failed?queue=&handler=} and
- * {@code api/schedules/{name}/trigger|pause|resume}. Each is a {@link QueueAdmin} action
+ * {@code api/schedules/{name}/trigger|pause|resume} and {@code api/queues/{name}/pause|resume}.
+ * Each is a {@link QueueAdmin} action
  * and answers what it did ({@link ActionResult}), {@code done: false} with the reason when
  * the job or schedule was not in a state for it.
  */
@@ -52,6 +54,23 @@ final class DashboardActions {
 			case "pause" -> this.admin.pauseSchedule(name);
 			default -> this.admin.resumeSchedule(name);
 		}));
+	}
+
+	/** Pauses or resumes a queue on every instance; a blank, malformed or unknown queue is a 400. */
+	ServerResponse queue(ServerRequest request) {
+		String action = request.pathVariable("action");
+		if (!action.equals("pause") && !action.equals("resume")) {
+			return Responses.problem(HttpStatus.NOT_FOUND, "Unknown queue action '" + action + "'; use pause or resume");
+		}
+		String name = request.pathVariable("name");
+		return guarded(request, () -> {
+			try {
+				return answer(action.equals("pause") ? this.admin.pauseQueue(name) : this.admin.resumeQueue(name));
+			}
+			catch (RefusedException ex) {
+				return Responses.problem(HttpStatus.BAD_REQUEST, ex.getMessage());
+			}
+		});
 	}
 
 	private static ServerResponse answer(AdminResult result) {

@@ -52,6 +52,7 @@ public final class DashboardRouter implements RouterFunction<ServerResponse> {
 			.POST(path + "/api/jobs/{id}/retry", actions::retry)
 			.POST(path + "/api/jobs/{id}/cancel", actions::cancel)
 			.POST(path + "/api/schedules/{name}/{action}", actions::schedule)
+			.POST(path + "/api/queues/{name}/{action}", actions::queue)
 			.build();
 		this.routes = RouterFunctions.route()
 			// Relative, so that it holds under a servlet context path: /app/sqlqueue -> /app/sqlqueue/

@@ -162,6 +162,43 @@ class DashboardActionsTests {
 	}
 
 	@Test
+	void operatorPausesAndResumesAQueueAndSeesItPaused() {
+		DashboardContexts.runner().withPropertyValues("sqlqueue.dashboard.actions-enabled=true").run((context) -> {
+			MockMvc mvc = DashboardContexts.mvc(context);
+			long id = context.getBean(JobQueue.class).enqueue(Job.of("mail.send", 1).queue("mail"));
+			mvc.perform(fromThePage("/sqlqueue/api/queues/mail/pause"))
+				.andExpect(status().isOk())
+				.andExpect(jsonPath("$.done").value(true))
+				.andExpect(jsonPath("$.message").value(containsString("Queue 'mail' is paused")));
+			mvc.perform(fromThePage("/sqlqueue/api/queues/mail/pause"))
+				.andExpect(jsonPath("$.done").value(false))
+				.andExpect(jsonPath("$.message").value("Queue 'mail' was paused already"));
+			mvc.perform(get("/sqlqueue/api/overview").with(user("ops")))
+				.andExpect(jsonPath("$.queues[0].name").value("mail"))
+				.andExpect(jsonPath("$.queues[0].paused.pausedAt").exists());
+			assertThat(stateOf(context, id)).isEqualTo(JobStatus.QUEUED);
+			mvc.perform(fromThePage("/sqlqueue/api/queues/mail/resume")).andExpect(jsonPath("$.done").value(true));
+			mvc.perform(get("/sqlqueue/api/overview").with(user("ops")))
+				.andExpect(jsonPath("$.queues[0].paused").doesNotExist());
+			mvc.perform(fromThePage("/sqlqueue/api/queues/mail/stop")).andExpect(status().isNotFound());
+		});
+	}
+
+	@Test
+	void pausingAMalformedOrUnknownQueueIsABadRequestAndStoresNothing() {
+		DashboardContexts.runner().withPropertyValues("sqlqueue.dashboard.actions-enabled=true").run((context) -> {
+			MockMvc mvc = DashboardContexts.mvc(context);
+			mvc.perform(fromThePage("/sqlqueue/api/queues/bad!queue/pause"))
+				.andExpect(status().isBadRequest())
+				.andExpect(jsonPath("$.detail").value(containsString("Invalid queue name 'bad!queue'")));
+			mvc.perform(fromThePage("/sqlqueue/api/queues/nowhere/pause"))
+				.andExpect(status().isBadRequest())
+				.andExpect(jsonPath("$.detail").value(containsString("No queue 'nowhere'")));
+			assertThat(context.getBean(QueueAdmin.class).pausedQueues()).isEmpty();
+		});
+	}
+
+	@Test
 	void crossSiteRequestsAreRefused() {
 		DashboardContexts.runner().withPropertyValues("sqlqueue.dashboard.actions-enabled=true").run((context) -> {
 			MockMvc mvc = DashboardContexts.mvc(context);

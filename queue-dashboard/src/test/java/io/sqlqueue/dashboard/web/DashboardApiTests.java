@@ -30,6 +30,7 @@ import io.sqlqueue.flow.Limit;
 import io.sqlqueue.internal.maintenance.TableHealthMonitor;
 import io.sqlqueue.internal.store.ClaimRequest;
 import io.sqlqueue.internal.store.Completion;
+import io.sqlqueue.internal.store.InstanceReport;
 import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.internal.store.Lease;
 import io.sqlqueue.schedule.Recurrence;
@@ -92,6 +93,37 @@ class DashboardApiTests {
 				.andExpect(jsonPath("$.queues[1].succeededPerMinute[14]").value(0))
 				.andExpect(jsonPath("$.queues[1].limits", empty()))
 				.andExpect(jsonPath("$.schedules", empty()));
+		});
+	}
+
+	/** The cluster: each instance's row, and the instance that holds each running job. */
+	@Test
+	void overviewShowsTheInstancesAndTheJobListWhichOneHoldsARunningJob() {
+		DashboardContexts.runner().run((context) -> {
+			JobStore store = context.getBean(JobStore.class);
+			store.cluster().beat(new InstanceReport("web-1", "web", 42, "1.0", List.of("mail"), 8, 1, 20_000));
+			store.cluster().beat(new InstanceReport("web-2", "web", 43, "0.9", List.of("mail"), 8, 0, 1));
+			long running = context.getBean(JobQueue.class).enqueue(Job.of("mail.send", 1).queue("mail"));
+			long queued = context.getBean(JobQueue.class).enqueue(Job.of("mail.send", 2).queue("mail"));
+			store.claim(new ClaimRequest("web-1", "mail", List.of("mail.send"), 1, 60_000));
+			try {
+				Thread.sleep(20);
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+			}
+			MockMvc mvc = DashboardContexts.mvc(context);
+			mvc.perform(get("/sqlqueue/api/overview").with(user("ops")))
+				.andExpect(jsonPath("$.instances", hasSize(2)))
+				.andExpect(jsonPath("$.instances[0].id").value("web-1"))
+				.andExpect(jsonPath("$.instances[0].queues[0]").value("mail"))
+				.andExpect(jsonPath("$.instances[0].busyWorkers").value(1))
+				.andExpect(jsonPath("$.instances[0].gone").value(false))
+				.andExpect(jsonPath("$.instances[1].id").value("web-2"))
+				.andExpect(jsonPath("$.instances[1].gone").value(true));
+			mvc.perform(get("/sqlqueue/api/jobs?queue=mail").with(user("ops")))
+				.andExpect(jsonPath("$.jobs[?(@.id == " + running + ")].worker").value(contains("web-1")))
+				.andExpect(jsonPath("$.jobs[?(@.id == " + queued + ")].worker").value(contains(nullValue())));
 		});
 	}
 

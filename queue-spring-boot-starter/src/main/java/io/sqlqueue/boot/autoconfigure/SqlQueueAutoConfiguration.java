@@ -117,7 +117,7 @@ public final class SqlQueueAutoConfiguration {
 	public static final String TASK_SCHEDULER_BEAN_NAME = "sqlqueueTaskScheduler";
 
 	/** The threads of the queue's scheduler: one for each task that shares it. */
-	static final int SCHEDULER_THREADS = 9;
+	static final int SCHEDULER_THREADS = 10;
 
 	/** The name of the executor whose threads run handlers. */
 	public static final String WORKER_EXECUTOR_BEAN_NAME = "sqlqueueWorkerExecutor";
@@ -367,6 +367,7 @@ public final class SqlQueueAutoConfiguration {
 		map.from(manager::getShutdownTimeout).to(settings::shutdownTimeout);
 		map.from(manager::getHandlerTimeout).to(settings::handlerTimeout);
 		map.from(manager::getConcurrency).to(settings::defaultConcurrency);
+		map.from(properties.getRetention()::getInstances).to(settings::instanceRetention);
 		map.from(manager::getResultMaxSize)
 			.as((size) -> (int) Math.min(Integer.MAX_VALUE, size.toBytes()))
 			.to(settings::resultMaxSize);

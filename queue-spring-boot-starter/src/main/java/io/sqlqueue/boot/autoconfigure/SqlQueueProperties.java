@@ -517,6 +517,20 @@ public class SqlQueueProperties {
 		 */
 		private Duration failed = Duration.ofDays(30);
 
+		/**
+		 * How long the row of an instance that stopped beating is kept, shown as gone, before
+		 * a live instance deletes it. An instance that stops cleanly deletes its own at once.
+		 */
+		private Duration instances = Duration.ofHours(1);
+
+		public Duration getInstances() {
+			return this.instances;
+		}
+
+		public void setInstances(Duration instances) {
+			this.instances = instances;
+		}
+
 		public Duration getSucceeded() {
 			return this.succeeded;
 		}

@@ -5,6 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 import org.jspecify.annotations.Nullable;
 
@@ -27,7 +28,8 @@ import io.sqlqueue.internal.manager.Manager;
  * <li>the stale status ({@code DOWN} by default) when a queue's oldest due job has waited
  * longer than the maximum due age: nothing is taking its jobs; except where the queue's limits
  * hold due jobs back (docs/flow-control.md): its jobs wait by design, and it shows under
- * {@code throttled} instead;</li>
+ * {@code throttled} instead; and except where the queue is paused (docs/operations.md): it
+ * shows under {@code paused};</li>
  * <li>the stale status as well when a schedule is more than its own period behind (it
  * should have fired and has not, although it is neither paused nor orphaned), detail
  * {@code behindSchedules}; only once this instance's schedule firer has had a pass since
@@ -126,6 +128,10 @@ public class SqlQueueHealthIndicator extends AbstractHealthIndicator {
 			counts.put("oldestDueAge", oldest.toString());
 			queues.put(queue, counts);
 			Map<String, Long> held = snapshot.throttled().getOrDefault(queue, Map.of());
+			if (snapshot.isPaused(queue)) {
+				// Its jobs wait because an operator paused it, not because nothing takes them.
+				continue;
+			}
 			if (held.values().stream().anyMatch((jobs) -> jobs > 0)) {
 				throttled.put(queue, held);
 			}
@@ -136,6 +142,9 @@ public class SqlQueueHealthIndicator extends AbstractHealthIndicator {
 		builder.withDetail("queues", queues);
 		if (!throttled.isEmpty()) {
 			builder.withDetail("throttled", throttled);
+		}
+		if (!snapshot.paused().isEmpty()) {
+			builder.withDetail("paused", new TreeSet<>(snapshot.paused()));
 		}
 		Map<String, String> behind = (this.behindSchedules != null) ? this.behindSchedules.latest() : Map.of();
 		List<TableHealth.Holder> holdingBack = List.of();

@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -148,7 +149,9 @@ public class SqlQueueMetrics implements JobListener, MeterBinder {
 		}
 		QueueStats stats = this.stats.get();
 		if (stats != null) {
-			for (String queue : stats.latest().queues()) {
+			Set<String> queues = new TreeSet<>(stats.latest().queues());
+			queues.addAll(stats.latest().paused());
+			for (String queue : queues) {
 				if (this.jobQueues.add(queue)) {
 					this.registries.forEach((registry) -> registerJobGauges(registry, stats, queue));
 				}
@@ -264,6 +267,11 @@ public class SqlQueueMetrics implements JobListener, MeterBinder {
 		TimeGauge.builder(PREFIX + "jobs.oldest.due.age", stats, TimeUnit.MILLISECONDS,
 				(s) -> s.latest().oldestDueAge(queue).toMillis())
 			.description("How long the oldest due job of the queue has waited, as last counted")
+			.tag("queue", queue)
+			.strongReference(true)
+			.register(registry);
+		Gauge.builder(PREFIX + "queue.paused", stats, (s) -> s.latest().isPaused(queue) ? 1 : 0)
+			.description("1 while the queue is paused across the cluster (no instance claims its jobs), else 0")
 			.tag("queue", queue)
 			.strongReference(true)
 			.register(registry);

@@ -97,7 +97,8 @@ class SqlQueueAutoConfigurationPostgresIT {
 				assertThat(jdbc.queryForList("SELECT table_name FROM information_schema.tables WHERE table_schema = ?",
 						String.class, this.schema))
 					.containsExactlyInAnyOrder("queue_job", "queue_schedule", "queue_limit", "queue_flow",
-							"queue_rate_window", "queue_dependency", "queue_batch", "sqlqueue_schema_history");
+							"queue_rate_window", "queue_dependency", "queue_batch", "queue_paused", "queue_instance",
+							"sqlqueue_schema_history");
 			}
 			finally {
 				dropSchema();

@@ -27,6 +27,7 @@ import io.sqlqueue.JobStatus;
 import io.sqlqueue.WorkflowGraph;
 import io.sqlqueue.admin.AdminResult;
 import io.sqlqueue.admin.QueueAdmin;
+import io.sqlqueue.admin.QueueInstance;
 import io.sqlqueue.admin.RefusedException;
 import io.sqlqueue.admin.TableHealth;
 import io.sqlqueue.flow.FlowControl;
@@ -48,7 +49,9 @@ import io.sqlqueue.schedule.Schedules;
  * jobs' schedules, and pausing, resuming or triggering one
  * ({@code POST /sqlqueue/schedules/{name}} with an {@code action}); each queue's limits and
  * the due jobs they hold back, and setting or removing a limit
- * ({@code POST /sqlqueue/limits/{queue}} with an {@code action}); a job's place in a
+ * ({@code POST /sqlqueue/limits/{queue}} with an {@code action}); pausing or resuming a queue
+ * on every instance ({@code POST /sqlqueue/queues/{queue}}), each queue's pause and the
+ * instances that run jobs; a job's place in a
  * workflow, and a batch's progress ({@code GET /sqlqueue/batches/{id}}); the health of the
  * queue's tables as last read ({@code tables}). The writes are
  * {@link QueueAdmin}'s actions, answered with its messages.
@@ -106,7 +109,12 @@ public class SqlQueueEndpoint {
 		Map<String, Integer> total = (this.manager != null) ? this.manager.totalWorkers() : Map.of();
 		Map<String, Map<JobStatus, Long>> jobsByQueue = new TreeMap<>();
 		Map<String, Duration> oldest = new TreeMap<>();
+		Map<String, PausedDescriptor> paused = new TreeMap<>();
+		this.admin.pausedQueues()
+			.forEach((queue) -> paused.put(queue.queue(), new PausedDescriptor(queue.pausedAt(), queue.pausedBy())));
+		List<InstanceDescriptor> instances = this.admin.instances().stream().map(InstanceDescriptor::of).toList();
 		total.keySet().forEach((queue) -> jobsByQueue.computeIfAbsent(queue, (key) -> zeroCounts()));
+		paused.keySet().forEach((queue) -> jobsByQueue.computeIfAbsent(queue, (key) -> zeroCounts()));
 		limits.keySet().forEach((queue) -> jobsByQueue.computeIfAbsent(queue, (key) -> zeroCounts()));
 		for (QueueCount count : counts) {
 			jobsByQueue.computeIfAbsent(count.queue(), (key) -> zeroCounts()).merge(count.status(), count.jobs(), Long::sum);
@@ -118,15 +126,19 @@ public class SqlQueueEndpoint {
 		Map<String, Map<String, Long>> held = throttled;
 		jobsByQueue.forEach((queue, jobs) -> queues.put(queue,
 				new QueueDescriptor(jobs, oldest.getOrDefault(queue, Duration.ZERO).toString(), busy.get(queue),
-						total.get(queue), LimitsDescriptor.of(limits.get(queue)), held.getOrDefault(queue, Map.of()))));
+						total.get(queue), LimitsDescriptor.of(limits.get(queue)), held.getOrDefault(queue, Map.of()),
+						paused.get(queue))));
 		Map<String, ScheduleDescriptor> schedules = new TreeMap<>();
 		if (this.schedules != null) {
 			this.schedules.list().forEach((schedule) -> schedules.put(schedule.name(), ScheduleDescriptor.of(schedule)));
 		}
-		return new QueuesDescriptor(countedAt, queues, schedules, this.admin.tableHealth());
+		return new QueuesDescriptor(countedAt, queues, schedules, instances, this.admin.tableHealth());
 	}
 
 	/**
+	 * On a queue ({@code POST /sqlqueue/queues/{queue}}): pauses ({@code action=pause}) or
+	 * resumes ({@code action=resume}) it on every instance; a blank, malformed or unknown
+	 * queue is a 400 and nothing is stored.
 	 * On a schedule ({@code POST /sqlqueue/schedules/{name}}): pauses ({@code action=pause}),
 	 * resumes ({@code action=resume}) or fires it now ({@code action=trigger}). On a queue's
 	 * limits ({@code POST /sqlqueue/limits/{queue}}): sets ({@code action=set}, with
@@ -138,12 +150,28 @@ public class SqlQueueEndpoint {
 	public OperationResponseBody action(@Selector String kind, @Selector String name, String action,
 			@Nullable String keys, @Nullable Integer concurrency, @Nullable String rateLimit) {
 		return switch (kind) {
+			case "queues" -> queueAction(name, action);
 			case "schedules" -> scheduleAction(name, action);
 			case "limits" -> limitAction(name, action, keys, concurrency, rateLimit);
-			default -> throw new InvalidEndpointRequestException(
-					"Unknown path '" + kind + "'; use /sqlqueue/schedules/{name} or /sqlqueue/limits/{queue}",
+			default -> throw new InvalidEndpointRequestException("Unknown path '" + kind
+					+ "'; use /sqlqueue/queues/{queue}, /sqlqueue/schedules/{name} or /sqlqueue/limits/{queue}",
 					"Unknown path");
 		};
+	}
+
+	private QueueActionDescriptor queueAction(String queue, String action) {
+		if (!action.equals("pause") && !action.equals("resume")) {
+			throw new InvalidEndpointRequestException("Unknown action '" + action + "'; use 'pause' or 'resume'",
+					"Unknown action");
+		}
+		AdminResult result;
+		try {
+			result = action.equals("pause") ? this.admin.pauseQueue(queue) : this.admin.resumeQueue(queue);
+		}
+		catch (RefusedException ex) {
+			throw new InvalidEndpointRequestException(ex.getMessage(), "Invalid queue");
+		}
+		return new QueueActionDescriptor(queue, action, result.done(), result.message());
 	}
 
 	private LimitActionDescriptor limitAction(String queue, String action, @Nullable String keys,
@@ -263,11 +291,14 @@ public class SqlQueueEndpoint {
 	 * @param countedAt when they were counted
 	 * @param queues by queue name
 	 * @param schedules the recurring jobs' schedules, by name
+	 * @param instances the instances that run jobs, the longest running first, with those gone
+	 * but not yet deleted
 	 * @param tables the health of the queue's tables as last read on a schedule (its
 	 * {@code readAt} says when), or {@code null} when not asked for
 	 */
 	public record QueuesDescriptor(Instant countedAt, Map<String, QueueDescriptor> queues,
-			Map<String, ScheduleDescriptor> schedules, @Nullable TableHealth tables) implements OperationResponseBody {
+			Map<String, ScheduleDescriptor> schedules, List<InstanceDescriptor> instances,
+			@Nullable TableHealth tables) implements OperationResponseBody {
 
 		public QueuesDescriptor(Instant countedAt, Map<String, QueueDescriptor> queues) {
 			this(countedAt, queues, Map.of());
@@ -275,9 +306,42 @@ public class SqlQueueEndpoint {
 
 		public QueuesDescriptor(Instant countedAt, Map<String, QueueDescriptor> queues,
 				Map<String, ScheduleDescriptor> schedules) {
-			this(countedAt, queues, schedules, null);
+			this(countedAt, queues, schedules, List.of(), null);
 		}
 
+	}
+
+	/**
+	 * A paused queue: no instance claims its jobs.
+	 * @param pausedAt when it was paused (database clock)
+	 * @param pausedBy who paused it, or {@code null} when not named
+	 */
+	public record PausedDescriptor(Instant pausedAt, @Nullable String pausedBy) {
+	}
+
+	/**
+	 * An instance as its row last said ({@link QueueInstance}).
+	 * @param sinceSeen how long since it last wrote its row (ISO-8601, database clock)
+	 * @param gone whether it missed three beats
+	 */
+	public record InstanceDescriptor(String id, String host, long pid, String version, List<String> queues,
+			int concurrency, int busyWorkers, Instant startedAt, Instant lastSeen, String sinceSeen, boolean gone) {
+
+		static InstanceDescriptor of(QueueInstance instance) {
+			return new InstanceDescriptor(instance.id(), instance.host(), instance.pid(), instance.version(),
+					instance.queues(), instance.concurrency(), instance.busyWorkers(), instance.startedAt(),
+					instance.lastSeen(), instance.sinceSeen().toString(), instance.gone());
+		}
+
+	}
+
+	/**
+	 * What an action on a queue did.
+	 * @param done whether it changed anything (pausing a paused queue, or resuming one not
+	 * paused, does not)
+	 */
+	public record QueueActionDescriptor(String queue, String action, boolean done, String message)
+			implements OperationResponseBody {
 	}
 
 	/**
@@ -329,9 +393,11 @@ public class SqlQueueEndpoint {
 	 * @param limits the queue's limits, or {@code null} when it has none
 	 * @param throttled due jobs that a limit holds back now, by the limit ({@code queue-concurrency},
 	 * {@code queue-rate}, {@code key-concurrency}, {@code key-rate})
+	 * @param paused the queue's pause, or {@code null} when it is not paused
 	 */
 	public record QueueDescriptor(Map<JobStatus, Long> jobs, String oldestDueAge, @Nullable Integer busyWorkers,
-			@Nullable Integer totalWorkers, @Nullable LimitsDescriptor limits, Map<String, Long> throttled) {
+			@Nullable Integer totalWorkers, @Nullable LimitsDescriptor limits, Map<String, Long> throttled,
+			@Nullable PausedDescriptor paused) {
 	}
 
 	/**

@@ -34,6 +34,7 @@ import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.KeyLimitDescriptor;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.LimitActionDescriptor;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.LimitsDescriptor;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.QueueDescriptor;
+import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.QueueActionDescriptor;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.QueuesDescriptor;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.RetriedDescriptor;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.ScheduleActionDescriptor;
@@ -42,6 +43,7 @@ import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint;
 import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
 import io.sqlqueue.internal.admin.DefaultQueueAdmin;
 import io.sqlqueue.internal.store.ClaimRequest;
+import io.sqlqueue.internal.store.InstanceReport;
 import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.internal.store.Lease;
 import io.sqlqueue.schedule.Recurrence;
@@ -394,6 +396,70 @@ class SqlQueueEndpointAutoConfigurationTests {
 				.isThrownBy(() -> endpoint.batch("jobs", batch.batchId()));
 			// The callback still waits; the job after the failed one runs anyway (RUN).
 			assertThat(endpoint.queues().queues().get("default").jobs()).containsEntry(JobStatus.WAITING, 1L);
+		});
+	}
+
+	@Test
+	void pausesAndResumesAQueueAndShowsItsPause() {
+		this.runner.run((context) -> {
+			SqlQueueEndpoint endpoint = context.getBean(SqlQueueEndpoint.class);
+			// Known by the job waiting in it: this instance runs no Manager.
+			context.getBean(JobQueue.class).enqueue(Job.of("call", 1).queue("api"));
+			QueueActionDescriptor paused = (QueueActionDescriptor) endpoint.action("queues", "api", "pause", null, null,
+					null);
+			assertThat(paused.done()).isTrue();
+			assertThat(paused.message()).startsWith("Queue 'api' is paused");
+			QueueDescriptor api = endpoint.queues().queues().get("api");
+			assertThat(api.paused()).isNotNull();
+			assertThat(api.paused().pausedAt()).isNotNull();
+			QueueActionDescriptor again = (QueueActionDescriptor) endpoint.action("queues", "api", "pause", null, null,
+					null);
+			assertThat(again.done()).isFalse();
+			assertThat(again.message()).isEqualTo("Queue 'api' was paused already");
+			assertThat(((QueueActionDescriptor) endpoint.action("queues", "api", "resume", null, null, null)).done())
+				.isTrue();
+			assertThat(endpoint.queues().queues().get("api").paused()).isNull();
+			assertThat(((QueueActionDescriptor) endpoint.action("queues", "api", "resume", null, null, null)).message())
+				.isEqualTo("Queue 'api' was not paused");
+		});
+	}
+
+	@Test
+	void refusesToPauseABlankMalformedOrUnknownQueueAndStoresNothing() {
+		this.runner.run((context) -> {
+			SqlQueueEndpoint endpoint = context.getBean(SqlQueueEndpoint.class);
+			assertThatExceptionOfType(InvalidEndpointRequestException.class)
+				.isThrownBy(() -> endpoint.action("queues", " ", "pause", null, null, null))
+				.withMessage("Invalid queue name ' ': it is blank");
+			assertThatExceptionOfType(InvalidEndpointRequestException.class)
+				.isThrownBy(() -> endpoint.action("queues", "a b", "pause", null, null, null))
+				.withMessageStartingWith("Invalid queue name 'a b'");
+			assertThatExceptionOfType(InvalidEndpointRequestException.class)
+				.isThrownBy(() -> endpoint.action("queues", "nowhere", "pause", null, null, null))
+				.withMessageStartingWith("No queue 'nowhere'");
+			assertThatExceptionOfType(InvalidEndpointRequestException.class)
+				.isThrownBy(() -> endpoint.action("queues", "nowhere", "stop", null, null, null))
+				.withMessageStartingWith("Unknown action 'stop'");
+			assertThat(context.getBean(QueueAdmin.class).pausedQueues()).isEmpty();
+			assertThat(endpoint.queues().queues()).doesNotContainKey("nowhere");
+		});
+	}
+
+	@Test
+	void listsTheInstancesThatRunJobs() {
+		this.runner.run((context) -> {
+			SqlQueueEndpoint endpoint = context.getBean(SqlQueueEndpoint.class);
+			assertThat(endpoint.queues().instances()).isEmpty();
+			context.getBean(JobStore.class)
+				.cluster()
+				.beat(new InstanceReport("web-1", "web", 42, "1.0", List.of("mail", "default"), 16, 3, 20_000));
+			assertThat(endpoint.queues().instances()).singleElement().satisfies((instance) -> {
+				assertThat(instance.id()).isEqualTo("web-1");
+				assertThat(instance.queues()).containsExactly("mail", "default");
+				assertThat(instance.busyWorkers()).isEqualTo(3);
+				assertThat(instance.gone()).isFalse();
+				assertThat(instance.sinceSeen()).startsWith("PT");
+			});
 		});
 	}
 

@@ -37,6 +37,7 @@ import io.sqlqueue.boot.autoconfigure.endpoint.SqlQueueEndpointAutoConfiguration
 import io.sqlqueue.boot.health.SqlQueueHealthIndicator;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.Limit;
+import io.sqlqueue.admin.QueueAdmin;
 import io.sqlqueue.internal.maintenance.QueueStats;
 import io.sqlqueue.internal.maintenance.ScheduleFirer;
 import io.sqlqueue.internal.maintenance.TableHealthMonitor;
@@ -233,6 +234,27 @@ class SqlQueueHealthContributorAutoConfigurationTests {
 			assertThat(health.getDetails().get("throttled")).asInstanceOf(InstanceOfAssertFactories.MAP)
 				.containsOnlyKeys("payments")
 				.containsEntry("payments", java.util.Map.of("queue-rate", 2L));
+		});
+	}
+
+	/** A paused queue's jobs wait because an operator said so: it shows as paused, not stuck. */
+	@Test
+	void aPausedQueueIsPausedNotStuck() {
+		this.runner.withPropertyValues("management.health.sqlqueue.max-due-age=1s").run((context) -> {
+			context.getBean(JobQueue.class)
+				.enqueue(Job.of("unknown.handler", null).queue("held").runAt(Instant.now().minusSeconds(30)));
+			assertThat(context.getBean(QueueAdmin.class).pauseQueue("held").done()).isTrue();
+			context.getBean(QueueStats.class).refresh();
+			Health health = context.getBean(SqlQueueHealthIndicator.class).health();
+			assertThat(health.getStatus()).isEqualTo(Status.UP);
+			assertThat(health.getDetails()).doesNotContainKey("stale");
+			assertThat(health.getDetails().get("paused")).asInstanceOf(InstanceOfAssertFactories.COLLECTION)
+				.containsExactly("held");
+			context.getBean(QueueAdmin.class).resumeQueue("held");
+			context.getBean(QueueStats.class).refresh();
+			health = context.getBean(SqlQueueHealthIndicator.class).health();
+			assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+			assertThat(health.getDetails()).doesNotContainKey("paused");
 		});
 	}
 

@@ -38,6 +38,7 @@ import io.sqlqueue.boot.autoconfigure.FixedTableHealth;
 import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
 import io.sqlqueue.boot.metrics.SqlQueueMetrics;
 import io.sqlqueue.internal.await.JobAwaiter;
+import io.sqlqueue.admin.QueueAdmin;
 import io.sqlqueue.internal.maintenance.QueueStats;
 import io.sqlqueue.internal.maintenance.TableHealthMonitor;
 import io.sqlqueue.internal.maintenance.Reaper;
@@ -234,6 +235,23 @@ class SqlQueueMetricsAutoConfigurationTests {
 			assertThat(registry.find("sqlqueue.table.rows").gauges()).isEmpty();
 			assertThat(registry.get("sqlqueue.horizon.age").timeGauge().value()).isZero();
 			assertThat(registry.get("sqlqueue.undo.history.length").gauge().value()).isNaN();
+		});
+	}
+
+	@Test
+	void aGaugeShowsWhetherAQueueIsPausedAsLastRead() {
+		this.runner.run((context) -> {
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			context.getBean(JobQueue.class).enqueue(Job.of("nobody", 1).queue("held"));
+			QueueStats stats = context.getBean(QueueStats.class);
+			stats.refresh();
+			assertThat(registry.get("sqlqueue.queue.paused").tag("queue", "held").gauge().value()).isZero();
+			context.getBean(QueueAdmin.class).pauseQueue("held");
+			stats.refresh();
+			assertThat(registry.get("sqlqueue.queue.paused").tag("queue", "held").gauge().value()).isEqualTo(1);
+			context.getBean(QueueAdmin.class).resumeQueue("held");
+			stats.refresh();
+			assertThat(registry.get("sqlqueue.queue.paused").tag("queue", "held").gauge().value()).isZero();
 		});
 	}
 

@@ -1,0 +1,85 @@
+package io.sqlqueue.internal.manager;
+
+import java.time.Duration;
+import java.util.Set;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import io.sqlqueue.internal.store.ClusterStore;
+
+/**
+ * The queues paused across the cluster, as this instance last read them: the poll loop reads
+ * them again when they are older than a quarter of the poll interval (one small query per
+ * poll, never one per claim), and every claim looks them up in memory. So a pause stops this
+ * instance's claims within about a poll interval of its commit, and costs the claim path one
+ * read of a volatile field.
+ * <p>
+ * A read that fails (the database is away; an older schema without {@code queue_paused},
+ * where the queue's migrations are switched off) keeps the set last read: a failed read
+ * neither pauses nor resumes anything. The first failure is logged as a warning, the ones
+ * after it at debug until a read works again.
+ */
+final class PausedQueues {
+
+	private static final Logger logger = LoggerFactory.getLogger(PausedQueues.class);
+
+	private final ClusterStore store;
+
+	private final long maxAgeNanos;
+
+	private volatile Set<String> paused = Set.of();
+
+	/** When the set was last read (System.nanoTime), or read at all. */
+	private volatile long readAt;
+
+	private volatile boolean read;
+
+	private boolean failing;
+
+	PausedQueues(ClusterStore store, Duration pollInterval) {
+		this.store = store;
+		this.maxAgeNanos = pollInterval.toNanos() / 4;
+	}
+
+	/** Whether the queue is paused, as last read. */
+	boolean contains(String queue) {
+		return this.paused.contains(queue);
+	}
+
+	/** The paused queues, as last read. */
+	Set<String> current() {
+		return this.paused;
+	}
+
+	/** Reads the set again if it is older than a quarter of the poll interval. */
+	void refreshIfStale() {
+		if (!this.read || System.nanoTime() - this.readAt >= this.maxAgeNanos) {
+			refresh();
+		}
+	}
+
+	/** Reads the set now (an operator paused or resumed a queue on this instance). */
+	synchronized void refresh() {
+		try {
+			this.paused = Set.copyOf(this.store.pausedQueues());
+			this.readAt = System.nanoTime();
+			this.read = true;
+			if (this.failing) {
+				logger.info("sqlqueue reads its paused queues again");
+				this.failing = false;
+			}
+		}
+		catch (RuntimeException ex) {
+			if (!this.failing) {
+				logger.warn("sqlqueue could not read its paused queues; it keeps those it read last ({})", this.paused,
+						ex);
+				this.failing = true;
+			}
+			else {
+				logger.debug("sqlqueue could not read its paused queues", ex);
+			}
+		}
+	}
+
+}

@@ -1,0 +1,71 @@
+package io.sqlqueue.internal.store;
+
+import org.jspecify.annotations.Nullable;
+
+import io.sqlqueue.Names;
+
+/**
+ * Every statement {@link ClusterStore} runs on {@code queue_paused} and
+ * {@code queue_instance}, written once and filled with the dialect's pieces, as
+ * {@link JobSql} does for jobs.
+ */
+final class ClusterSql {
+
+	/** The paused queues' names. */
+	final String pausedNames;
+
+	/** The paused queues, with when and by whom. */
+	final String paused;
+
+	/** Parameters: queue, paused by. */
+	final String pause;
+
+	/** Parameters: queue. */
+	final String resume;
+
+	/** Whether a job waits in the queue (served by the ready-jobs index); parameters: queue. */
+	final String queuedJobIn;
+
+	/** Parameters: host, pid, version, queues, concurrency, busy workers, beat millis, id. */
+	final String beat;
+
+	/** Parameters: id, host, pid, version, queues, concurrency, busy workers, beat millis. */
+	final String insertInstance;
+
+	/** Parameters: id. */
+	final String deleteInstance;
+
+	/** Parameters: minus the retention in milliseconds. */
+	final String deleteUnseen;
+
+	/** Every instance row, with the database's clock ({@code db_now}). */
+	final String instances;
+
+	ClusterSql(Dialect dialect, @Nullable String schema) {
+		String checkedSchema = Names.requireSchema(schema);
+		String prefix = (checkedSchema != null) ? dialect.quote(checkedSchema) + "." : "";
+		String pausedTable = prefix + "queue_paused";
+		String instanceTable = prefix + "queue_instance";
+		String now = dialect.now();
+		this.pausedNames = "SELECT queue FROM %s".formatted(pausedTable);
+		this.paused = "SELECT queue, paused_at, paused_by FROM %s ORDER BY queue".formatted(pausedTable);
+		this.pause = "INSERT INTO %s (queue, paused_at, paused_by) VALUES (?, %s, ?)".formatted(pausedTable, now);
+		this.resume = "DELETE FROM %s WHERE queue = ?".formatted(pausedTable);
+		this.queuedJobIn = "SELECT id FROM %squeue_job WHERE status = 'QUEUED' AND queue = ? LIMIT 1".formatted(prefix);
+		this.beat = """
+				UPDATE %s SET host = ?, pid = ?, version = ?, queues = ?, concurrency = ?, busy_workers = ?,
+				    beat_millis = ?, last_seen = %s
+				WHERE id = ?""".formatted(instanceTable, now);
+		this.insertInstance = """
+				INSERT INTO %s (id, host, pid, version, queues, concurrency, busy_workers, beat_millis, started_at,
+				                last_seen)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, %s, %s)""".formatted(instanceTable, now, now);
+		this.deleteInstance = "DELETE FROM %s WHERE id = ?".formatted(instanceTable);
+		this.deleteUnseen = "DELETE FROM %s WHERE last_seen < %s".formatted(instanceTable, dialect.nowPlusMillis());
+		this.instances = """
+				SELECT id, host, pid, version, queues, concurrency, busy_workers, beat_millis, started_at, last_seen,
+				       %s AS db_now
+				FROM %s ORDER BY started_at, id""".formatted(now, instanceTable);
+	}
+
+}

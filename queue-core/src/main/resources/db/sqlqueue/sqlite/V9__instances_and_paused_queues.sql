@@ -1,0 +1,24 @@
+-- Operating a cluster (docs/operations.md). queue_paused: one row per paused queue; every
+-- instance reads the set once per poll interval and claims nothing of a queue in it.
+-- queue_instance: one row per running instance, written by its instance beat on the
+-- database clock, deleted when it stops cleanly; a row not beaten for three beats is shown
+-- as gone, and deleted after the retention (sqlqueue.maintenance.instance-retention).
+-- queues: the names it serves, comma-separated (queue names hold no comma).
+CREATE TABLE queue_paused (
+    queue     varchar(64)  PRIMARY KEY,
+    paused_at TEXT         NOT NULL,
+    paused_by varchar(255)
+);
+
+CREATE TABLE queue_instance (
+    id           varchar(128) PRIMARY KEY,
+    host         varchar(255) NOT NULL,
+    pid          INTEGER      NOT NULL,
+    version      varchar(64)  NOT NULL,
+    queues       TEXT         NOT NULL,
+    concurrency  INTEGER      NOT NULL,
+    busy_workers INTEGER      NOT NULL,
+    beat_millis  INTEGER      NOT NULL,
+    started_at   TEXT         NOT NULL,
+    last_seen    TEXT         NOT NULL
+);

@@ -1,0 +1,177 @@
+package io.sqlqueue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import com.zaxxer.hikari.HikariDataSource;
+import org.junit.jupiter.api.Test;
+
+import io.sqlqueue.admin.AdminResult;
+import io.sqlqueue.admin.QueueAdmin;
+import io.sqlqueue.admin.Refusal;
+import io.sqlqueue.admin.RefusedException;
+import io.sqlqueue.handler.HandlerDefinition;
+import io.sqlqueue.internal.admin.DefaultQueueAdmin;
+import io.sqlqueue.internal.manager.Manager;
+import io.sqlqueue.test.QueueFixture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Pausing and resuming a queue on every database, with two instances on one database: a
+ * paused queue's jobs stay {@code QUEUED} on both, a running one finishes, and a resume lets
+ * both claim again; bad requests change nothing. {@link QueueConformanceTests} implements
+ * this.
+ */
+interface PauseConformance extends ConformanceSupport {
+
+	/** The instances' poll interval here: long enough that two of them are a fair wait. */
+	Duration POLL = Duration.ofMillis(200);
+
+	private QueueAdmin admin(Manager manager) {
+		return new DefaultQueueAdmin(fixture().queue(), fixture().store(), manager, null, null);
+	}
+
+	private void pausableHandler(String name, io.sqlqueue.handler.JobInvoker invoker) {
+		fixture().register(HandlerDefinition.of(name, "pausable", invoker));
+	}
+
+	@Test
+	default void aPausedQueueIsClaimedByNoInstanceUntilResumed() throws Exception {
+		pausableHandler("pause.work", (payload, context) -> "done");
+		try (HikariDataSource pool = isolatedDatabase().newDataSource(8)) {
+			Manager first = fixture().startManager(fixture().store(),
+					QueueFixture.fastSettings().pollInterval(POLL).workerId("first").build(), 8);
+			Manager second = fixture().startInstance((s) -> s.pollInterval(POLL).workerId("second"), pool);
+			AdminResult paused = admin(first).pauseQueue("pausable", "ops");
+			assertThat(paused.done()).isTrue();
+			assertThat(first.pausedQueues()).containsExactly("pausable");
+			// The other instance reads the pause within a poll interval of its commit.
+			await().atMost(POLL.multipliedBy(2)).until(() -> second.pausedQueues().contains("pausable"));
+			List<Long> ids = new ArrayList<>();
+			for (int i = 0; i < 5; i++) {
+				ids.add(fixture().queue().enqueue("pause.work", i));
+			}
+			sleepQuietly(POLL.multipliedBy(2).toMillis());
+			for (long id : ids) {
+				JobRecord job = fixture().job(id);
+				assertThat(job.status()).isEqualTo(JobStatus.QUEUED);
+				assertThat(job.attempts()).isZero();
+			}
+			assertThat(admin(first).pausedQueues()).singleElement().satisfies((queue) -> {
+				assertThat(queue.queue()).isEqualTo("pausable");
+				assertThat(queue.pausedBy()).isEqualTo("ops");
+				assertThat(queue.pausedAt()).isNotNull();
+			});
+			// Resumed through neither instance: both read it at their next poll.
+			QueueAdmin elsewhere = new DefaultQueueAdmin(fixture().queue(), fixture().store(), null, null, null);
+			assertThat(elsewhere.resumeQueue("pausable").done()).isTrue();
+			for (long id : ids) {
+				awaitStatus(id, JobStatus.SUCCEEDED);
+			}
+			await().atMost(POLL.multipliedBy(2)).until(() -> second.pausedQueues().isEmpty());
+			assertThat(first.pausedQueues()).isEmpty();
+			// While its pool is open: stopping deletes its row.
+			second.stop();
+		}
+	}
+
+	@Test
+	default void aRunningJobFinishesWhileItsQueueIsPaused() throws Exception {
+		CountDownLatch started = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		pausableHandler("pause.slow", (payload, context) -> {
+			started.countDown();
+			release.await(30, TimeUnit.SECONDS);
+			return "done";
+		});
+		Manager manager = fixture().startManager(fixture().store(),
+				QueueFixture.fastSettings().pollInterval(POLL).build(), 8);
+		long running = fixture().queue().enqueue("pause.slow", 1);
+		assertThat(started.await(30, TimeUnit.SECONDS)).isTrue();
+		assertThat(admin(manager).pauseQueue("pausable").done()).isTrue();
+		long queued = fixture().queue().enqueue("pause.slow", 2);
+		release.countDown();
+		awaitStatus(running, JobStatus.SUCCEEDED);
+		sleepQuietly(POLL.multipliedBy(2).toMillis());
+		assertThat(fixture().status(queued)).isEqualTo(JobStatus.QUEUED);
+		assertThat(admin(manager).resumeQueue("pausable").done()).isTrue();
+		awaitStatus(queued, JobStatus.SUCCEEDED);
+	}
+
+	@Test
+	default void aPauseHoldsForAnInstanceThatStartsLater() {
+		pausableHandler("pause.later", (payload, context) -> "done");
+		QueueAdmin admin = new DefaultQueueAdmin(fixture().queue(), fixture().store(), null, null, null);
+		long id = fixture().queue().enqueue("pause.later", 1);
+		// Known by its queued job: no instance runs yet.
+		assertThat(admin.pauseQueue("pausable").done()).isTrue();
+		Manager manager = fixture().startManager(fixture().store(),
+				QueueFixture.fastSettings().pollInterval(POLL).build(), 8);
+		sleepQuietly(POLL.multipliedBy(2).toMillis());
+		assertThat(fixture().status(id)).isEqualTo(JobStatus.QUEUED);
+		assertThat(admin(manager).resumeQueue("pausable").done()).isTrue();
+		awaitStatus(id, JobStatus.SUCCEEDED);
+	}
+
+	@Test
+	default void pausingTwiceOrResumingAQueueNotPausedIsANoOp() {
+		pausableHandler("pause.twice", (payload, context) -> "done");
+		Manager manager = fixture().startManager(fixture().store(),
+				QueueFixture.fastSettings().pollInterval(POLL).build(), 8);
+		QueueAdmin admin = admin(manager);
+		AdminResult notPaused = admin.resumeQueue("pausable");
+		assertThat(notPaused.done()).isFalse();
+		assertThat(notPaused.refusal()).isEqualTo(Refusal.QUEUE_NOT_PAUSED);
+		assertThat(admin.pauseQueue("pausable", "first").done()).isTrue();
+		AdminResult again = admin.pauseQueue("pausable", "second");
+		assertThat(again.done()).isFalse();
+		assertThat(again.refusal()).isEqualTo(Refusal.QUEUE_ALREADY_PAUSED);
+		assertThat(again.message()).isEqualTo("Queue 'pausable' was paused already");
+		// The first pause is kept as it was.
+		assertThat(admin.pausedQueues()).singleElement()
+			.satisfies((queue) -> assertThat(queue.pausedBy()).isEqualTo("first"));
+	}
+
+	@Test
+	default void badPauseRequestsAreRefusedAndStoreNothing() {
+		pausableHandler("pause.bad", (payload, context) -> "done");
+		Manager manager = fixture().startManager(fixture().store(),
+				QueueFixture.fastSettings().pollInterval(POLL).build(), 8);
+		QueueAdmin admin = admin(manager);
+		for (String invalid : new String[] { "", "  ", "bad queue", "x".repeat(65), "naïve" }) {
+			assertThatExceptionOfType(RefusedException.class).isThrownBy(() -> admin.pauseQueue(invalid))
+				.isInstanceOf(IllegalArgumentException.class)
+				.satisfies((ex) -> assertThat(ex.refusal()).isEqualTo(Refusal.INVALID_QUEUE));
+			assertThatExceptionOfType(RefusedException.class).isThrownBy(() -> admin.resumeQueue(invalid))
+				.satisfies((ex) -> assertThat(ex.refusal()).isEqualTo(Refusal.INVALID_QUEUE));
+		}
+		assertThatExceptionOfType(RefusedException.class).isThrownBy(() -> admin.pauseQueue(null))
+			.satisfies((ex) -> assertThat(ex.refusal()).isEqualTo(Refusal.INVALID_QUEUE));
+		// No handler serves it, no instance lists it, no job waits in it (a finished one does not count).
+		assertThatExceptionOfType(RefusedException.class).isThrownBy(() -> admin.pauseQueue("nowhere"))
+			.withMessage("No queue 'nowhere': no handler serves it, no instance lists it and no job waits in it")
+			.satisfies((ex) -> assertThat(ex.refusal()).isEqualTo(Refusal.UNKNOWN_QUEUE));
+		assertThat(admin.pausedQueues()).isEmpty();
+		assertThat(fixture().jdbc().queryForObject("SELECT COUNT(*) FROM " + table("queue_paused"), Integer.class))
+			.isZero();
+		assertThat(manager.pausedQueues()).isEmpty();
+	}
+
+	@Test
+	default void aQueueAnotherInstanceServesCanBePausedFromOneThatDoesNot() {
+		pausableHandler("pause.remote", (payload, context) -> "done");
+		Manager remote = fixture().startManager(fixture().store(),
+				QueueFixture.fastSettings().pollInterval(POLL).workerId("remote").build(), 8);
+		assertThat(remote.beatInstance()).isTrue();
+		QueueAdmin local = new DefaultQueueAdmin(fixture().queue(), fixture().store(), null, null, null);
+		assertThat(local.pauseQueue("pausable").done()).isTrue();
+		assertThat(local.resumeQueue("pausable").done()).isTrue();
+	}
+
+}

@@ -1,0 +1,1 @@
+DELETE FROM queue_instance WHERE last_seen < (UTC_TIMESTAMP(6) + INTERVAL (? * 1000) MICROSECOND)

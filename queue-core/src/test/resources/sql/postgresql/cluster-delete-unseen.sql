@@ -1,0 +1,1 @@
+DELETE FROM queue_instance WHERE last_seen < (now() + CAST(? AS double precision) * interval '1 millisecond')

@@ -1,0 +1,3 @@
+SELECT id, host, pid, version, queues, concurrency, busy_workers, beat_millis, started_at, last_seen,
+       now() AS db_now
+FROM queue_instance ORDER BY started_at, id

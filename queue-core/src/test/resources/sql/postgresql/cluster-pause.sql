@@ -1,0 +1,1 @@
+INSERT INTO queue_paused (queue, paused_at, paused_by) VALUES (?, now(), ?)

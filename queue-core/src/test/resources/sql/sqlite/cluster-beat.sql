@@ -1,0 +1,3 @@
+UPDATE queue_instance SET host = ?, pid = ?, version = ?, queues = ?, concurrency = ?, busy_workers = ?,
+    beat_millis = ?, last_seen = strftime('%Y-%m-%d %H:%M:%f', 'now')
+WHERE id = ?

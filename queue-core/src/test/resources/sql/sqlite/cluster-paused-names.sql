@@ -1,0 +1,1 @@
+SELECT queue FROM queue_paused

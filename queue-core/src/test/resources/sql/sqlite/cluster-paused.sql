@@ -1,0 +1,1 @@
+SELECT queue, paused_at, paused_by FROM queue_paused ORDER BY queue
