@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -80,8 +81,15 @@ public final class EmbeddedPostgres {
 	}
 
 	/** Restarts the server ("fast": every session is ended) and waits until it answers again. */
-	public void restart() {
+	public synchronized void restart() {
 		pgCtl("restart");
+	}
+
+	/** Starts the server again if it is down (after a failed restart). */
+	public synchronized void ensureRunning() {
+		if (!Files.exists(data().resolve("postmaster.pid"))) {
+			pgCtl("start");
+		}
 	}
 
 	/** Stops the server; does nothing when it is not running. */
@@ -112,7 +120,7 @@ public final class EmbeddedPostgres {
 				""".formatted(this.port);
 		try {
 			Files.writeString(data().resolve("postgresql.conf"), settings, StandardCharsets.UTF_8,
-					java.nio.file.StandardOpenOption.APPEND);
+					StandardOpenOption.APPEND);
 		}
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
