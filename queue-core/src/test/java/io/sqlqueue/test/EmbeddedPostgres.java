@@ -62,8 +62,9 @@ public final class EmbeddedPostgres {
 			Files.createDirectories(directory);
 			EmbeddedPostgres server = new EmbeddedPostgres(binaries, directory.toAbsolutePath(), freePort());
 			server.initdb();
-			server.pgCtl("start");
+			// Before the start, so no moment of a running server without it; stop() is a no-op until then.
 			Runtime.getRuntime().addShutdownHook(new Thread(server::stop, "embedded-postgres-stop"));
+			server.pgCtl("start");
 			return server;
 		}
 		catch (IOException ex) {
@@ -115,7 +116,6 @@ public final class EmbeddedPostgres {
 				unix_socket_directories = ''
 				max_connections = 300
 				fsync = off
-				synchronous_commit = off
 				full_page_writes = off
 				""".formatted(this.port);
 		try {
