@@ -2,6 +2,7 @@ package io.sqlqueue.test;
 
 import java.nio.file.Path;
 import java.util.Locale;
+import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -15,9 +16,9 @@ public final class EmbeddedServers {
 
 	private static final Path DIRECTORY = Path.of("target", "embedded-databases");
 
-	private static @Nullable EmbeddedPostgres postgres;
+	private static final Once<EmbeddedPostgres> POSTGRES = new Once<>();
 
-	private static @Nullable String mariadb;
+	private static final Once<String> MARIADB = new Once<>();
 
 	private EmbeddedServers() {
 	}
@@ -31,34 +32,69 @@ public final class EmbeddedServers {
 		return value.trim().toLowerCase(Locale.ROOT).equals("embedded");
 	}
 
-	static synchronized TestDatabase.ServerAddress postgres() {
-		if (postgres == null) {
+	static TestDatabase.ServerAddress postgres() {
+		EmbeddedPostgres server = POSTGRES.get(() -> {
 			long started = System.nanoTime();
-			postgres = EmbeddedPostgres.start(DIRECTORY.resolve("postgresql"));
+			EmbeddedPostgres postgres = EmbeddedPostgres.start(DIRECTORY.resolve("postgresql"));
 			log("PostgreSQL", postgres.url(), started);
-		}
-		return new TestDatabase.ServerAddress(postgres.url(), "postgres", "");
+			return postgres;
+		});
+		return new TestDatabase.ServerAddress(server.url(), "postgres", "");
 	}
 
-	static synchronized TestDatabase.ServerAddress mariadb() {
-		if (mariadb == null) {
+	static TestDatabase.ServerAddress mariadb() {
+		String url = MARIADB.get(() -> {
 			long started = System.nanoTime();
-			mariadb = EmbeddedMariaDb.start(DIRECTORY.resolve("mariadb"));
+			String mariadb = EmbeddedMariaDb.start(DIRECTORY.resolve("mariadb"));
 			log("MariaDB", mariadb, started);
-		}
-		return new TestDatabase.ServerAddress(mariadb, "root", "");
+			return mariadb;
+		});
+		return new TestDatabase.ServerAddress(url, "root", "");
 	}
 
 	/** The embedded PostgreSQL serving {@code url}, if this JVM started one there. */
-	public static synchronized @Nullable EmbeddedPostgres postgresAt(String url) {
+	public static @Nullable EmbeddedPostgres postgresAt(String url) {
+		EmbeddedPostgres postgres = POSTGRES.current();
 		return (postgres != null && url.startsWith("jdbc:postgresql://127.0.0.1:" + postgres.port() + "/")) ? postgres
 				: null;
 	}
 
 	private static void log(String name, String url, long started) {
-		// How long a machine without servers waits for them (docs/testing.md gives the numbers).
+		// How long a machine without servers waits for them (docs/getting-started.md gives the numbers).
 		System.out.println("Embedded " + name + " started at " + url + " in "
 				+ (System.nanoTime() - started) / 1_000_000 + " ms");
+	}
+
+	/**
+	 * A server started at most once. A start that failed fails every later call at once,
+	 * rather than each test trying (and waiting) again.
+	 */
+	private static final class Once<T> {
+
+		private @Nullable T value;
+
+		private @Nullable RuntimeException failure;
+
+		synchronized T get(Supplier<T> start) {
+			if (this.failure != null) {
+				throw this.failure;
+			}
+			if (this.value == null) {
+				try {
+					this.value = start.get();
+				}
+				catch (RuntimeException ex) {
+					this.failure = ex;
+					throw ex;
+				}
+			}
+			return this.value;
+		}
+
+		synchronized @Nullable T current() {
+			return this.value;
+		}
+
 	}
 
 }

@@ -31,7 +31,8 @@ import io.sqlqueue.internal.store.sqlite.SqliteDialect;
  * A database for tests, isolated per test: H2 gets a new in-memory database, SQLite a new
  * temporary file, PostgreSQL a new schema, MariaDB and MySQL a new database. Servers, in
  * this order: the URL of the environment variable ({@code …_USER} and {@code …_PASSWORD}
- * beside it) or the local default; where none answers, Testcontainers if Docker is there;
+ * beside it; set, it must answer), else the local default; where none answers,
+ * Testcontainers if Docker is there;
  * else, for PostgreSQL and MariaDB, a server from Maven ({@link EmbeddedServers}, also forced
  * by {@code SQLQUEUE_TEST_DATABASES=embedded}). So PostgreSQL and MariaDB tests always run:
  * one that cannot is an error, unless {@code SQLQUEUE_TEST_ALLOW_SKIP} names the database.
@@ -248,45 +249,58 @@ public enum TestDatabase {
 	}
 
 	private ServerAddress findServer() {
-		boolean embedded = this == POSTGRESQL || this == MARIADB;
-		String url = System.getenv().getOrDefault(this.urlVariable, this.defaultUrl);
-		String user = System.getenv().getOrDefault(this.urlVariable + "_USER", this.defaultUser);
-		String password = System.getenv().getOrDefault(this.urlVariable + "_PASSWORD", "");
-		if (embedded && EmbeddedServers.forced()) {
+		if (hasEmbedded() && EmbeddedServers.forced()) {
 			return startEmbedded();
 		}
-		String missing;
-		Exception failure;
+		String configured = System.getenv(this.urlVariable);
+		String url = (configured != null) ? configured : this.defaultUrl;
+		String user = System.getenv().getOrDefault(this.urlVariable + "_USER", this.defaultUser);
+		String password = System.getenv().getOrDefault(this.urlVariable + "_PASSWORD", "");
+		SQLException failure;
 		try (Connection connection = DriverManager.getConnection(url, user, password)) {
 			return new ServerAddress(url, user, password);
 		}
 		catch (SQLException ex) {
+			if (configured != null) {
+				// A server someone named is not replaced by another behind their back.
+				return missing(this.urlVariable + " names " + url + ", which does not answer (" + ex.getMessage() + ")",
+						ex);
+			}
 			failure = ex;
-			missing = name() + " is not reachable at " + url + " (" + ex.getMessage() + ") and Docker is not available";
 		}
 		if (Containers.dockerAvailable()) {
 			return startContainer();
 		}
-		if (!embedded) {
-			String message = missing + ". Start a server there, or point " + this.urlVariable + " at one.";
-			if (isNamedIn("SQLQUEUE_TEST_REQUIRE_DATABASES")) {
-				Assertions.fail(message + " SQLQUEUE_TEST_REQUIRE_DATABASES requires it.", failure);
-			}
-			Assumptions.abort(message);
+		String missing = name() + " does not answer at " + url + " (" + failure.getMessage()
+				+ ") and Docker is not available";
+		if (!hasEmbedded()) {
+			return missing(missing + ". Start a server there, or point " + this.urlVariable + " at one", failure);
 		}
 		try {
 			return startEmbedded();
 		}
 		catch (RuntimeException ex) {
-			// PostgreSQL and MariaDB tests carry the queue's promises: not running them is an
-			// error, unless someone explicitly accepts it.
-			String message = missing + ", and the embedded server did not start: " + ex.getMessage();
-			if (isNamedIn("SQLQUEUE_TEST_ALLOW_SKIP")) {
-				Assumptions.abort(message);
-			}
-			Assertions.fail(message + " (SQLQUEUE_TEST_ALLOW_SKIP=" + name().toLowerCase(Locale.ROOT)
-					+ " skips these tests instead)", ex);
+			return missing(missing + ", and the embedded server did not start: " + ex.getMessage(), ex);
 		}
+	}
+
+	/** PostgreSQL and MariaDB: Maven brings a server for them. */
+	private boolean hasEmbedded() {
+		return this == POSTGRESQL || this == MARIADB;
+	}
+
+	/**
+	 * Fails the test, or skips it where that is allowed. PostgreSQL and MariaDB tests carry
+	 * the queue's promises: not running them is an error unless someone explicitly accepts
+	 * it; MySQL tests are skipped unless someone requires them.
+	 */
+	private ServerAddress missing(String message, Throwable cause) {
+		String name = name().toLowerCase(Locale.ROOT);
+		if (hasEmbedded() ? isNamedIn("SQLQUEUE_TEST_ALLOW_SKIP") : !isNamedIn("SQLQUEUE_TEST_REQUIRE_DATABASES")) {
+			Assumptions.abort(message);
+		}
+		Assertions.fail(message + (hasEmbedded() ? ". SQLQUEUE_TEST_ALLOW_SKIP=" + name + " skips these tests instead."
+				: ". SQLQUEUE_TEST_REQUIRE_DATABASES requires it."), cause);
 		throw new IllegalStateException("unreachable");
 	}
 
