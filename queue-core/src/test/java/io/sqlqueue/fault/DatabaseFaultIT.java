@@ -19,7 +19,7 @@ class DatabaseFaultIT extends FaultScenario {
 
 	private static final int TERMINATIONS = 3;
 
-	private PostgresServer.LocalCluster cluster;
+	private PostgresServer.Restartable cluster;
 
 	@AfterEach
 	void leaveTheServerRunning() {
@@ -53,16 +53,18 @@ class DatabaseFaultIT extends FaultScenario {
 	 */
 	@Test
 	void restartedServerLosesNoJobAndRunsEachJobOnce() throws Exception {
-		this.cluster = PostgresServer.localClusterOrSkip(this.database.url());
+		this.cluster = PostgresServer.restartableOrSkip(this.database.url());
 		enqueue(JOBS);
 		startWorker("a", "lease-ms=15000");
 		startWorker("b", "lease-ms=15000");
 		awaitUntil("a quarter of the jobs run", DRAIN_WAIT, () -> effects() >= JOBS / 4);
+		// Counted before: right after a quick restart this pool may still hold a dead connection.
+		long queued = queued();
 		event("restart", null);
 		long started = System.nanoTime();
 		this.cluster.restart();
 		System.out.println("PostgreSQL restarted in " + Duration.ofNanos(System.nanoTime() - started).toMillis()
-				+ " ms, " + queued() + " jobs still queued");
+				+ " ms, " + queued + " jobs queued at the restart");
 		awaitDrained(JOBS);
 		stopWorkers();
 		assertThat(check(JOBS).violations()).isEmpty();

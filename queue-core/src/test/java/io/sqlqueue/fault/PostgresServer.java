@@ -13,11 +13,15 @@ import org.junit.jupiter.api.Assumptions;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 
+import io.sqlqueue.test.EmbeddedPostgres;
+import io.sqlqueue.test.EmbeddedServers;
+
 /**
  * Faults of the database server: its connections cut, or the whole server restarted. A
- * restart needs the server on this machine as a Debian/Ubuntu cluster
- * ({@code pg_lsclusters}, {@code pg_ctlcluster}) and the right to restart it (root, or its
- * owner); without them the test that needs it is skipped with a message saying so.
+ * restart needs the embedded server of the tests ({@link EmbeddedServers}), or the server on
+ * this machine as a Debian/Ubuntu cluster ({@code pg_lsclusters}, {@code pg_ctlcluster}) and
+ * the right to restart it (root, or its owner); without them the test that needs it is
+ * skipped with a message saying so.
  */
 final class PostgresServer {
 
@@ -38,8 +42,38 @@ final class PostgresServer {
 		return (terminated != null) ? terminated : 0;
 	}
 
+	/** A server that can be restarted from a test. */
+	interface Restartable {
+
+		/** Restarts the server ("fast": every session is ended) and waits until it answers again. */
+		void restart();
+
+		/** Starts the server if it does not answer (after a failed restart), so no test leaves it down. */
+		void ensureRunning();
+
+	}
+
+	/** The server that serves {@code url}; aborts the test when there is none to restart. */
+	static Restartable restartableOrSkip(String url) {
+		EmbeddedPostgres embedded = EmbeddedServers.postgresAt(url);
+		if (embedded != null) {
+			return new Restartable() {
+				@Override
+				public void restart() {
+					embedded.restart();
+				}
+
+				@Override
+				public void ensureRunning() {
+					embedded.ensureRunning();
+				}
+			};
+		}
+		return localClusterOrSkip(url);
+	}
+
 	/** The cluster on this machine that serves {@code url}; aborts the test when there is none to restart. */
-	static LocalCluster localClusterOrSkip(String url) {
+	private static LocalCluster localClusterOrSkip(String url) {
 		Matcher matcher = HOST_AND_PORT.matcher(url);
 		Assumptions.assumeTrue(matcher.matches() && LOCAL_HOSTS.contains(matcher.group(1)),
 				() -> "PostgreSQL at " + url + " is not on this machine: a restart cannot be tested");
@@ -83,10 +117,10 @@ final class PostgresServer {
 	}
 
 	/** A cluster of this machine, by its {@code pg_lsclusters} version and name. */
-	record LocalCluster(String version, String name, int port) {
+	record LocalCluster(String version, String name, int port) implements Restartable {
 
-		/** Restarts the server ("fast": every session is ended) and waits until it answers again. */
-		void restart() {
+		@Override
+		public void restart() {
 			List<String> command = List.of("pg_ctlcluster", "--skip-systemctl-redirect", this.version, this.name,
 					"restart");
 			if (run(Duration.ofMinutes(2), command.toArray(String[]::new)) == null) {
@@ -95,8 +129,8 @@ final class PostgresServer {
 			awaitReady();
 		}
 
-		/** Starts the server if it does not answer (after a failed restart), so no test leaves it down. */
-		void ensureRunning() {
+		@Override
+		public void ensureRunning() {
 			if (!isReady()) {
 				run(Duration.ofMinutes(2), "pg_ctlcluster", "--skip-systemctl-redirect", this.version, this.name,
 						"start");

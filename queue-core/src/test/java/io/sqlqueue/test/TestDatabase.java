@@ -29,12 +29,15 @@ import io.sqlqueue.internal.store.sqlite.SqliteDialect;
 
 /**
  * A database for tests, isolated per test: H2 gets a new in-memory database, SQLite a new
- * temporary file, PostgreSQL a new schema, MariaDB and MySQL a new database. Servers are
- * the local ones (URLs overridable by environment variables, {@code …_USER} and
- * {@code …_PASSWORD} beside them); where none answers and Docker is present, Testcontainers
- * starts one; where neither, the test is skipped, unless
- * {@code SQLQUEUE_TEST_REQUIRE_DATABASES} names the database (e.g.
- * {@code postgresql,mariadb}, or {@code all}), in which case it fails.
+ * temporary file, PostgreSQL a new schema, MariaDB and MySQL a new database. Servers, in
+ * this order: the URL of the environment variable ({@code …_USER} and {@code …_PASSWORD}
+ * beside it; set, it must answer), else the local default; where none answers,
+ * Testcontainers if Docker is there;
+ * else, for PostgreSQL and MariaDB, a server from Maven ({@link EmbeddedServers}, also forced
+ * by {@code SQLQUEUE_TEST_DATABASES=embedded}). So PostgreSQL and MariaDB tests always run:
+ * one that cannot is an error, unless {@code SQLQUEUE_TEST_ALLOW_SKIP} names the database.
+ * MySQL 8 has no server from Maven: its tests are skipped where none answers, unless
+ * {@code SQLQUEUE_TEST_REQUIRE_DATABASES} names it (e.g. {@code mysql}, or {@code all}).
  */
 public enum TestDatabase {
 
@@ -104,6 +107,11 @@ public enum TestDatabase {
 		ServerAddress startContainer() {
 			return Containers.postgres();
 		}
+
+		@Override
+		ServerAddress startEmbedded() {
+			return EmbeddedServers.postgres();
+		}
 	},
 
 	/** MariaDB; each test gets its own database (a MariaDB "schema"). */
@@ -116,6 +124,11 @@ public enum TestDatabase {
 		@Override
 		ServerAddress startContainer() {
 			return Containers.mariadb();
+		}
+
+		@Override
+		ServerAddress startEmbedded() {
+			return EmbeddedServers.mariadb();
 		}
 	},
 
@@ -165,6 +178,11 @@ public enum TestDatabase {
 	public abstract Dialect dialect();
 
 	ServerAddress startContainer() {
+		throw new UnsupportedOperationException();
+	}
+
+	/** A server from Maven (PostgreSQL and MariaDB only). */
+	ServerAddress startEmbedded() {
 		throw new UnsupportedOperationException();
 	}
 
@@ -224,37 +242,72 @@ public enum TestDatabase {
 	}
 
 	private synchronized ServerAddress server() {
-		if (this.server != null) {
-			return this.server;
+		if (this.server == null) {
+			this.server = findServer();
 		}
-		String url = System.getenv().getOrDefault(this.urlVariable, this.defaultUrl);
+		return this.server;
+	}
+
+	private ServerAddress findServer() {
+		if (hasEmbedded() && EmbeddedServers.forced()) {
+			return startEmbedded();
+		}
+		String configured = System.getenv(this.urlVariable);
+		String url = (configured != null) ? configured : this.defaultUrl;
 		String user = System.getenv().getOrDefault(this.urlVariable + "_USER", this.defaultUser);
 		String password = System.getenv().getOrDefault(this.urlVariable + "_PASSWORD", "");
 		SQLException failure;
 		try (Connection connection = DriverManager.getConnection(url, user, password)) {
-			this.server = new ServerAddress(url, user, password);
-			return this.server;
+			return new ServerAddress(url, user, password);
 		}
 		catch (SQLException ex) {
+			if (configured != null) {
+				// A server someone named is not replaced by another behind their back.
+				return missing(this.urlVariable + " names " + url + ", which does not answer (" + ex.getMessage() + ")",
+						ex);
+			}
 			failure = ex;
 		}
 		if (Containers.dockerAvailable()) {
-			this.server = startContainer();
-			return this.server;
+			return startContainer();
 		}
-		String message = name() + " is not reachable at " + url + " (" + failure.getMessage()
-				+ ") and Docker is not available. Start a server there, or point " + this.urlVariable
-				+ " at one, to run these tests.";
-		if (isRequired()) {
-			Assertions.fail(message + " SQLQUEUE_TEST_REQUIRE_DATABASES requires it.", failure);
+		String missing = name() + " does not answer at " + url + " (" + failure.getMessage()
+				+ ") and Docker is not available";
+		if (!hasEmbedded()) {
+			return missing(missing + ". Start a server there, or point " + this.urlVariable + " at one", failure);
 		}
-		Assumptions.abort(message);
+		try {
+			return startEmbedded();
+		}
+		catch (RuntimeException ex) {
+			return missing(missing + ", and the embedded server did not start: " + ex.getMessage(), ex);
+		}
+	}
+
+	/** PostgreSQL and MariaDB: Maven brings a server for them. */
+	private boolean hasEmbedded() {
+		return this == POSTGRESQL || this == MARIADB;
+	}
+
+	/**
+	 * Fails the test, or skips it where that is allowed. PostgreSQL and MariaDB tests carry
+	 * the queue's promises: not running them is an error unless someone explicitly accepts
+	 * it; MySQL tests are skipped unless someone requires them.
+	 */
+	private ServerAddress missing(String message, Throwable cause) {
+		String name = name().toLowerCase(Locale.ROOT);
+		if (hasEmbedded() ? isNamedIn("SQLQUEUE_TEST_ALLOW_SKIP") : !isNamedIn("SQLQUEUE_TEST_REQUIRE_DATABASES")) {
+			Assumptions.abort(message);
+		}
+		Assertions.fail(message + (hasEmbedded() ? ". SQLQUEUE_TEST_ALLOW_SKIP=" + name + " skips these tests instead."
+				: ". SQLQUEUE_TEST_REQUIRE_DATABASES requires it."), cause);
 		throw new IllegalStateException("unreachable");
 	}
 
-	private boolean isRequired() {
-		String required = System.getenv().getOrDefault("SQLQUEUE_TEST_REQUIRE_DATABASES", "");
-		return Arrays.stream(required.split(","))
+	/** Whether the environment variable lists this database (or {@code all}). */
+	private boolean isNamedIn(String variable) {
+		String names = System.getenv().getOrDefault(variable, "");
+		return Arrays.stream(names.split(","))
 			.map((name) -> name.trim().toLowerCase(Locale.ROOT))
 			.anyMatch((name) -> name.equals(name().toLowerCase(Locale.ROOT)) || name.equals("all"));
 	}

@@ -1,13 +1,10 @@
 package io.sqlqueue.testkit;
 
-import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.CopyOnWriteArrayList;
 
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.slf4j.MDC;
@@ -75,19 +72,6 @@ abstract class SqlQueueTesterScenarios {
 
 	/** A table of the queue, as the subclass's database names it. */
 	protected abstract String table(String name);
-
-	/**
-	 * Skips the subclass's tests where its database server does not answer, or fails them
-	 * where {@code SQLQUEUE_TEST_REQUIRE_DATABASES} names it.
-	 */
-	static void serverMissing(String database, String url, String urlVariable, SQLException ex) {
-		String required = System.getenv().getOrDefault("SQLQUEUE_TEST_REQUIRE_DATABASES", "");
-		if (required.toLowerCase(Locale.ROOT).contains(database.toLowerCase(Locale.ROOT))) {
-			throw new IllegalStateException(database + " is required but does not answer at " + url, ex);
-		}
-		Assumptions.abort("No " + database + " at " + url + " (" + ex.getMessage() + "); start one there or set "
-				+ urlVariable + " to run these tests");
-	}
 
 	/** A name quoted, as Flyway names its history table (in lower case). */
 	protected String quoted(String name) {

@@ -7,13 +7,12 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.UUID;
 
 import javax.sql.DataSource;
 
 import org.assertj.core.api.InstanceOfAssertFactories;
-import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -42,24 +41,19 @@ import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.internal.store.Lease;
 import io.sqlqueue.internal.store.postgresql.PostgresDialect;
 import io.sqlqueue.internal.store.postgresql.PostgresNotifications;
+import io.sqlqueue.test.TestDatabase;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The auto-configuration on PostgreSQL ({@code SQLQUEUE_TEST_POSTGRES_URL}, by default
- * {@code jdbc:postgresql://127.0.0.1:5432/test} as {@code postgres}), each test in its
- * own schema. Skipped when no server answers, unless {@code SQLQUEUE_TEST_REQUIRE_DATABASES}
- * names {@code postgresql}.
+ * The auto-configuration on PostgreSQL (the server {@link TestDatabase} finds or starts),
+ * each test in its own schema.
  */
 class SqlQueueAutoConfigurationPostgresIT {
 
-	private static final String URL = System.getenv().getOrDefault("SQLQUEUE_TEST_POSTGRES_URL",
-			"jdbc:postgresql://127.0.0.1:5432/test");
-
-	private static final String USER = System.getenv().getOrDefault("SQLQUEUE_TEST_POSTGRES_USER", "postgres");
-
-	private static final String PASSWORD = System.getenv().getOrDefault("SQLQUEUE_TEST_POSTGRES_PASSWORD", "");
+	/** The server TestDatabase finds or starts; each test migrates into a schema of its own beside it. */
+	private static TestDatabase.Isolated database;
 
 	private final String schema = "sqlqueue_it_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
 
@@ -67,23 +61,18 @@ class SqlQueueAutoConfigurationPostgresIT {
 		.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
 				DataSourceTransactionManagerAutoConfiguration.class, JacksonAutoConfiguration.class,
 				SqlQueueAutoConfiguration.class))
-		.withPropertyValues("spring.datasource.url=" + URL, "spring.datasource.username=" + USER,
-				"spring.datasource.password=" + PASSWORD, "sqlqueue.jdbc.schema=" + this.schema,
+		.withPropertyValues("spring.datasource.url=" + database.url(), "spring.datasource.username=" + database.user(),
+				"spring.datasource.password=" + database.password(), "sqlqueue.jdbc.schema=" + this.schema,
 				"sqlqueue.manager.poll-interval=50ms", "sqlqueue.manager.shutdown-timeout=1s");
 
 	@BeforeAll
-	static void requireServer() {
-		try (Connection connection = DriverManager.getConnection(URL, USER, PASSWORD)) {
-			assertThat(connection.isValid(2)).isTrue();
-		}
-		catch (SQLException ex) {
-			String required = System.getenv().getOrDefault("SQLQUEUE_TEST_REQUIRE_DATABASES", "");
-			if (required.toLowerCase(Locale.ROOT).contains("postgresql")) {
-				throw new IllegalStateException("PostgreSQL is required but does not answer at " + URL, ex);
-			}
-			Assumptions.abort("No PostgreSQL at " + URL + " (" + ex.getMessage()
-					+ "); start one there or set SQLQUEUE_TEST_POSTGRES_URL to run these tests");
-		}
+	static void findServer() {
+		database = TestDatabase.POSTGRESQL.isolated();
+	}
+
+	@AfterAll
+	static void closeServer() {
+		database.close();
 	}
 
 	@Test
@@ -207,7 +196,7 @@ class SqlQueueAutoConfigurationPostgresIT {
 					SqlQueueHealthIndicator indicator = context.getBean(SqlQueueHealthIndicator.class);
 					context.getBean(QueueStats.class).refresh();
 					long pid;
-					try (Connection holder = DriverManager.getConnection(URL, USER, PASSWORD)) {
+					try (Connection holder = DriverManager.getConnection(database.url(), database.user(), database.password())) {
 						holder.createStatement().execute("SET application_name = 'horizon-holder'");
 						holder.setAutoCommit(false);
 						holder.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
@@ -263,7 +252,7 @@ class SqlQueueAutoConfigurationPostgresIT {
 	}
 
 	private void dropSchema() throws SQLException {
-		try (Connection connection = DriverManager.getConnection(URL, USER, PASSWORD)) {
+		try (Connection connection = DriverManager.getConnection(database.url(), database.user(), database.password())) {
 			connection.createStatement().execute("DROP SCHEMA IF EXISTS " + this.schema + " CASCADE");
 		}
 	}
