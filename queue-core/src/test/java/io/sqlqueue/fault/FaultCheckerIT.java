@@ -132,7 +132,7 @@ class FaultCheckerIT extends FaultScenario {
 
 	@Test
 	void frozenWorkerRunningAgainMoreThanItCouldHoldIsReported() {
-		int limit = 2 * FaultWorker.WORKERS;
+		int limit = FaultWorker.WORKERS + 2 * FaultWorker.COMPLETION_BATCH_SIZE;
 		for (int i = 0; i <= limit; i++) {
 			long id = job(FaultWorker.PLAIN);
 			claim(id, "frozen");

@@ -61,7 +61,7 @@ public final class FaultWorker {
 
 	static final int WORKERS = 8;
 
-	/** Successes that may wait to be recorded at once ({@code completion-batch-size}). */
+	/** Completion batch size: twice this many successes may wait to be recorded at once. */
 	static final int COMPLETION_BATCH_SIZE = 8;
 
 	static final String PASSWORD_VARIABLE = "FAULT_WORKER_PASSWORD";
