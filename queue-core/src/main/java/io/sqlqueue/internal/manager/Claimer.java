@@ -3,6 +3,7 @@ package io.sqlqueue.internal.manager;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.Lock;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -68,7 +69,7 @@ final class Claimer {
 		this.handlers = handlers;
 		this.settings = settings;
 		this.listener = listener;
-		this.paused = new PausedQueues(store.cluster(), settings.pollInterval());
+		this.paused = new PausedQueues(store.cluster()::pausedQueues, settings.pollInterval());
 	}
 
 	/** The queues paused across the cluster, as this instance last read them. */
@@ -159,10 +160,21 @@ final class Claimer {
 	}
 
 	private boolean claimUnderWay(Lane lane, int least, Workers workers) {
-		if (this.paused.contains(lane.queue)) {
-			// Its jobs stay QUEUED; the poll that reads the queue resumed claims them.
-			return false;
+		Lock gate = this.paused.claimGate();
+		gate.lock();
+		try {
+			if (this.paused.contains(lane.queue)) {
+				// Its jobs stay QUEUED; the poll that reads the queue resumed claims them.
+				return false;
+			}
+			return claimUnpaused(lane, least, workers);
 		}
+		finally {
+			gate.unlock();
+		}
+	}
+
+	private boolean claimUnpaused(Lane lane, int least, Workers workers) {
 		long wakeUps = lane.wakeUps();
 		int wanted = lane.reserve(this.settings.batchSize());
 		if (wanted < least) {

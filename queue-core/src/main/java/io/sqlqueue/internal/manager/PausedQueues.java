@@ -2,11 +2,12 @@ package io.sqlqueue.internal.manager;
 
 import java.time.Duration;
 import java.util.Set;
+import java.util.function.Supplier;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import io.sqlqueue.internal.store.ClusterStore;
 
 /**
  * The queues paused across the cluster, as this instance last read them: the poll loop reads
@@ -19,12 +20,19 @@ import io.sqlqueue.internal.store.ClusterStore;
  * where the queue's migrations are switched off) keeps the set last read: a failed read
  * neither pauses nor resumes anything. The first failure is logged as a warning, the ones
  * after it at debug until a read works again.
+ * <p>
+ * A claim holds the {@link #claimGate() gate} shared from its look at the set to the end of
+ * its statement, and a changed set is put in place holding it alone. So when {@link #refresh()}
+ * returns, no claim that saw the old set is still under way: a job enqueued after a pause
+ * returned on this instance is never claimed here (without the gate, a claim that looked just
+ * before the pause could run its statement just after that enqueue).
  */
 final class PausedQueues {
 
 	private static final Logger logger = LoggerFactory.getLogger(PausedQueues.class);
 
-	private final ClusterStore store;
+	/** Reads the paused queues' names from the database ({@code ClusterStore#pausedQueues}). */
+	private final Supplier<Set<String>> reader;
 
 	private final long maxAgeNanos;
 
@@ -37,9 +45,19 @@ final class PausedQueues {
 
 	private boolean failing;
 
-	PausedQueues(ClusterStore store, Duration pollInterval) {
-		this.store = store;
+	private final ReentrantReadWriteLock gate = new ReentrantReadWriteLock();
+
+	PausedQueues(Supplier<Set<String>> reader, Duration pollInterval) {
+		this.reader = reader;
 		this.maxAgeNanos = pollInterval.toNanos() / 4;
+	}
+
+	/**
+	 * Held shared by a claim from its {@link #contains} to its statement's end; an unchanged
+	 * set never takes it alone, so claims only wait while a pause or resume is put in place.
+	 */
+	Lock claimGate() {
+		return this.gate.readLock();
 	}
 
 	/** Whether the queue is paused, as last read. */
@@ -62,7 +80,16 @@ final class PausedQueues {
 	/** Reads the set now (an operator paused or resumed a queue on this instance). */
 	synchronized void refresh() {
 		try {
-			this.paused = Set.copyOf(this.store.pausedQueues());
+			Set<String> read = Set.copyOf(this.reader.get());
+			if (!read.equals(this.paused)) {
+				this.gate.writeLock().lock();
+				try {
+					this.paused = read;
+				}
+				finally {
+					this.gate.writeLock().unlock();
+				}
+			}
 			this.readAt = System.nanoTime();
 			this.read = true;
 			if (this.failing) {
