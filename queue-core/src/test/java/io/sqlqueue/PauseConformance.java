@@ -24,7 +24,8 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * Pausing and resuming a queue on every database, with two instances on one database: a
- * paused queue's jobs stay {@code QUEUED} on both, a running one finishes, and a resume lets
+ * paused queue's jobs stay {@code QUEUED} on both (those claimed ahead of a busy worker are
+ * given back), a running one finishes, and a resume lets
  * both claim again; bad requests change nothing. {@link QueueConformanceTests} implements
  * this.
  */
@@ -102,6 +103,56 @@ interface PauseConformance extends ConformanceSupport {
 		assertThat(fixture().status(queued)).isEqualTo(JobStatus.QUEUED);
 		assertThat(admin(manager).resumeQueue("pausable").done()).isTrue();
 		awaitStatus(queued, JobStatus.SUCCEEDED);
+	}
+
+	@Test
+	default void claimedJobsNotStartedGoBackWhenTheirQueueIsPaused() throws Exception {
+		CountDownLatch started = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		pausableHandler("pause.prefetched", (payload, context) -> {
+			if (payload.equals("1")) {
+				started.countDown();
+				release.await(30, TimeUnit.SECONDS);
+			}
+			return "done";
+		});
+		// One worker with room to claim ahead of it: fast jobs first, so the lane learns that
+		// jobs are quick and claims the later ones while its one worker is held.
+		Manager manager = fixture().startManager(fixture().store(),
+				QueueFixture.fastSettings().pollInterval(POLL).defaultConcurrency(1).prefetch(10).build(), 8);
+		List<Long> fast = new ArrayList<>();
+		for (int i = 0; i < 20; i++) {
+			fast.add(fixture().queue().enqueue("pause.prefetched", 0));
+		}
+		for (long id : fast) {
+			awaitStatus(id, JobStatus.SUCCEEDED);
+		}
+		long held = fixture().queue().enqueue("pause.prefetched", 1);
+		assertThat(started.await(30, TimeUnit.SECONDS)).isTrue();
+		List<Long> claimedAhead = new ArrayList<>();
+		for (int i = 0; i < 5; i++) {
+			claimedAhead.add(fixture().queue().enqueue("pause.prefetched", 0));
+		}
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> claimedAhead.stream().allMatch((id) -> fixture().status(id) == JobStatus.RUNNING));
+		assertThat(admin(manager).pauseQueue("pausable").done()).isTrue();
+		// Given back when the pause returns, not when the held worker frees: QUEUED, no attempt spent.
+		for (long id : claimedAhead) {
+			JobRecord job = fixture().job(id);
+			assertThat(job.status()).isEqualTo(JobStatus.QUEUED);
+			assertThat(job.attempts()).isZero();
+		}
+		release.countDown();
+		awaitStatus(held, JobStatus.SUCCEEDED);
+		sleepQuietly(POLL.multipliedBy(2).toMillis());
+		for (long id : claimedAhead) {
+			assertThat(fixture().status(id)).isEqualTo(JobStatus.QUEUED);
+		}
+		assertThat(admin(manager).resumeQueue("pausable").done()).isTrue();
+		for (long id : claimedAhead) {
+			awaitStatus(id, JobStatus.SUCCEEDED);
+			assertThat(fixture().job(id).attempts()).isEqualTo(1);
+		}
 	}
 
 	@Test

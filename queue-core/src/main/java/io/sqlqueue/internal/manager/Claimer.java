@@ -77,6 +77,16 @@ final class Claimer {
 		return this.paused;
 	}
 
+	/**
+	 * Reads the paused queues now (a pause or resume committed on this instance) and gives
+	 * back the claimed jobs of a queue paused since that have not started.
+	 */
+	void pausedChanged(Workers workers) {
+		if (this.paused.refresh()) {
+			workers.releasePaused(this.paused);
+		}
+	}
+
 	/** Claims may begin, for the handlers the registry has now. */
 	void open() {
 		this.handlerNames = List.copyOf(this.handlers.names());
@@ -106,7 +116,9 @@ final class Claimer {
 			return this.settings.pollInterval();
 		}
 		// Once per poll at most, not per claim: the claims of workers that ran dry only look it up.
-		this.paused.refreshIfStale();
+		if (this.paused.refreshIfStale()) {
+			workers.releasePaused(this.paused);
+		}
 		// Each queue's claim on its own: one that fails (a statement the database refuses for one
 		// queue's limits, say) must not keep the instance's other queues from being claimed.
 		boolean again = false;

@@ -244,11 +244,12 @@ public class Manager implements SmartLifecycle {
 	}
 
 	/**
-	 * Reads the paused queues again now and claims for those resumed (call after a pause or
-	 * resume commits on this instance; the others read it within a poll interval).
+	 * Reads the paused queues again now, gives back the claimed jobs of a paused queue that
+	 * have not started, and claims for those resumed (call after a pause or resume commits on
+	 * this instance; the others read it within a poll interval).
 	 */
 	public void pausedChanged() {
-		this.claimer.paused().refresh();
+		this.claimer.pausedChanged(this.workers);
 		this.loop.wakeUp();
 	}
 

@@ -70,18 +70,26 @@ final class PausedQueues {
 		return this.paused;
 	}
 
-	/** Reads the set again if it is older than a quarter of the poll interval. */
-	void refreshIfStale() {
+	/**
+	 * Reads the set again if it is older than a quarter of the poll interval; returns whether
+	 * a queue was paused or resumed since the last read.
+	 */
+	boolean refreshIfStale() {
 		if (!this.read || System.nanoTime() - this.readAt >= this.maxAgeNanos) {
-			refresh();
+			return refresh();
 		}
+		return false;
 	}
 
-	/** Reads the set now (an operator paused or resumed a queue on this instance). */
-	synchronized void refresh() {
+	/**
+	 * Reads the set now (an operator paused or resumed a queue on this instance); returns
+	 * whether it changed.
+	 */
+	synchronized boolean refresh() {
 		try {
 			Set<String> read = Set.copyOf(this.reader.get());
-			if (!read.equals(this.paused)) {
+			boolean changed = !read.equals(this.paused);
+			if (changed) {
 				this.gate.writeLock().lock();
 				try {
 					this.paused = read;
@@ -96,6 +104,7 @@ final class PausedQueues {
 				logger.info("sqlqueue reads its paused queues again");
 				this.failing = false;
 			}
+			return changed;
 		}
 		catch (RuntimeException ex) {
 			if (!this.failing) {
@@ -106,6 +115,7 @@ final class PausedQueues {
 			else {
 				logger.debug("sqlqueue could not read its paused queues", ex);
 			}
+			return false;
 		}
 	}
 

@@ -205,6 +205,10 @@ final class Workers {
 					// Stopping: what has not started is given back (stop() waits for it, as it is in flight).
 					giveBack(attempt);
 				}
+				else if (this.claimer.paused().contains(lane.queue)) {
+					// Claimed before its queue was paused: it stays QUEUED until the queue is resumed.
+					giveBack(attempt);
+				}
 				else if (attempt.pastDeadline()) {
 					expire(attempt);
 				}
@@ -298,6 +302,18 @@ final class Workers {
 		}
 		synchronized (this.inFlight) {
 			this.inFlight.notifyAll();
+		}
+	}
+
+	/**
+	 * A queue was paused: its claimed jobs that have not started go back to {@code QUEUED},
+	 * and a worker that takes one before this drain does gives it back too (see {@link #work}).
+	 */
+	void releasePaused(PausedQueues paused) {
+		for (Lane lane : this.lanes.values()) {
+			if (paused.contains(lane.queue)) {
+				lane.drain().forEach(this::giveBack);
+			}
 		}
 	}
 
