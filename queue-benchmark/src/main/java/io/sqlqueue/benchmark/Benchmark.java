@@ -477,13 +477,27 @@ public final class Benchmark {
 		return String.format(Locale.ROOT, "%.2f", value);
 	}
 
-	private static Map<String, String> options(String[] args) {
+	/**
+	 * Every option a workload reads. A run can drop and fill the benchmark's schema for many
+	 * minutes, so a misspelt option (or {@code --help}) must stop it before it starts rather
+	 * than be ignored.
+	 */
+	static final List<String> KNOWN_OPTIONS = List.of("quick", "url", "schema", "user", "password", "jobs",
+			"workloads", "sizes", "peers", "horizon", "warm-up", "reps", "threads", "seconds", "limit", "minutes",
+			"soak-seconds", "rate", "hold-horizon", "overload-peer", "interval-seconds", "producers", "min-backlog",
+			"retention", "pruner-interval", "plot");
+
+	static Map<String, String> options(String[] args) {
 		Map<String, String> options = new LinkedHashMap<>();
 		for (String arg : args) {
 			String option = arg.startsWith("--") ? arg.substring(2) : arg;
 			int equals = option.indexOf('=');
-			options.put((equals < 0) ? option : option.substring(0, equals),
-					(equals < 0) ? "true" : option.substring(equals + 1));
+			String name = (equals < 0) ? option : option.substring(0, equals);
+			if (!KNOWN_OPTIONS.contains(name)) {
+				throw new IllegalArgumentException("Unknown option '" + arg + "'; the benchmark takes --"
+						+ String.join(", --", KNOWN_OPTIONS) + " (docs/performance.md says what each does)");
+			}
+			options.put(name, (equals < 0) ? "true" : option.substring(equals + 1));
 		}
 		return options;
 	}
