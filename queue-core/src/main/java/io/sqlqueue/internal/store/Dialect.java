@@ -157,6 +157,15 @@ public abstract class Dialect {
 		return TableHealthReader.notReported(name());
 	}
 
+	/**
+	 * How the stats count jobs on this database ({@link QueueCounter}): by default
+	 * {@code exact}, the one grouped query over the table.
+	 * @param table the queue's table, qualified by its schema when one is configured
+	 */
+	public QueueCounter queueCounter(JdbcOperations jdbc, String table, QueueCounter exact) {
+		return exact;
+	}
+
 	/** Reclaims the dead rows of the tables, or {@code null} where nothing needs doing. */
 	public @Nullable String vacuumStatement(List<String> tables) {
 		return null;

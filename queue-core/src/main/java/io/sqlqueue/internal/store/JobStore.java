@@ -108,6 +108,8 @@ public class JobStore implements QueueStore {
 
 	private final TableHealthReader tableHealth;
 
+	private final QueueCounter counter;
+
 	public JobStore(DataSource dataSource, Dialect dialect, @Nullable String schema) {
 		this(dataSource, dialect, schema, dialect.claimMethod());
 	}
@@ -163,6 +165,7 @@ public class JobStore implements QueueStore {
 		this.completions = new JobCompletions(this.jdbc, this.sql, this.transactions, this.workflows, this.leases,
 				this.ends);
 		this.tableHealth = dialect.tableHealthReader(this.jdbc, Names.requireSchema(schema));
+		this.counter = dialect.queueCounter(this.jdbc, this.sql.tableName, this::countAll);
 	}
 
 	/** A template on the queue's data source that translates this database's errors as the store expects. */
@@ -706,11 +709,16 @@ public class JobStore implements QueueStore {
 	}
 
 	/**
-	 * Jobs per queue and status, with the age of each queue's oldest due job: one grouped
-	 * query over the table, meant for a schedule rather than for every look.
+	 * Jobs per queue and status, with the age of each queue's oldest due job, by this
+	 * database's {@link QueueCounter}: meant for a schedule rather than for every look.
 	 */
 	@Override
 	public List<QueueCount> countsByQueue() {
+		return this.counter.count();
+	}
+
+	/** Jobs per queue and status by one grouped query over the table. */
+	private List<QueueCount> countAll() {
 		return this.jdbc.query(this.sql.countsByQueue, (rs, row) -> {
 			Instant oldest = this.dialect.getTimestamp(rs, "oldest_due");
 			Instant now = this.dialect.getTimestamp(rs, "db_now");

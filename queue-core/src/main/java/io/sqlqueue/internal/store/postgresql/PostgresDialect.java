@@ -10,6 +10,7 @@ import org.springframework.jdbc.core.JdbcOperations;
 
 import io.sqlqueue.internal.store.ClaimMethod;
 import io.sqlqueue.internal.store.Dialect;
+import io.sqlqueue.internal.store.QueueCounter;
 import io.sqlqueue.internal.store.TableHealthReader;
 
 /**
@@ -239,6 +240,11 @@ public final class PostgresDialect extends Dialect {
 	@Override
 	public TableHealthReader tableHealthReader(JdbcOperations jdbc, @Nullable String schema) {
 		return new PostgresTableHealth(jdbc, schema);
+	}
+
+	@Override
+	public QueueCounter queueCounter(JdbcOperations jdbc, String table, QueueCounter exact) {
+		return new PostgresQueueCounter(jdbc, table, exact);
 	}
 
 	@Override
