@@ -102,6 +102,11 @@ public final class Benchmark {
 			benchmark.rateLimited(limit, over, false);
 			benchmark.rateLimited(limit, over, true);
 		}
+		if (workloads.contains("stats")) {
+			new StatsCounts(target, Long.parseLong(options.getOrDefault("finished", "10000000")),
+					Long.parseLong(options.getOrDefault("queued", "1000000")),
+					Integer.parseInt(options.getOrDefault("reps", "10"))).run();
+		}
 		if (workloads.contains("overload")) {
 			new Overload(target, Overload.Options.parse(options)).run();
 		}
@@ -485,7 +490,7 @@ public final class Benchmark {
 	static final List<String> KNOWN_OPTIONS = List.of("quick", "url", "schema", "user", "password", "jobs",
 			"workloads", "sizes", "peers", "horizon", "warm-up", "reps", "threads", "seconds", "limit", "minutes",
 			"soak-seconds", "rate", "hold-horizon", "overload-peer", "interval-seconds", "producers", "min-backlog",
-			"retention", "pruner-interval", "plot");
+			"retention", "pruner-interval", "plot", "finished", "queued");
 
 	static Map<String, String> options(String[] args) {
 		Map<String, String> options = new LinkedHashMap<>();
