@@ -23,7 +23,8 @@ import io.sqlqueue.internal.store.QueueCounter;
  * index (one probe per queue); each is counted exactly up to {@link #DEFAULT_EXACT_UP_TO}
  * entries of that index, and its oldest due job is found exactly by one probe per priority
  * level, so the stale check and {@code oldestDueAge} never rest on an estimate. A queue with
- * more queued jobs than that shows the sample's estimate, never less than the cap.</li>
+ * more queued jobs than that shows the sample's estimate (rough: pages hold runs of rows
+ * enqueued together), never less than the cap.</li>
  * <li>{@code RUNNING}: counted exactly through the lease index (as many rows as workers).</li>
  * <li>{@code WAITING} and the finished states: estimated from a sample of about
  * {@link #DEFAULT_SAMPLE_PAGES} pages ({@code TABLESAMPLE SYSTEM}), scaled to the table's
@@ -36,9 +37,9 @@ final class PostgresQueueCounter implements QueueCounter {
 	/** About 160 MB of table, some half a million rows: counted exactly within tens of milliseconds. */
 	static final long DEFAULT_EXACT_BELOW_PAGES = 20_000;
 
-	static final int DEFAULT_EXACT_UP_TO = 10_000;
+	static final int DEFAULT_EXACT_UP_TO = 1_000;
 
-	static final long DEFAULT_SAMPLE_PAGES = 500;
+	static final long DEFAULT_SAMPLE_PAGES = 300;
 
 	private final JdbcOperations jdbc;
 
@@ -54,11 +55,7 @@ final class PostgresQueueCounter implements QueueCounter {
 
 	private final String pages;
 
-	private final String queuedQueues;
-
-	private final String queuedUpTo;
-
-	private final String oldestQueued;
+	private final String queued;
 
 	private final String running;
 
@@ -78,30 +75,36 @@ final class PostgresQueueCounter implements QueueCounter {
 		this.samplePages = samplePages;
 		// The file's length, not the statistics: right without ANALYZE, which nothing may run.
 		this.pages = "SELECT pg_relation_size(CAST(? AS regclass)) / current_setting('block_size')::bigint";
-		// Each step takes the next queue after the last one from the ready index.
-		this.queuedQueues = """
+		// One statement, all from the ready index: a skip scan finds each queue with queued jobs
+		// (one probe a queue); each is counted up to the cap; and since the index orders a queue
+		// by priority, then run_at, the first entry of each priority level is that level's
+		// oldest, so one probe per level finds the queue's oldest queued job.
+		this.queued = """
 				WITH RECURSIVE queues(queue) AS (
 				    (SELECT queue FROM %1$s WHERE status = 'QUEUED' ORDER BY queue LIMIT 1)
 				    UNION ALL
 				    SELECT (SELECT j.queue FROM %1$s j WHERE j.status = 'QUEUED' AND j.queue > q.queue
 				            ORDER BY j.queue LIMIT 1)
 				    FROM queues q WHERE q.queue IS NOT NULL)
-				SELECT queue FROM queues WHERE queue IS NOT NULL""".formatted(table);
-		this.queuedUpTo = """
-				SELECT COUNT(*) FROM (
-				    SELECT 1 FROM %s WHERE status = 'QUEUED' AND queue = ? LIMIT ?) AS capped""".formatted(table);
-		// The ready index orders a queue by priority, then run_at: the first entry of each
-		// priority level is that level's oldest, so one probe per level finds the oldest of all.
-		this.oldestQueued = """
-				WITH RECURSIVE levels(priority) AS (
-				    (SELECT priority FROM %1$s WHERE status = 'QUEUED' AND queue = ? ORDER BY priority DESC LIMIT 1)
-				    UNION ALL
-				    SELECT (SELECT j.priority FROM %1$s j WHERE j.status = 'QUEUED' AND j.queue = ?
-				            AND j.priority < l.priority ORDER BY j.priority DESC LIMIT 1)
-				    FROM levels l WHERE l.priority IS NOT NULL)
-				SELECT MIN((SELECT j.run_at FROM %1$s j WHERE j.status = 'QUEUED' AND j.queue = ?
-				            AND j.priority = l.priority ORDER BY j.run_at LIMIT 1)) AS oldest, now() AS db_now
-				FROM levels l WHERE l.priority IS NOT NULL""".formatted(table);
+				SELECT q.queue, counted.jobs, oldest.run_at AS oldest, now() AS db_now
+				FROM queues q
+				CROSS JOIN LATERAL (
+				    SELECT COUNT(*) AS jobs FROM (
+				        SELECT 1 FROM %1$s j WHERE j.status = 'QUEUED' AND j.queue = q.queue LIMIT ?) AS capped
+				) AS counted
+				CROSS JOIN LATERAL (
+				    WITH RECURSIVE levels(priority) AS (
+				        (SELECT j.priority FROM %1$s j WHERE j.status = 'QUEUED' AND j.queue = q.queue
+				         ORDER BY j.priority DESC LIMIT 1)
+				        UNION ALL
+				        SELECT (SELECT j.priority FROM %1$s j WHERE j.status = 'QUEUED' AND j.queue = q.queue
+				                AND j.priority < l.priority ORDER BY j.priority DESC LIMIT 1)
+				        FROM levels l WHERE l.priority IS NOT NULL)
+				    SELECT MIN((SELECT j.run_at FROM %1$s j WHERE j.status = 'QUEUED' AND j.queue = q.queue
+				                AND j.priority = l.priority ORDER BY j.run_at LIMIT 1)) AS run_at
+				    FROM levels l WHERE l.priority IS NOT NULL
+				) AS oldest
+				WHERE q.queue IS NOT NULL""".formatted(table);
 		this.running = """
 				SELECT queue, COUNT(*) AS jobs FROM %s WHERE status = 'RUNNING' GROUP BY queue""".formatted(table);
 		this.sample = """
@@ -119,9 +122,17 @@ final class PostgresQueueCounter implements QueueCounter {
 		double percent = Math.min(100.0, 100.0 * this.samplePages / Math.max(tablePages, 1));
 		Map<String, Map<JobStatus, QueueCount>> counts = new TreeMap<>();
 		Map<String, Map<JobStatus, Long>> sampled = sample(percent);
-		for (String queue : this.jdbc.queryForList(this.queuedQueues, String.class)) {
-			put(counts, queued(queue, sampled.getOrDefault(queue, Map.of()).getOrDefault(JobStatus.QUEUED, 0L)));
-		}
+		this.jdbc.query(this.queued, (rs) -> {
+			String queue = rs.getString("queue");
+			OffsetDateTime oldest = rs.getObject("oldest", OffsetDateTime.class);
+			Instant now = rs.getObject("db_now", OffsetDateTime.class).toInstant();
+			Duration oldestDue = (oldest != null && oldest.toInstant().isBefore(now))
+					? Duration.between(oldest.toInstant(), now) : Duration.ZERO;
+			long jobs = rs.getLong("jobs");
+			long estimated = sampled.getOrDefault(queue, Map.of()).getOrDefault(JobStatus.QUEUED, 0L);
+			put(counts, (jobs <= this.exactUpTo) ? new QueueCount(queue, JobStatus.QUEUED, jobs, oldestDue)
+					: new QueueCount(queue, JobStatus.QUEUED, Math.max(estimated, jobs), oldestDue, true));
+		}, this.exactUpTo + 1);
 		this.jdbc.query(this.running, (rs) -> {
 			put(counts, new QueueCount(rs.getString("queue"), JobStatus.RUNNING, rs.getLong("jobs"), Duration.ZERO));
 		});
@@ -133,22 +144,6 @@ final class PostgresQueueCounter implements QueueCounter {
 		List<QueueCount> all = new ArrayList<>();
 		counts.values().forEach((byStatus) -> all.addAll(byStatus.values()));
 		return all;
-	}
-
-	/** Queued jobs of the queue: exact up to the cap, else the sample's estimate. */
-	private QueueCount queued(String queue, long estimated) {
-		Long upTo = this.jdbc.queryForObject(this.queuedUpTo, Long.class, queue, this.exactUpTo + 1);
-		long jobs = (upTo != null) ? upTo : 0;
-		Duration oldestDue = this.jdbc.queryForObject(this.oldestQueued, (rs, row) -> {
-			OffsetDateTime oldest = rs.getObject("oldest", OffsetDateTime.class);
-			Instant now = rs.getObject("db_now", OffsetDateTime.class).toInstant();
-			return (oldest != null && oldest.toInstant().isBefore(now)) ? Duration.between(oldest.toInstant(), now)
-					: Duration.ZERO;
-		}, queue, queue, queue);
-		if (jobs <= this.exactUpTo) {
-			return new QueueCount(queue, JobStatus.QUEUED, jobs, oldestDue);
-		}
-		return new QueueCount(queue, JobStatus.QUEUED, Math.max(estimated, jobs), oldestDue, true);
 	}
 
 	/** Jobs per queue and state in a sample of the table's pages, scaled to the whole table. */
