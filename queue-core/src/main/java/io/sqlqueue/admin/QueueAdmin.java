@@ -1,6 +1,7 @@
 package io.sqlqueue.admin;
 
 import java.util.List;
+import java.util.Optional;
 
 import org.jspecify.annotations.Nullable;
 
@@ -145,5 +146,15 @@ public interface QueueAdmin {
 	 * deleted ({@link QueueInstance#gone()}).
 	 */
 	List<QueueInstance> instances();
+
+	/**
+	 * The ended attempts of a job, oldest first, as the database keeps them with the job
+	 * whichever instance ran them; an attempt still running is on the job's row only. Empty
+	 * when there is no such job (never run, it has an empty list). An attempt made by an
+	 * instance older than the attempt history, or while it was off
+	 * ({@code sqlqueue.history.attempts}), has no row: fewer rows than the job's count of
+	 * attempts say so.
+	 */
+	Optional<List<JobAttempt>> attempts(long id);
 
 }

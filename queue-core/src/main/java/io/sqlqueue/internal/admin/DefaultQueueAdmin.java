@@ -13,6 +13,7 @@ import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.Names;
 import io.sqlqueue.admin.AdminResult;
+import io.sqlqueue.admin.JobAttempt;
 import io.sqlqueue.admin.PausedQueue;
 import io.sqlqueue.admin.QueueInstance;
 import io.sqlqueue.admin.QueueAdmin;
@@ -262,6 +263,14 @@ public class DefaultQueueAdmin implements QueueAdmin {
 			.stream()
 			.map((row) -> new PausedQueue(row.queue(), row.pausedAt(), row.pausedBy()))
 			.toList();
+	}
+
+	@Override
+	public Optional<List<JobAttempt>> attempts(long id) {
+		if (this.jobs.find(id).isEmpty()) {
+			return Optional.empty();
+		}
+		return Optional.of(this.store.attempts().of(id));
 	}
 
 	@Override

@@ -37,6 +37,9 @@ final class JobSql {
 
 	final @Nullable String completeAll;
 
+	/** As {@link #completeAll}, recording the attempts it completes ({@link AttemptHistory}). */
+	final @Nullable String completeAllRecording;
+
 	final @Nullable String insertAll;
 
 	final @Nullable String vacuum;
@@ -165,7 +168,8 @@ final class JobSql {
 				UPDATE %s SET status = 'SUCCEEDED', result = %s, last_error = COALESCE(?, last_error),
 				    finished_at = %s, updated_at = %s, lease_expires_at = NULL, version = version + 1
 				WHERE id = ? AND lease_token = ? AND status = 'RUNNING'""".formatted(this.table, json, now, now);
-		this.completeAll = dialect.completeAll(this.table);
+		this.completeAll = dialect.completeAll(this.table, null);
+		this.completeAllRecording = dialect.completeAll(this.table, new AttemptSql(dialect, schema)::recordCompletedFrom);
 		this.insertAll = dialect.insertAll(this.table);
 		this.completeWhileLeased = this.complete + " AND lease_expires_at > " + dialect.currentTime();
 		// Every table the queue writes often: claims and completions (queue_job), limited claims

@@ -152,8 +152,10 @@ public final class SqlQueueAutoConfiguration {
 	JobStore sqlqueueJobStore(DataSource dataSource, Dialect dialect, SqlQueueProperties properties) {
 		JdbcProperties jdbc = properties.getJdbc();
 		ClaimMethod claimMethod = (jdbc.getClaimMethod() != null) ? jdbc.getClaimMethod() : dialect.claimMethod();
-		return new JobStore(dataSource, dialect, jdbc.getSchema(), claimMethod, notifyChannel(dialect, properties),
-				FlowClaim::new);
+		JobStore store = new JobStore(dataSource, dialect, jdbc.getSchema(), claimMethod,
+				notifyChannel(dialect, properties), FlowClaim::new);
+		store.attempts().setEnabled(properties.getHistory().isAttempts());
+		return store;
 	}
 
 	/** Where enqueues are announced: PostgreSQL with {@code sqlqueue.jdbc.notify}, else nowhere. */

@@ -90,6 +90,8 @@ public class SqlQueueProperties {
 
 	private final Retention retention = new Retention();
 
+	private final History history = new History();
+
 	private final Await await = new Await();
 
 	private final Observations observations = new Observations();
@@ -158,6 +160,10 @@ public class SqlQueueProperties {
 
 	public Retry getRetry() {
 		return this.retry;
+	}
+
+	public History getHistory() {
+		return this.history;
 	}
 
 	public Retention getRetention() {
@@ -493,6 +499,28 @@ public class SqlQueueProperties {
 
 		public void setJitter(double jitter) {
 			this.jitter = jitter;
+		}
+
+	}
+
+	/**
+	 * What the queue keeps of jobs' past beyond their rows.
+	 */
+	public static class History {
+
+		/**
+		 * Whether each ended attempt (its worker, start, end, outcome and error) is kept in
+		 * queue_attempt with its job, written with the write that ended it. Off only for a
+		 * schema without that table (migrations managed by hand, V10 not yet applied).
+		 */
+		private boolean attempts = true;
+
+		public boolean isAttempts() {
+			return this.attempts;
+		}
+
+		public void setAttempts(boolean attempts) {
+			this.attempts = attempts;
 		}
 
 	}

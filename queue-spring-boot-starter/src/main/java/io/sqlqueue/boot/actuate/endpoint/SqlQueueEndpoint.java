@@ -26,6 +26,7 @@ import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.WorkflowGraph;
 import io.sqlqueue.admin.AdminResult;
+import io.sqlqueue.admin.JobAttempt;
 import io.sqlqueue.admin.QueueAdmin;
 import io.sqlqueue.admin.QueueInstance;
 import io.sqlqueue.admin.RefusedException;
@@ -219,8 +220,9 @@ public class SqlQueueEndpoint {
 
 	/**
 	 * The job with this id as stored, with its place in a workflow (what it runs after, what
-	 * runs after it, its batch), or {@code null} (404) when there is none. A job yet to run
-	 * whose handler this instance lacks has a {@code handlerNotice}.
+	 * runs after it, its batch) and its ended attempts ({@code history}, whichever instance ran
+	 * them), or {@code null} (404) when there is none. A job yet to run whose handler this
+	 * instance lacks has a {@code handlerNotice}.
 	 */
 	@ReadOperation
 	public @Nullable JobDescriptor job(@Selector long id) {
@@ -228,7 +230,7 @@ public class SqlQueueEndpoint {
 			.map((job) -> JobDescriptor.of(job, this.showPayload, this.jobs.links(id)
 				.filter(JobLinks::inWorkflow)
 				.map((links) -> WorkflowDescriptor.of(links, this.jobs.graph(id).orElse(null)))
-				.orElse(null), handlerNotice(job)))
+				.orElse(null), handlerNotice(job), this.admin.attempts(id).orElse(List.of())))
 			.orElse(null);
 	}
 
@@ -455,6 +457,8 @@ public class SqlQueueEndpoint {
 	 * @param handlerNotice for a job yet to run whose handler this instance neither has nor
 	 * lists as remote: that it has none, the closest name, and that the job never runs if no
 	 * running instance has it; {@code null} otherwise
+	 * @param history its ended attempts, oldest first, as the database keeps them
+	 * ({@link QueueAdmin#attempts})
 	 */
 	public record JobDescriptor(long id, String queue, String handler, JobStatus status, int attempts,
 			int maxAttempts, int crashes, int priority, @JsonRawValue @Nullable String payload,
@@ -462,15 +466,16 @@ public class SqlQueueEndpoint {
 			@Nullable String groupKey, @Nullable String leaseOwner, @Nullable Instant leaseExpiresAt, Instant runAt,
 			@Nullable Instant deadline, @Nullable Instant cancelRequestedAt, Instant createdAt, Instant updatedAt,
 			@Nullable Instant startedAt, @Nullable Instant finishedAt,
-			@Nullable WorkflowDescriptor workflow, @Nullable String handlerNotice) implements OperationResponseBody {
+			@Nullable WorkflowDescriptor workflow, @Nullable String handlerNotice,
+			List<JobAttempt> history) implements OperationResponseBody {
 
 		static JobDescriptor of(JobRecord job, boolean showPayload, @Nullable WorkflowDescriptor workflow,
-				@Nullable String handlerNotice) {
+				@Nullable String handlerNotice, List<JobAttempt> history) {
 			return new JobDescriptor(job.id(), job.queue(), job.handler(), job.status(), job.attempts(),
 					job.maxAttempts(), job.crashes(), job.priority(), showPayload ? job.payload() : null,
 					job.result(), job.lastError(), job.uniqueKey(), job.groupKey(), job.leaseOwner(),
 					job.leaseExpiresAt(), job.runAt(), job.deadline(), job.cancelRequestedAt(), job.createdAt(),
-					job.updatedAt(), job.startedAt(), job.finishedAt(), workflow, handlerNotice);
+					job.updatedAt(), job.startedAt(), job.finishedAt(), workflow, handlerNotice, history);
 		}
 
 	}
