@@ -1,6 +1,7 @@
 package io.sqlqueue;
 
 import java.time.Duration;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -27,6 +28,7 @@ import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.internal.store.Lease;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -81,9 +83,11 @@ interface HistoryConformance extends ConformanceSupport {
 		assertThat(attempts.get(0).error()).isEqualTo("first broke");
 		assertThat(attempts.get(1).error()).startsWith("Lease expired");
 		assertThat(attempts.get(2).error()).isNull();
-		assertThat(attempts.get(0).startedAt()).isEqualTo(first.startedAt());
-		assertThat(attempts.get(1).startedAt()).isEqualTo(second.startedAt());
-		assertThat(attempts.get(2).startedAt()).isEqualTo(third.startedAt());
+		// The claim's own reading of its start may differ from the stored one by the write's own
+		// moment (MariaDB): the history copies the stored one.
+		assertThat(attempts.get(0).startedAt()).isCloseTo(first.startedAt(), within(1, ChronoUnit.SECONDS));
+		assertThat(attempts.get(1).startedAt()).isCloseTo(second.startedAt(), within(1, ChronoUnit.SECONDS));
+		assertThat(attempts.get(2).startedAt()).isEqualTo(fixture().job(id).startedAt());
 		for (JobAttempt attempt : attempts) {
 			assertThat(attempt.endedAt()).isAfterOrEqualTo(attempt.startedAt());
 		}
@@ -130,13 +134,16 @@ interface HistoryConformance extends ConformanceSupport {
 		assertThat(store.cancelRunning(stale, "late")).isFalse();
 		assertThat(attemptsOf(id)).singleElement()
 			.satisfies((attempt) -> assertThat(attempt.outcome()).isEqualTo(JobAttempt.LEASE_EXPIRED));
-		// The stale success rides in the same flush as the new attempt's: only the new one is recorded.
-		JobRecord again = claimAs(store, "fresh", "history.lost", 30_000);
-		assertThat(store.completeUnlessHeld(List.of(new Completion(stale, null), new Completion(lease(again), null)))
-			.recorded()).containsExactly(lease(again));
-		assertThat(attemptsOf(id)).extracting(JobAttempt::worker, JobAttempt::outcome)
-			.containsExactly(org.assertj.core.groups.Tuple.tuple("frozen", JobAttempt.LEASE_EXPIRED),
-					org.assertj.core.groups.Tuple.tuple("fresh", "succeeded"));
+		// A stale success rides in the same flush as another job's live one: only the live one is recorded.
+		long other = fixture().queue().enqueue("history.other", null);
+		JobRecord live = claimAs(store, "fresh", "history.other", 30_000);
+		assertThat(store.completeUnlessHeld(List.of(new Completion(stale, null), new Completion(lease(live), null)))
+			.recorded()).containsExactly(lease(live));
+		assertThat(attemptsOf(id)).singleElement()
+			.satisfies((attempt) -> assertThat(attempt.worker()).isEqualTo("frozen"));
+		assertThat(attemptsOf(other)).extracting(JobAttempt::worker, JobAttempt::outcome)
+			.containsExactly(org.assertj.core.groups.Tuple.tuple("fresh", "succeeded"));
+		assertThat(attemptRows()).isEqualTo(2);
 	}
 
 	/**

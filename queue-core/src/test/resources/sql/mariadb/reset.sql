@@ -1,5 +1,6 @@
 DELETE FROM queue_dependency;
 DELETE FROM queue_batch;
+DELETE FROM queue_attempt;
 DELETE FROM queue_job;
 DELETE FROM queue_rate_window;
 DELETE FROM queue_paused;

@@ -641,7 +641,8 @@
             el('h2', null, 'Timeline'),
             el('div', {'class': 'panel'}, el('ol', {'class': 'timeline', id: 'timeline'}, job.timeline.map(function (event) {
                 return el('li', {'class': event.event}, el('span', {'class': 'when'}, preciseTime(event.at)),
-                    el('span', null, event.text, event.owner ? ' on ' + event.owner : ''));
+                    el('span', null, event.text, event.owner ? ' on ' + event.owner : '',
+                        event.error ? el('span', {'class': 'attempt-error', title: event.error}, firstLine(event.error)) : ''));
             })))
         ];
         if (job.lastError) {

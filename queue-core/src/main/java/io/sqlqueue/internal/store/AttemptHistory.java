@@ -67,14 +67,17 @@ public final class AttemptHistory {
 	 */
 	void record(End end, long jobId) {
 		if (this.enabled) {
-			this.jdbc.update((end == End.ENDED) ? this.sql.recordEnded : this.sql.recordLeaseExpired, jobId);
+			this.jdbc.update((end == End.ENDED) ? this.sql.recordEnded(1) : this.sql.recordLeaseExpired, jobId);
 		}
 	}
 
-	/** As {@link #record(End, long)} for many jobs a batch just ended, in one round trip. */
-	void recordEnded(List<Long> jobIds) {
-		if (this.enabled && !jobIds.isEmpty()) {
-			JobStore.batch(this.jdbc, this.sql.recordEnded, jobIds, (ps, id) -> ps.setLong(1, id));
+	/** As {@link #record(End, long)} for many jobs a batch just ended: one statement per {@link IdChunks#MAX}. */
+	void recordEnded(Collection<Long> jobIds) {
+		if (!this.enabled) {
+			return;
+		}
+		for (Object[] chunk : IdChunks.of(jobIds)) {
+			this.jdbc.update(this.sql.recordEnded(chunk.length), chunk);
 		}
 	}
 

@@ -26,14 +26,15 @@ final class AttemptSql {
 
 	private final String jobTable;
 
-	/** Records the attempt a fenced write just ended; parameters: job id. */
-	final String recordEnded;
+	private final String recordEndedPrefix;
 
 	/** Records the attempt the reaper just ended (its lease expired); parameters: job id. */
 	final String recordLeaseExpired;
 
 	/** A job's attempts, oldest first; parameters: job id. */
 	final String ofJob;
+
+	private final Map<Integer, String> recordEnded = new ConcurrentHashMap<>();
 
 	private final Map<Integer, String> forget = new ConcurrentHashMap<>();
 
@@ -42,8 +43,8 @@ final class AttemptSql {
 		String prefix = (checkedSchema != null) ? dialect.quote(checkedSchema) + "." : "";
 		this.table = prefix + "queue_attempt";
 		this.jobTable = prefix + "queue_job";
-		this.recordEnded = record(dialect, OUTCOME, "CASE WHEN status = 'SUCCEEDED' THEN NULL ELSE last_error END");
-		this.recordLeaseExpired = record(dialect, "'lease-expired'", "last_error");
+		this.recordEndedPrefix = record(dialect, OUTCOME, "CASE WHEN status = 'SUCCEEDED' THEN NULL ELSE last_error END");
+		this.recordLeaseExpired = record(dialect, "'lease-expired'", "last_error") + "id = ?";
 		this.ofJob = """
 				SELECT attempt, worker, started_at, ended_at, outcome, status, error FROM %s
 				WHERE job_id = ?
@@ -54,7 +55,21 @@ final class AttemptSql {
 		return """
 				INSERT INTO %s (job_id, attempt, worker, started_at, ended_at, outcome, status, error)
 				SELECT id, attempts, lease_owner, started_at, %s, %s, status, %s FROM %s
-				WHERE id = ?""".formatted(this.table, dialect.now(), outcome, error, this.jobTable);
+				WHERE\s""".formatted(this.table, dialect.now(), outcome, error, this.jobTable);
+	}
+
+	/**
+	 * Records the attempts that fenced writes of this transaction just ended, one statement
+	 * for many jobs (MariaDB cannot batch an {@code INSERT … SELECT}); parameters: the job ids,
+	 * padded ({@link IdChunks}).
+	 */
+	String recordEnded(int ids) {
+		return this.recordEnded.computeIfAbsent(ids,
+				(count) -> this.recordEndedPrefix + "id IN (" + placeholders(count) + ")");
+	}
+
+	private static String placeholders(int count) {
+		return String.join(", ", Collections.nCopies(count, "?"));
 	}
 
 	/**
@@ -72,7 +87,7 @@ final class AttemptSql {
 	/** Deletes the attempts of these jobs; parameters: the job ids, padded ({@link IdChunks}). */
 	String forget(int ids) {
 		return this.forget.computeIfAbsent(ids, (count) -> "DELETE FROM %s WHERE job_id IN (%s)"
-			.formatted(this.table, String.join(", ", Collections.nCopies(count, "?"))));
+			.formatted(this.table, placeholders(count)));
 	}
 
 }

@@ -104,7 +104,7 @@ final class JobCompletions {
 				}
 			}
 			// In the flush's transaction, one more round trip per batch, never one per job.
-			this.attempts.recordEnded(recorded.stream().map(Lease::jobId).sorted().toList());
+			this.attempts.recordEnded(recorded.stream().map(Lease::jobId).toList());
 			this.ends.notifyFinished(recorded.stream().map(Lease::jobId).toList());
 			return recorded;
 		});
@@ -163,7 +163,7 @@ final class JobCompletions {
 				ended.add(new WorkflowStore.Ended(lease.jobId(), JobStatus.SUCCEEDED));
 			}
 		}
-		this.attempts.recordEnded(recorded.stream().map(Lease::jobId).sorted().toList());
+		this.attempts.recordEnded(recorded.stream().map(Lease::jobId).toList());
 		this.ends.notifyFinished(recorded.stream().map(Lease::jobId).toList());
 		this.ends.settle(ended);
 		return recorded;
