@@ -69,7 +69,7 @@ import io.sqlqueue.test.TestPropagator;
  * {@link CallerLockConformance}, {@link PauseConformance}, {@link InstancesConformance}</li>
  * <li>reading and keeping: {@link ObservationConformance}, {@link BrowseConformance},
  * {@link RetentionConformance}, {@link JobRunnerConformance}, {@link TableHealthConformance},
- * {@link HistoryConformance}</li>
+ * {@link HistoryConformance}, {@link AuditConformance}</li>
  * </ul>
  * Their helpers are in {@link ConformanceSupport}.
  */
@@ -79,7 +79,7 @@ public abstract class QueueConformanceTests implements EnqueueConformance, Claim
 		FlowControlConformance, WorkflowConformance, BatchConformance, ScheduleConformance, ShutdownConformance,
 		ManagerLoopsConformance, CallerLockConformance, ObservationConformance, BrowseConformance,
 		RetentionConformance, JobRunnerConformance, TableHealthConformance, PauseConformance, InstancesConformance,
-		HistoryConformance {
+		HistoryConformance, AuditConformance {
 
 	/** For the subclasses' own tests (several of the interfaces have a WAIT of their own). */
 	protected static final Duration WAIT = Duration.ofSeconds(30);

@@ -18,6 +18,9 @@ import io.sqlqueue.flow.Limit;
  * The starter provides one as a bean; inject it ({@code QueueAdmin admin}) and call it.
  * Who may call it is the application's concern: the endpoint and the dashboard guard their
  * own requests.
+ * <p>
+ * Every action that changes something is written to the audit log ({@link #audit(int)}),
+ * with who did it as {@link #by(String)} names them.
  */
 public interface QueueAdmin {
 
@@ -137,6 +140,24 @@ public interface QueueAdmin {
 	 * malformed
 	 */
 	AdminResult resumeQueue(String queue);
+
+	/**
+	 * This admin acting for {@code actor}: the actions of the one it returns are written to
+	 * the audit log as done by them ({@link AuditEntry#actor()}). The endpoint and the
+	 * dashboard pass the signed-in user's name. {@code null} or blank names no one.
+	 */
+	default QueueAdmin by(@Nullable String actor) {
+		return this;
+	}
+
+	/**
+	 * The newest {@code limit} entries of the audit log, newest first.
+	 * @throws RefusedException ({@link Refusal#BULK_LIMIT}) when {@code limit} is not 1 to
+	 * {@link #MAX_BULK}
+	 */
+	default List<AuditEntry> audit(int limit) {
+		return List.of();
+	}
 
 	/** The queues paused now, by name. */
 	List<PausedQueue> pausedQueues();

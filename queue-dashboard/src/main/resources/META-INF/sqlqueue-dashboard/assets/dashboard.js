@@ -759,7 +759,47 @@
         });
     }
 
-    // --- routing: #/ (overview), #/jobs?filters, #/jobs/{id}, #/batches/{id}
+    // --- The audit log: who did what to which queue, job or schedule, and when
+
+    function auditTarget(entry) {
+        var parts = [];
+        if (entry.queue) {
+            parts.push(el('span', null, 'queue ', el('a', {href: jobsLink({queue: entry.queue})}, entry.queue)));
+        }
+        if (entry.jobId !== null && entry.jobId !== undefined) {
+            parts.push(el('span', null, 'job ', el('a', {href: '#/jobs/' + entry.jobId}, '#' + entry.jobId)));
+        }
+        if (entry.schedule) {
+            parts.push(el('span', null, 'schedule ' + entry.schedule));
+        }
+        return parts.length ? parts.reduce(function (all, part, index) {
+            return index ? all.concat([', ', part]) : [part];
+        }, []) : '–';
+    }
+
+    function renderAudit(entries) {
+        var head = el('tr', null, ['When', 'Who', 'Action', 'On', 'Jobs', 'Detail'].map(function (title) {
+            return el('th', null, title);
+        }));
+        var rows = entries.length ? entries.map(function (entry) {
+            return el('tr', null,
+                el('td', null, preciseTime(entry.at)),
+                el('td', null, entry.actor || el('span', {'class': 'muted'}, 'unnamed')),
+                el('td', null, entry.action),
+                el('td', null, auditTarget(entry)),
+                el('td', {'class': 'num'}, String(entry.jobs)),
+                el('td', null, entry.detail || ''));
+        }) : el('tr', null, el('td', {colspan: 6, 'class': 'muted'}, 'No operator actions yet.'));
+        show([el('h1', null, 'Audit log'),
+            el('p', {'class': 'muted'}, 'Operator actions that changed something, newest first, from every instance.'),
+            el('div', {'class': 'panel'}, el('table', {id: 'audit'}, el('thead', null, head), el('tbody', null, rows)))]);
+    }
+
+    function auditPage() {
+        return get('api/audit').then(renderAudit);
+    }
+
+    // --- routing: #/ (overview), #/jobs?filters, #/jobs/{id}, #/batches/{id}, #/audit
 
     function route() {
         if (timer) {
@@ -771,6 +811,7 @@
         var params = new URLSearchParams(hash.indexOf('?') >= 0 ? hash.slice(hash.indexOf('?') + 1) : '');
         document.getElementById('nav-overview').className = path === '/' ? 'current' : '';
         document.getElementById('nav-jobs').className = path.indexOf('/jobs') === 0 ? 'current' : '';
+        document.getElementById('nav-audit').className = path === '/audit' ? 'current' : '';
         var page;
         var job = /^\/jobs\/(\d+)$/.exec(path);
         var batch = /^\/batches\/(\d+)$/.exec(path);
@@ -780,6 +821,8 @@
             page = batchPage(batch[1]);
         } else if (path === '/jobs') {
             page = jobsPage(params);
+        } else if (path === '/audit') {
+            page = auditPage();
         } else {
             page = overviewPage();
         }

@@ -108,6 +108,8 @@ public class JobStore implements QueueStore {
 
 	private final AttemptHistory attempts;
 
+	private final AuditLog audit;
+
 	private final TableHealthReader tableHealth;
 
 	public JobStore(DataSource dataSource, Dialect dialect, @Nullable String schema) {
@@ -161,6 +163,7 @@ public class JobStore implements QueueStore {
 		this.workflows = new WorkflowStore(this.jdbc, dialect, schema);
 		this.leases = new JobLeases(this.jdbc, this.sql, dialect);
 		this.attempts = new AttemptHistory(this.jdbc, dialect, schema);
+		this.audit = new AuditLog(this.jdbc, this.transactions, dialect, schema);
 		this.ends = new JobEnds(this.jdbc, this.sql, dialect, this.transactions, this.workflows, this.attempts,
 				notifyChannel, announcer);
 		this.completions = new JobCompletions(this.jdbc, this.sql, this.transactions, this.workflows, this.leases,
@@ -203,6 +206,11 @@ public class JobStore implements QueueStore {
 	@Override
 	public AttemptHistory attempts() {
 		return this.attempts;
+	}
+
+	@Override
+	public AuditLog audit() {
+		return this.audit;
 	}
 
 	/** Told what settling jobs' ends did, after it commits. */

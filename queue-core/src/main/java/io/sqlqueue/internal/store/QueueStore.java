@@ -185,4 +185,7 @@ public interface QueueStore {
 	/** The attempts of jobs as the database keeps them. */
 	AttemptHistory attempts();
 
+	/** The audit log of operator actions. */
+	AuditLog audit();
+
 }

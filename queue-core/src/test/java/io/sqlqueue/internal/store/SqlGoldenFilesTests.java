@@ -175,6 +175,7 @@ class SqlGoldenFilesTests {
 		all.put("attempt-record-ended", attempts.recordEnded(BATCH));
 		all.put("attempt-record-completed-from", attempts.recordCompletedFrom("done"));
 		all.put("attempt-forget", attempts.forget(BATCH));
+		all.fields("audit-", new AuditSql(dialect, null), Set.of());
 		browse(dialect, all);
 		all.put("dialect-notify", dialect.notifyStatement());
 		all.put("dialect-unvacuumed", dialect.unvacuumedQuery());

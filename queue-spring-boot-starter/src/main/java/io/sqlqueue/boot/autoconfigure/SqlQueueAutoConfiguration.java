@@ -155,6 +155,7 @@ public final class SqlQueueAutoConfiguration {
 		JobStore store = new JobStore(dataSource, dialect, jdbc.getSchema(), claimMethod,
 				notifyChannel(dialect, properties), FlowClaim::new);
 		store.attempts().setEnabled(properties.getHistory().isAttempts());
+		store.audit().setEnabled(properties.getHistory().isAudit());
 		return store;
 	}
 
@@ -523,7 +524,7 @@ public final class SqlQueueAutoConfiguration {
 				@Qualifier(TASK_SCHEDULER_BEAN_NAME) TaskScheduler scheduler) {
 			SqlQueueProperties.Retention retention = properties.getRetention();
 			return new Pruner(store, scheduler, properties.getMaintenance().getPrunerInterval(),
-					retention.getSucceeded(), retention.getCancelled(), retention.getFailed());
+					retention.getSucceeded(), retention.getCancelled(), retention.getFailed(), retention.getAudit());
 		}
 
 	}

@@ -515,6 +515,21 @@ public class SqlQueueProperties {
 		 */
 		private boolean attempts = true;
 
+		/**
+		 * Whether operator actions (retries, cancels, pauses, limits, schedules) are written to
+		 * the audit log, queue_audit. Off only for a schema without that table (migrations
+		 * managed by hand, V11 not yet applied).
+		 */
+		private boolean audit = true;
+
+		public boolean isAudit() {
+			return this.audit;
+		}
+
+		public void setAudit(boolean audit) {
+			this.audit = audit;
+		}
+
 		public boolean isAttempts() {
 			return this.attempts;
 		}
@@ -526,7 +541,7 @@ public class SqlQueueProperties {
 	}
 
 	/**
-	 * How long finished jobs are kept before they are deleted.
+	 * How long finished jobs, and the audit log's entries, are kept before they are deleted.
 	 */
 	public static class Retention {
 
@@ -550,6 +565,19 @@ public class SqlQueueProperties {
 		 * a live instance deletes it. An instance that stops cleanly deletes its own at once.
 		 */
 		private Duration instances = Duration.ofHours(1);
+
+		/**
+		 * How long the audit log's entries of operator actions are kept; 0 keeps them forever.
+		 */
+		private Duration audit = Duration.ofDays(30);
+
+		public Duration getAudit() {
+			return this.audit;
+		}
+
+		public void setAudit(Duration audit) {
+			this.audit = audit;
+		}
 
 		public Duration getInstances() {
 			return this.instances;
