@@ -463,6 +463,33 @@ class SqlQueueEndpointAutoConfigurationTests {
 		});
 	}
 
+	@Test
+	void actsForTheSignedInUserElseForTheNamedOneAndShowsTheAuditLogAndAJobsHistory() {
+		this.runner.run((context) -> {
+			JobQueue jobs = context.getBean(JobQueue.class);
+			long failed = jobs.enqueue("report.build", null);
+			fail(context.getBean(JobStore.class), JobQueue.DEFAULT_QUEUE, "report.build");
+			jobs.enqueue(Job.of("mail.send", null).delay(Duration.ofHours(1)));
+			SqlQueueEndpoint endpoint = context.getBean(SqlQueueEndpoint.class);
+			java.security.Principal alice = () -> "alice";
+			assertThat(endpoint.jobAction(failed, "retry", "someone-else", alice).done()).isTrue();
+			assertThat(((QueueActionDescriptor) endpoint.action("queues", "default", "pause", null, null, null, "bob",
+					null)).done()).isTrue();
+			assertThat(endpoint.queues().queues().get("default").paused().pausedBy()).isEqualTo("bob");
+			assertThat(((QueueActionDescriptor) endpoint.action("queues", "default", "resume", null, null, null, null,
+					null)).done()).isTrue();
+			assertThat(endpoint.queues().audit()).extracting("action", "actor")
+				.containsExactly(org.assertj.core.groups.Tuple.tuple("resume-queue", null),
+						org.assertj.core.groups.Tuple.tuple("pause-queue", "bob"),
+						org.assertj.core.groups.Tuple.tuple("retry", "alice"));
+			assertThat(endpoint.job(failed).history()).singleElement().satisfies((attempt) -> {
+				assertThat(attempt.outcome()).isEqualTo("failed");
+				assertThat(attempt.worker()).isEqualTo("test");
+				assertThat(attempt.error()).isEqualTo("broken");
+			});
+		});
+	}
+
 	private static void fail(JobStore store, String queue, String... handlers) {
 		for (JobRecord job : store.claim(new ClaimRequest("test", queue, List.of(handlers), 100, 60_000))) {
 			store.fail(new Lease(job.id(), job.leaseToken()), "broken");
