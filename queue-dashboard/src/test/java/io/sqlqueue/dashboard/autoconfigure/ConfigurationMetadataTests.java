@@ -48,7 +48,7 @@ class ConfigurationMetadataTests {
 				default -> throw new AssertionError("A property this test does not know: " + name);
 			}
 		}
-		assertThat(dashboard).isEqualTo(7);
+		assertThat(dashboard).isEqualTo(6);
 	}
 
 }

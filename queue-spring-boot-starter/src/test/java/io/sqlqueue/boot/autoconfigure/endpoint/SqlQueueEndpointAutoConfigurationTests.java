@@ -328,6 +328,8 @@ class SqlQueueEndpointAutoConfigurationTests {
 	void writesThroughTheApplicationsQueueAdmin() {
 		QueueAdmin admin = mock(QueueAdmin.class);
 		given(admin.retry(42)).willReturn(new AdminResult(false, Refusal.NO_SUCH_JOB, "Not here", null, List.of()));
+		// The endpoint acts for whoever the request names: the same admin here.
+		given(admin.by(org.mockito.ArgumentMatchers.any())).willReturn(admin);
 		this.runner.withBean(QueueAdmin.class, () -> admin).run((context) -> {
 			assertThat(context).hasSingleBean(QueueAdmin.class);
 			ActionDescriptor retry = context.getBean(SqlQueueEndpoint.class).jobAction(42, "retry");
