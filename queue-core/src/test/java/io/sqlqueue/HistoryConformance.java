@@ -214,6 +214,36 @@ interface HistoryConformance extends ConformanceSupport {
 		}
 	}
 
+	/**
+	 * A caller's open transaction holds a running job's row (it enqueued a job to run after
+	 * it): the flush passes the success over and writes no row for it; once the caller commits,
+	 * the success and its one row are written.
+	 */
+	@Test
+	default void aSuccessPassedOverWhileACallerHoldsItsRowIsRecordedOnceLater() throws Exception {
+		assumeRowLocks();
+		long id = fixture().queue().enqueue("history.held", null);
+		JobStore store = fixture().store();
+		JobRecord running = claimAs(store, "holder-worker", "history.held", 30_000);
+		try (io.sqlqueue.test.OpenTransaction<Long> caller = io.sqlqueue.test.OpenTransaction.begin(
+				isolatedDatabase().dataSource(), () -> fixture().queue().enqueue(Job.of("history.after", null).after(id)))) {
+			caller.result();
+			io.sqlqueue.internal.store.CompletedJobs first = store
+				.completeUnlessHeld(List.of(new Completion(lease(running), null)));
+			assertThat(first.recorded()).isEmpty();
+			assertThat(first.passedOver()).containsExactly(lease(running));
+			assertThat(attemptRows()).isZero();
+			caller.commit();
+		}
+		assertThat(store.completeUnlessHeld(List.of(new Completion(lease(running), null))).recorded())
+			.containsExactly(lease(running));
+		assertThat(attemptsOf(id)).singleElement().satisfies((attempt) -> {
+			assertThat(attempt.outcome()).isEqualTo("succeeded");
+			assertThat(attempt.worker()).isEqualTo("holder-worker");
+		});
+		assertThat(attemptRows()).isEqualTo(1);
+	}
+
 	@Test
 	default void managersOnTwoInstancesRecordEveryAttemptOnceWithTheirWorkerIds() throws Exception {
 		Map<Long, Boolean> failedOnce = new ConcurrentHashMap<>();
