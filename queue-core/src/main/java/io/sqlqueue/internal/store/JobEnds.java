@@ -127,8 +127,9 @@ final class JobEnds {
 				return true;
 			}
 		}
-		else if (Boolean.TRUE.equals(this.transactions.inCallerOrNewReadCommitted(() -> {
-			// The history row in the write's transaction: a write that lost its fence writes none.
+		else if (Boolean.TRUE.equals(settling.apply(() -> {
+			// The history row in the write's transaction (in a sweep's, under its savepoint): a
+			// write that lost its fence writes none.
 			if (this.jdbc.update(this.sql.plain(statement), args) != 1) {
 				return false;
 			}
@@ -262,8 +263,8 @@ final class JobEnds {
 		}, limit);
 		List<ReapedJob> done = new ArrayList<>(reaped.size());
 		for (ReapedJob job : reaped) {
-			if (endInSweep(this.sql.reap, AttemptHistory.End.LEASE_EXPIRED, job.id(), job.status().name(), job.status().name(), job.error(), job.id(),
-					job.token())) {
+			if (endInSweep(this.sql.reap, AttemptHistory.End.LEASE_EXPIRED, job.id(), job.status().name(),
+					job.status().name(), job.error(), job.id(), job.token())) {
 				done.add(job);
 			}
 		}
