@@ -7,6 +7,9 @@
     var STATES = ['WAITING', 'QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'];
     var main = document.getElementById('main');
     var timer = null;
+    // Counts the routes taken: a page whose data arrives after the reader moved on draws nothing
+    // and schedules no refresh, or it would cover the page the reader went to.
+    var routes = 0;
 
     function meta(name) {
         var tag = document.querySelector('meta[name="' + name + '"]');
@@ -392,9 +395,13 @@
     }
 
     function overviewPage() {
+        var mine = routes;
         // The tables' health is read on the queue's schedule; a failure to fetch it leaves the overview whole.
         var tables = get('api/tables').catch(function (error) { return {error: error.message}; });
         return Promise.all([get('api/overview'), tables]).then(function (both) {
+            if (mine !== routes) {
+                return false;
+            }
             var key = overviewKey(both[0], both[1]);
             var counted = document.getElementById('counted');
             var tablesNote = document.getElementById('tables-note');
@@ -407,8 +414,11 @@
                 append(main, tablesPanel(both[1]));
                 drawnOverview = key;
             }
-        }).then(function () {
-            timer = setTimeout(route, settings.refreshMillis);
+            return true;
+        }).then(function (drawn) {
+            if (drawn) {
+                timer = setTimeout(route, settings.refreshMillis);
+            }
         });
     }
 
@@ -740,8 +750,12 @@
     }
 
     function batchPage(id) {
+        var mine = routes;
         var members = 'api/jobs?' + new URLSearchParams({batch: id, limit: String(settings.pageSize)}).toString();
         return Promise.all([get('api/batches/' + encodeURIComponent(id)), get(members)]).then(function (both) {
+            if (mine !== routes) {
+                return;
+            }
             var batch = both[0];
             renderBatch(batch, both[1]);
             if (batch.pending > 0) {
@@ -751,7 +765,11 @@
     }
 
     function jobPage(id) {
+        var mine = routes;
         return get('api/jobs/' + encodeURIComponent(id)).then(function (job) {
+            if (mine !== routes) {
+                return;
+            }
             renderJob(job);
             if (job.status === 'WAITING' || job.status === 'QUEUED' || job.status === 'RUNNING') {
                 timer = setTimeout(route, Math.min(settings.refreshMillis, 2000));
@@ -796,12 +814,18 @@
     }
 
     function auditPage() {
-        return get('api/audit').then(renderAudit);
+        var mine = routes;
+        return get('api/audit').then(function (entries) {
+            if (mine === routes) {
+                renderAudit(entries);
+            }
+        });
     }
 
     // --- routing: #/ (overview), #/jobs?filters, #/jobs/{id}, #/batches/{id}, #/audit
 
     function route() {
+        routes++;
         if (timer) {
             clearTimeout(timer);
             timer = null;

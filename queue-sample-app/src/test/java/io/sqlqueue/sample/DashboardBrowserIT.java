@@ -121,12 +121,14 @@ class DashboardBrowserIT {
 		assertThat(text("#counted")).contains("Workers are those of this instance");
 		assertThat(browser.findElements(By.cssSelector("tr[data-queue='reports'] svg.spark rect.bad"))).isNotEmpty();
 		// Each minute's bar has its count, and the chart its scale and its minutes.
-		assertThat(browser.findElements(By.cssSelector("tr[data-queue='reports'] svg.spark text.count")).stream()
+		assertThat(redrawn(() -> browser.findElements(By.cssSelector("tr[data-queue='reports'] svg.spark text.count"))
+			.stream()
 			.mapToInt((label) -> Integer.parseInt(label.getText()))
-			.sum()).isEqualTo(3);
-		assertThat(browser.findElements(By.cssSelector("tr[data-queue='reports'] svg.spark text.axis")))
-			.extracting(WebElement::getText)
-			.contains("0", "-15 min", "now");
+			.sum())).isEqualTo(3);
+		assertThat(redrawn(() -> browser.findElements(By.cssSelector("tr[data-queue='reports'] svg.spark text.axis"))
+			.stream()
+			.map(WebElement::getText)
+			.toList())).contains("0", "-15 min", "now");
 		assertThat(text("#counted")).matches("Counted at .*" + ZONE + ";.*");
 		assertThat(text("#schedules tr[data-schedule='nightly-report']")).contains("report.nightly");
 		// The table-health panel: H2 reports no sizes and no holders, and says so, with the reading's time.
@@ -295,7 +297,24 @@ class DashboardBrowserIT {
 	}
 
 	private static String text(String css) {
-		return browser.findElement(By.cssSelector(css)).getText();
+		return redrawn(() -> browser.findElement(By.cssSelector(css)).getText());
+	}
+
+	/**
+	 * Reads again when the overview redrew itself (it refreshes every second here) between
+	 * finding an element and reading it.
+	 */
+	private static <T> T redrawn(java.util.function.Supplier<T> read) {
+		for (int tries = 1;; tries++) {
+			try {
+				return read.get();
+			}
+			catch (org.openqa.selenium.StaleElementReferenceException ex) {
+				if (tries == 5) {
+					throw ex;
+				}
+			}
+		}
 	}
 
 	private Map<?, ?> post(String path, Map<String, ?> body) {
