@@ -68,7 +68,8 @@ import io.sqlqueue.test.TestPropagator;
  * <li>instances: {@link ShutdownConformance}, {@link ManagerLoopsConformance},
  * {@link CallerLockConformance}, {@link PauseConformance}, {@link InstancesConformance}</li>
  * <li>reading and keeping: {@link ObservationConformance}, {@link BrowseConformance},
- * {@link RetentionConformance}, {@link JobRunnerConformance}, {@link TableHealthConformance}</li>
+ * {@link RetentionConformance}, {@link JobRunnerConformance}, {@link TableHealthConformance},
+ * {@link HistoryConformance}, {@link AuditConformance}</li>
  * </ul>
  * Their helpers are in {@link ConformanceSupport}.
  */
@@ -77,7 +78,8 @@ public abstract class QueueConformanceTests implements EnqueueConformance, Claim
 		CancelConformance, LeaseConformance, CompletionConformance, CompletionFlushConformance, GroupConformance,
 		FlowControlConformance, WorkflowConformance, BatchConformance, ScheduleConformance, ShutdownConformance,
 		ManagerLoopsConformance, CallerLockConformance, ObservationConformance, BrowseConformance,
-		RetentionConformance, JobRunnerConformance, TableHealthConformance, PauseConformance, InstancesConformance {
+		RetentionConformance, JobRunnerConformance, TableHealthConformance, PauseConformance, InstancesConformance,
+		HistoryConformance, AuditConformance {
 
 	/** For the subclasses' own tests (several of the interfaces have a WAIT of their own). */
 	protected static final Duration WAIT = Duration.ofSeconds(30);

@@ -1,6 +1,8 @@
 DELETE FROM queue_dependency;
 DELETE FROM queue_batch;
+DELETE FROM queue_attempt;
 DELETE FROM queue_job;
 DELETE FROM queue_rate_window;
 DELETE FROM queue_paused;
+DELETE FROM queue_audit;
 UPDATE queue_flow SET window_start = 0, window_starts = 0, previous_starts = 0

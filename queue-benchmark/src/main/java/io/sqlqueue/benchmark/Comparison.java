@@ -86,6 +86,9 @@ final class Comparison {
 		}
 		peers.add(() -> new FloorQueue(this.target, 100, WORKERS));
 		peers.add(() -> sqlqueue("sqlqueue, defaults", "bench-sqlqueue-defaults", 100, Map.of()));
+		// The attempt history's own cost on the drain (docs/operations.md#attempt-history).
+		peers.add(() -> sqlqueue("sqlqueue, defaults without attempt history", "bench-sqlqueue-no-history", 100,
+				Map.of("sqlqueue.history.attempts", false)));
 		// Flow control configured but never binding (issue 14): the limited claim's own cost.
 		peers.add(() -> sqlqueue("sqlqueue, queue limits not binding", "bench-sqlqueue-queue-limits", 100,
 				QUEUE_LIMITS));

@@ -52,7 +52,8 @@ record Target(String url, String user, String password, @Nullable String schema)
 		}
 		else {
 			for (String table : new String[] { "queue_job", "queue_schedule", "queue_limit", "queue_flow",
-					"queue_rate_window", "queue_dependency", "queue_batch", "queue_paused", "queue_instance",
+					"queue_rate_window", "queue_dependency", "queue_batch", "queue_paused", "queue_instance", "queue_attempt",
+					"queue_audit",
 					"sqlqueue_schema_history" }) {
 				jdbc().execute("DROP TABLE IF EXISTS " + table);
 			}
@@ -61,8 +62,8 @@ record Target(String url, String user, String password, @Nullable String schema)
 
 	void emptyTable() {
 		jdbc().execute(isPostgres() ? "TRUNCATE " + table() : "DELETE FROM " + table());
-		// Limits a run declared: the next run's instances declare their own.
-		for (String flowTable : new String[] { "queue_rate_window", "queue_limit", "queue_flow" }) {
+		// Limits a run declared (the next run's instances declare their own), and the attempts of its jobs.
+		for (String flowTable : new String[] { "queue_rate_window", "queue_limit", "queue_flow", "queue_attempt" }) {
 			jdbc().execute("DELETE FROM " + table(flowTable));
 		}
 	}

@@ -1,6 +1,7 @@
 package io.sqlqueue.admin;
 
 import java.util.List;
+import java.util.Optional;
 
 import org.jspecify.annotations.Nullable;
 
@@ -17,6 +18,9 @@ import io.sqlqueue.flow.Limit;
  * The starter provides one as a bean; inject it ({@code QueueAdmin admin}) and call it.
  * Who may call it is the application's concern: the endpoint and the dashboard guard their
  * own requests.
+ * <p>
+ * Every action that changes something is written to the audit log ({@link #audit(int)}),
+ * with who did it as {@link #by(String)} names them.
  */
 public interface QueueAdmin {
 
@@ -137,6 +141,24 @@ public interface QueueAdmin {
 	 */
 	AdminResult resumeQueue(String queue);
 
+	/**
+	 * This admin acting for {@code actor}: the actions of the one it returns are written to
+	 * the audit log as done by them ({@link AuditEntry#actor()}). The endpoint and the
+	 * dashboard pass the signed-in user's name. {@code null} or blank names no one.
+	 */
+	default QueueAdmin by(@Nullable String actor) {
+		return this;
+	}
+
+	/**
+	 * The newest {@code limit} entries of the audit log, newest first.
+	 * @throws RefusedException ({@link Refusal#BULK_LIMIT}) when {@code limit} is not 1 to
+	 * {@link #MAX_BULK}
+	 */
+	default List<AuditEntry> audit(int limit) {
+		return List.of();
+	}
+
 	/** The queues paused now, by name. */
 	List<PausedQueue> pausedQueues();
 
@@ -145,5 +167,15 @@ public interface QueueAdmin {
 	 * deleted ({@link QueueInstance#gone()}).
 	 */
 	List<QueueInstance> instances();
+
+	/**
+	 * The ended attempts of a job, oldest first, as the database keeps them with the job
+	 * whichever instance ran them; an attempt still running is on the job's row only. Empty
+	 * when there is no such job (never run, it has an empty list). An attempt made by an
+	 * instance older than the attempt history, or while it was off
+	 * ({@code sqlqueue.history.attempts}), has no row: fewer rows than the job's count of
+	 * attempts say so.
+	 */
+	Optional<List<JobAttempt>> attempts(long id);
 
 }

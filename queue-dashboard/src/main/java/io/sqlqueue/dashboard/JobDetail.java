@@ -30,13 +30,15 @@ public record JobDetail(long id, String queue, String handler, JobStatus status,
 
 	/**
 	 * A moment in a job's life.
-	 * @param at when (the database's clock, except the end of an attempt this instance timed)
-	 * @param event what: {@code enqueued}, {@code earlier}, {@code requeued}, {@code started}, {@code ended},
+	 * @param at when, on the database's clock
+	 * @param event what: {@code enqueued}, {@code unrecorded}, {@code requeued}, {@code started}, {@code ended},
 	 * {@code due}, {@code finished}
 	 * @param text what happened, in words
 	 * @param owner the worker of an attempt
+	 * @param error the error an attempt ended with
 	 */
-	public record TimelineEvent(@Nullable Instant at, String event, String text, @Nullable String owner) {
+	public record TimelineEvent(@Nullable Instant at, String event, String text, @Nullable String owner,
+			@Nullable String error) {
 	}
 
 }

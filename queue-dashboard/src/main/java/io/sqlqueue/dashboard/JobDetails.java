@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 
@@ -13,32 +14,34 @@ import org.jspecify.annotations.Nullable;
 
 import io.sqlqueue.BatchProgress;
 import io.sqlqueue.JobLinks;
-import io.sqlqueue.JobOutcome;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.admin.JobAttempt;
+import io.sqlqueue.admin.QueueAdmin;
 import io.sqlqueue.dashboard.JobDetail.TimelineEvent;
 
 /**
  * Reads one job for the detail page and builds its timeline: enqueued, due, each attempt's
- * start, end and owner, and how it finished. The table holds the latest attempt only;
- * earlier ones come from this instance's {@link AttemptLog}, and the timeline says how
- * many ran elsewhere or before this instance started. An operator's retry starts the row's
- * count of attempts again, so the attempts after it are named by the retry they follow
+ * start, end, worker and error, and how it finished. Ended attempts come from the database
+ * ({@link QueueAdmin#attempts}), whichever instance ran them; the attempt running now is on
+ * the job's row. Attempts with no row (run by an instance older than the attempt history, or
+ * while it was off) are counted as such. An operator's retry starts the row's count of
+ * attempts again, so the attempts after it are named by the retry they follow
  * ("Operator retry 1, attempt 1"), never as a second "Attempt 1".
  */
 public class JobDetails {
 
 	private final JobQueue jobs;
 
-	private final AttemptLog attempts;
+	private final QueueAdmin admin;
 
 	private final boolean showPayload;
 
 	/** @param showPayload whether payloads are shown */
-	public JobDetails(JobQueue jobs, AttemptLog attempts, boolean showPayload) {
+	public JobDetails(JobQueue jobs, QueueAdmin admin, boolean showPayload) {
 		this.jobs = jobs;
-		this.attempts = attempts;
+		this.admin = admin;
 		this.showPayload = showPayload;
 	}
 
@@ -51,7 +54,8 @@ public class JobDetails {
 				job.priority(), job.uniqueKey(), job.groupKey(), job.runAt(), job.createdAt(), job.updatedAt(),
 				job.startedAt(), job.finishedAt(), job.scheduledFor(), job.leaseOwner(), job.leaseExpiresAt(),
 				job.lastError(), job.result(), this.showPayload ? job.payload() : null, this.showPayload,
-				timeline(job), actions(job.status()), workflow(job.id()), handlerNotice(job));
+				timeline(job, this.admin.attempts(job.id()).orElse(List.of())), actions(job.status()),
+				workflow(job.id()), handlerNotice(job));
 	}
 
 	/** The notice of a job yet to run whose handler this instance lacks; none for others. */
@@ -81,34 +85,33 @@ public class JobDetails {
 		};
 	}
 
-	List<TimelineEvent> timeline(JobRecord job) {
+	static List<TimelineEvent> timeline(JobRecord job, List<JobAttempt> recorded) {
 		List<TimelineEvent> events = new ArrayList<>();
-		List<AttemptLog.Attempt> seen = this.attempts.of(job.id());
 		// An operator's retry starts the row's attempt count again from 1: the attempts after
 		// it are named by the retry, so that two attempts never share a name.
 		int retries = 0;
 		int previous = 0;
 		Set<Integer> thisRound = new HashSet<>();
-		for (AttemptLog.Attempt attempt : seen) {
-			if (attempt.number() <= previous) {
+		for (JobAttempt attempt : recorded) {
+			if (attempt.attempt() <= previous) {
 				retries++;
 				thisRound.clear();
 				events.add(requeued(attempt.startedAt(), retries));
 			}
-			previous = attempt.number();
-			thisRound.add(attempt.number());
-			String name = attemptName(attempt.number(), retries);
-			events.add(new TimelineEvent(attempt.startedAt(), "started", name + " started", attempt.owner()));
-			if (attempt.endedAt() != null) {
-				events.add(new TimelineEvent(attempt.endedAt(), "ended", name + " ended: " + attempt.outcome(),
-						attempt.owner()));
+			previous = attempt.attempt();
+			thisRound.add(attempt.attempt());
+			String name = attemptName(attempt.attempt(), retries);
+			if (attempt.startedAt() != null) {
+				events.add(new TimelineEvent(attempt.startedAt(), "started", name + " started", attempt.worker(), null));
 			}
+			events.add(new TimelineEvent(attempt.endedAt(), "ended", name + " ended: " + outcomeText(attempt),
+					attempt.worker(), attempt.error()));
 		}
-		AttemptLog.Attempt last = seen.isEmpty() ? null : seen.get(seen.size() - 1);
+		JobAttempt last = recorded.isEmpty() ? null : recorded.get(recorded.size() - 1);
 		boolean rowStarted = job.startedAt() != null && job.attempts() > 0;
-		boolean latestSeen = last != null && rowStarted && last.number() == job.attempts()
-				&& sameMoment(last.startedAt(), job.startedAt());
-		if (last != null && !latestSeen) {
+		boolean latestRecorded = last != null && rowStarted && last.attempt() == job.attempts()
+				&& last.startedAt() != null && sameMoment(last.startedAt(), job.startedAt());
+		if (last != null && !latestRecorded) {
 			Instant retriedBy = retriedSince(job, last, rowStarted);
 			if (retriedBy != null) {
 				retries++;
@@ -116,55 +119,66 @@ public class JobDetails {
 				events.add(requeued(retriedBy, retries));
 			}
 		}
-		if (!latestSeen && rowStarted) {
+		if (!latestRecorded && rowStarted) {
+			// The attempt running now, or one that ended with no row of its own.
 			thisRound.add(job.attempts());
-			events.add(new TimelineEvent(job.startedAt(), "started", attemptName(job.attempts(), retries) + " started",
-					job.leaseOwner()));
+			String name = attemptName(job.attempts(), retries);
+			events.add(new TimelineEvent(job.startedAt(), "started",
+					name + ((job.status() == JobStatus.RUNNING) ? " started, running now" : " started"),
+					job.leaseOwner(), null));
 		}
 		if (job.status() == JobStatus.QUEUED && job.runAt().isAfter(job.createdAt())) {
 			events.add(new TimelineEvent(job.runAt(), "due",
-					(job.attempts() > 0) ? "Due again (retry backoff)" : "Due", null));
+					(job.attempts() > 0) ? "Due again (retry backoff)" : "Due", null, null));
 		}
 		if (job.finishedAt() != null) {
-			events.add(new TimelineEvent(job.finishedAt(), "finished", finishedText(job, retries), null));
+			events.add(new TimelineEvent(job.finishedAt(), "finished", finishedText(job, retries), null, null));
 		}
 		events.sort(Comparator.comparing(TimelineEvent::at, Comparator.nullsLast(Comparator.<Instant>naturalOrder()))
 			.thenComparing((event) -> order(event.event())));
 		List<TimelineEvent> timeline = new ArrayList<>();
 		timeline.add(new TimelineEvent(job.createdAt(), "enqueued", (job.scheduledFor() != null)
-				? "Enqueued by a schedule for its tick at " + job.scheduledFor() : "Enqueued", null));
-		int unseen = 0;
+				? "Enqueued by a schedule for its tick at " + job.scheduledFor() : "Enqueued", null, null));
+		int unrecorded = 0;
 		for (int number = 1; number <= job.attempts(); number++) {
-			unseen += thisRound.contains(number) ? 0 : 1;
+			unrecorded += thisRound.contains(number) ? 0 : 1;
 		}
-		if (unseen > 0) {
-			timeline.add(new TimelineEvent(null, "earlier", ((unseen == 1) ? "1 attempt" : unseen + " attempts")
-					+ " ran on other instances or before this one started (only the latest attempt is stored)",
-					null));
+		if (unrecorded > 0) {
+			timeline.add(new TimelineEvent(null, "unrecorded", ((unrecorded == 1) ? "1 attempt" : unrecorded
+					+ " attempts") + " with no record (run by an instance older than the attempt history, or while it "
+					+ "was off)", null, null));
 		}
 		timeline.addAll(events);
 		return timeline;
 	}
 
+	private static String outcomeText(JobAttempt attempt) {
+		return switch (attempt.outcome()) {
+			case JobAttempt.LEASE_EXPIRED -> "its worker was lost (lease expired), "
+					+ ((attempt.status() == JobStatus.QUEUED) ? "queued again" : attempt.status().name().toLowerCase(
+							Locale.ROOT));
+			default -> attempt.outcome();
+		};
+	}
+
 	/**
-	 * When, at the latest, an operator queued the job again after the last attempt this
-	 * instance saw; {@code null} when nothing says so. The row shows it by a count of
-	 * attempts started again (none yet, or no more than that attempt's number) or by an attempt
-	 * started after that one failed for good.
+	 * When, at the latest, an operator queued the job again after the last recorded attempt;
+	 * {@code null} when nothing says so. The row shows it by a count of attempts started again
+	 * (none yet, or no more than that attempt's number) or by an attempt started after that one
+	 * failed the job for good.
 	 */
-	private static @Nullable Instant retriedSince(JobRecord job, AttemptLog.Attempt last, boolean rowStarted) {
+	private static @Nullable Instant retriedSince(JobRecord job, JobAttempt last, boolean rowStarted) {
 		if (!rowStarted) {
-			return (job.attempts() == 0 && last.endedAt() != null && job.updatedAt().isAfter(last.startedAt()))
-					? job.updatedAt() : null;
+			return (job.attempts() == 0 && job.updatedAt().isAfter(last.endedAt())) ? job.updatedAt() : null;
 		}
-		boolean later = job.startedAt().isAfter(last.startedAt());
-		return (later && (job.attempts() <= last.number() || JobOutcome.FAILED.tag().equals(last.outcome())))
+		boolean later = last.startedAt() == null || job.startedAt().isAfter(last.startedAt());
+		return (later && (job.attempts() <= last.attempt() || last.status() == JobStatus.FAILED))
 				? job.startedAt() : null;
 	}
 
-	private static TimelineEvent requeued(Instant at, int retry) {
+	private static TimelineEvent requeued(@Nullable Instant at, int retry) {
 		return new TimelineEvent(at, "requeued", "Queued again by an operator (operator retry " + retry
-				+ "), with a fresh set of attempts; by this time at the latest", null);
+				+ "), with a fresh set of attempts; by this time at the latest", null, null);
 	}
 
 	/** An attempt's name: its number, and after an operator's retry, which retry it follows. */
@@ -172,7 +186,7 @@ public class JobDetails {
 		return (retries == 0) ? "Attempt " + number : "Operator retry " + retries + ", attempt " + number;
 	}
 
-	/** The same start, as read from the row and as this instance kept it (to the millisecond). */
+	/** The same start, as read from the row and from its attempt's row (to the millisecond). */
 	private static boolean sameMoment(Instant seen, Instant stored) {
 		return Math.abs(Duration.between(seen, stored).toMillis()) < 1;
 	}

@@ -7,6 +7,9 @@
     var STATES = ['WAITING', 'QUEUED', 'RUNNING', 'SUCCEEDED', 'FAILED', 'CANCELLED'];
     var main = document.getElementById('main');
     var timer = null;
+    // Counts the routes taken: a page whose data arrives after the reader moved on draws nothing
+    // and schedules no refresh, or it would cover the page the reader went to.
+    var routes = 0;
 
     function meta(name) {
         var tag = document.querySelector('meta[name="' + name + '"]');
@@ -392,9 +395,13 @@
     }
 
     function overviewPage() {
+        var mine = routes;
         // The tables' health is read on the queue's schedule; a failure to fetch it leaves the overview whole.
         var tables = get('api/tables').catch(function (error) { return {error: error.message}; });
         return Promise.all([get('api/overview'), tables]).then(function (both) {
+            if (mine !== routes) {
+                return false;
+            }
             var key = overviewKey(both[0], both[1]);
             var counted = document.getElementById('counted');
             var tablesNote = document.getElementById('tables-note');
@@ -407,8 +414,11 @@
                 append(main, tablesPanel(both[1]));
                 drawnOverview = key;
             }
-        }).then(function () {
-            timer = setTimeout(route, settings.refreshMillis);
+            return true;
+        }).then(function (drawn) {
+            if (drawn) {
+                timer = setTimeout(route, settings.refreshMillis);
+            }
         });
     }
 
@@ -641,7 +651,8 @@
             el('h2', null, 'Timeline'),
             el('div', {'class': 'panel'}, el('ol', {'class': 'timeline', id: 'timeline'}, job.timeline.map(function (event) {
                 return el('li', {'class': event.event}, el('span', {'class': 'when'}, preciseTime(event.at)),
-                    el('span', null, event.text, event.owner ? ' on ' + event.owner : ''));
+                    el('span', null, event.text, event.owner ? ' on ' + event.owner : '',
+                        event.error ? el('span', {'class': 'attempt-error', title: event.error}, firstLine(event.error)) : ''));
             })))
         ];
         if (job.lastError) {
@@ -739,8 +750,12 @@
     }
 
     function batchPage(id) {
+        var mine = routes;
         var members = 'api/jobs?' + new URLSearchParams({batch: id, limit: String(settings.pageSize)}).toString();
         return Promise.all([get('api/batches/' + encodeURIComponent(id)), get(members)]).then(function (both) {
+            if (mine !== routes) {
+                return;
+            }
             var batch = both[0];
             renderBatch(batch, both[1]);
             if (batch.pending > 0) {
@@ -750,7 +765,11 @@
     }
 
     function jobPage(id) {
+        var mine = routes;
         return get('api/jobs/' + encodeURIComponent(id)).then(function (job) {
+            if (mine !== routes) {
+                return;
+            }
             renderJob(job);
             if (job.status === 'WAITING' || job.status === 'QUEUED' || job.status === 'RUNNING') {
                 timer = setTimeout(route, Math.min(settings.refreshMillis, 2000));
@@ -758,9 +777,55 @@
         });
     }
 
-    // --- routing: #/ (overview), #/jobs?filters, #/jobs/{id}, #/batches/{id}
+    // --- The audit log: who did what to which queue, job or schedule, and when
+
+    function auditTarget(entry) {
+        var parts = [];
+        if (entry.queue) {
+            parts.push(el('span', null, 'queue ', el('a', {href: jobsLink({queue: entry.queue})}, entry.queue)));
+        }
+        if (entry.jobId !== null && entry.jobId !== undefined) {
+            parts.push(el('span', null, 'job ', el('a', {href: '#/jobs/' + entry.jobId}, '#' + entry.jobId)));
+        }
+        if (entry.schedule) {
+            parts.push(el('span', null, 'schedule ' + entry.schedule));
+        }
+        return parts.length ? parts.reduce(function (all, part, index) {
+            return index ? all.concat([', ', part]) : [part];
+        }, []) : '–';
+    }
+
+    function renderAudit(entries) {
+        var head = el('tr', null, ['When', 'Who', 'Action', 'On', 'Jobs', 'Detail'].map(function (title) {
+            return el('th', null, title);
+        }));
+        var rows = entries.length ? entries.map(function (entry) {
+            return el('tr', null,
+                el('td', null, preciseTime(entry.at)),
+                el('td', null, entry.actor || el('span', {'class': 'muted'}, 'unnamed')),
+                el('td', null, entry.action),
+                el('td', null, auditTarget(entry)),
+                el('td', {'class': 'num'}, String(entry.jobs)),
+                el('td', null, entry.detail || ''));
+        }) : el('tr', null, el('td', {colspan: 6, 'class': 'muted'}, 'No operator actions yet.'));
+        show([el('h1', null, 'Audit log'),
+            el('p', {'class': 'muted'}, 'Operator actions that changed something, newest first, from every instance.'),
+            el('div', {'class': 'panel'}, el('table', {id: 'audit'}, el('thead', null, head), el('tbody', null, rows)))]);
+    }
+
+    function auditPage() {
+        var mine = routes;
+        return get('api/audit').then(function (entries) {
+            if (mine === routes) {
+                renderAudit(entries);
+            }
+        });
+    }
+
+    // --- routing: #/ (overview), #/jobs?filters, #/jobs/{id}, #/batches/{id}, #/audit
 
     function route() {
+        routes++;
         if (timer) {
             clearTimeout(timer);
             timer = null;
@@ -770,6 +835,7 @@
         var params = new URLSearchParams(hash.indexOf('?') >= 0 ? hash.slice(hash.indexOf('?') + 1) : '');
         document.getElementById('nav-overview').className = path === '/' ? 'current' : '';
         document.getElementById('nav-jobs').className = path.indexOf('/jobs') === 0 ? 'current' : '';
+        document.getElementById('nav-audit').className = path === '/audit' ? 'current' : '';
         var page;
         var job = /^\/jobs\/(\d+)$/.exec(path);
         var batch = /^\/batches\/(\d+)$/.exec(path);
@@ -779,6 +845,8 @@
             page = batchPage(batch[1]);
         } else if (path === '/jobs') {
             page = jobsPage(params);
+        } else if (path === '/audit') {
+            page = auditPage();
         } else {
             page = overviewPage();
         }

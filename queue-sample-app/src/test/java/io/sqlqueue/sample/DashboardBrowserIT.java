@@ -41,7 +41,8 @@ import static org.awaitility.Awaitility.await;
  * whose kind is an HTML tag shows that tag as text, in the list and in the job. Each page
  * is saved under {@code target/dashboard-screenshots/} for a reviewer. Then a queue is
  * paused from the overview (its new job stays queued), the instances show, and a resume runs
- * the job.
+ * the job. The failed job's timeline shows each attempt from the database with its worker and
+ * error; the audit log shows the retry, the pause and the resume.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
 		"spring.datasource.url=jdbc:h2:mem:dashboard-browser;DB_CLOSE_DELAY=-1",
@@ -120,12 +121,14 @@ class DashboardBrowserIT {
 		assertThat(text("#counted")).contains("Workers are those of this instance");
 		assertThat(browser.findElements(By.cssSelector("tr[data-queue='reports'] svg.spark rect.bad"))).isNotEmpty();
 		// Each minute's bar has its count, and the chart its scale and its minutes.
-		assertThat(browser.findElements(By.cssSelector("tr[data-queue='reports'] svg.spark text.count")).stream()
+		assertThat(redrawn(() -> browser.findElements(By.cssSelector("tr[data-queue='reports'] svg.spark text.count"))
+			.stream()
 			.mapToInt((label) -> Integer.parseInt(label.getText()))
-			.sum()).isEqualTo(3);
-		assertThat(browser.findElements(By.cssSelector("tr[data-queue='reports'] svg.spark text.axis")))
-			.extracting(WebElement::getText)
-			.contains("0", "-15 min", "now");
+			.sum())).isEqualTo(3);
+		assertThat(redrawn(() -> browser.findElements(By.cssSelector("tr[data-queue='reports'] svg.spark text.axis"))
+			.stream()
+			.map(WebElement::getText)
+			.toList())).contains("0", "-15 min", "now");
 		assertThat(text("#counted")).matches("Counted at .*" + ZONE + ";.*");
 		assertThat(text("#schedules tr[data-schedule='nightly-report']")).contains("report.nightly");
 		// The table-health panel: H2 reports no sizes and no holders, and says so, with the reading's time.
@@ -154,6 +157,13 @@ class DashboardBrowserIT {
 		assertThat(text("#last-error")).contains("IllegalStateException: The report source is unavailable")
 			.contains("\n");
 		assertThat(text("#timeline")).contains("Enqueued").contains("Attempt 3 started").contains("Failed for good");
+		// Every attempt from the database, with its worker and its error.
+		assertThat(text("#timeline")).contains("Attempt 1 ended: retried on ").contains("Attempt 2 ended: retried on ")
+			.contains("Attempt 3 ended: failed on ");
+		assertThat(browser.findElements(By.cssSelector("#timeline li.ended .attempt-error")))
+			.hasSize(3)
+			.allSatisfy((error) -> assertThat(error.getText()).contains("The report source is unavailable"));
+		assertThat(browser.findElements(By.cssSelector("#timeline li.unrecorded"))).isEmpty();
 		assertThat(text("#payload")).contains("Hidden");
 		assertThat(browser.findElement(By.id("last-error")).getAttribute("class")).isEqualTo("error");
 		assertThat(factAfter("Created")).matches(".*" + ZONE);
@@ -252,6 +262,30 @@ class DashboardBrowserIT {
 		assertThat(browser.findElements(By.cssSelector("tr[data-queue='reports'] .paused"))).isEmpty();
 	}
 
+	/** The audit log shows the operator's actions of the tests before, newest first, and links their job. */
+	@Test
+	@Order(3)
+	void operatorReadsTheAuditLog() {
+		WebDriverWait wait = new WebDriverWait(browser, TIMEOUT);
+		browser.get("http://localhost:" + this.port + "/sqlqueue/");
+		browser.findElement(By.id("nav-audit")).click();
+		wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#audit tbody tr td")));
+		List<String> actions = browser.findElements(By.cssSelector("#audit tbody tr td:nth-child(3)"))
+			.stream()
+			.map(WebElement::getText)
+			.toList();
+		assertThat(actions).containsSubsequence("resume-queue", "pause-queue", "retry");
+		assertThat(text("#audit tbody tr:first-child")).contains("queue reports").contains("unnamed");
+		WebElement retried = browser.findElements(By.cssSelector("#audit tbody tr"))
+			.stream()
+			.filter((row) -> row.getText().contains("retry"))
+			.findFirst()
+			.orElseThrow();
+		assertThat(retried.findElement(By.cssSelector("a")).getText()).startsWith("#");
+		assertThat(text("#main")).contains("Audit log");
+		Browser.screenshot(browser, "9-audit-log");
+	}
+
 	/** The value of a fact on the job page. */
 	private static String factAfter(String label) {
 		return browser.findElement(By.xpath("//dl[@class='facts']/dt[text()='" + label + "']/following-sibling::dd[1]"))
@@ -263,7 +297,24 @@ class DashboardBrowserIT {
 	}
 
 	private static String text(String css) {
-		return browser.findElement(By.cssSelector(css)).getText();
+		return redrawn(() -> browser.findElement(By.cssSelector(css)).getText());
+	}
+
+	/**
+	 * Reads again when the overview redrew itself (it refreshes every second here) between
+	 * finding an element and reading it.
+	 */
+	private static <T> T redrawn(java.util.function.Supplier<T> read) {
+		for (int tries = 1;; tries++) {
+			try {
+				return read.get();
+			}
+			catch (org.openqa.selenium.StaleElementReferenceException ex) {
+				if (tries == 5) {
+					throw ex;
+				}
+			}
+		}
 	}
 
 	private Map<?, ?> post(String path, Map<String, ?> body) {

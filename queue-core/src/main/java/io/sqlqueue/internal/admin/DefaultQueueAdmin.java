@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.BooleanSupplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -13,6 +14,8 @@ import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.Names;
 import io.sqlqueue.admin.AdminResult;
+import io.sqlqueue.admin.AuditEntry;
+import io.sqlqueue.admin.JobAttempt;
 import io.sqlqueue.admin.PausedQueue;
 import io.sqlqueue.admin.QueueInstance;
 import io.sqlqueue.admin.QueueAdmin;
@@ -49,6 +52,9 @@ public class DefaultQueueAdmin implements QueueAdmin {
 
 	private final @Nullable TableHealthMonitor tableHealth;
 
+	/** Who the actions are written to the audit log as done by, or {@code null}. */
+	private final @Nullable String actor;
+
 	/** Without a reading of the tables' health: {@link #tableHealth()} says it was never read. */
 	public DefaultQueueAdmin(JobQueue jobs, JobStore store, @Nullable Manager manager, @Nullable Schedules schedules,
 			@Nullable FlowControl flowControl) {
@@ -65,6 +71,12 @@ public class DefaultQueueAdmin implements QueueAdmin {
 	 */
 	public DefaultQueueAdmin(JobQueue jobs, JobStore store, @Nullable Manager manager, @Nullable Schedules schedules,
 			@Nullable FlowControl flowControl, @Nullable TableHealthMonitor tableHealth) {
+		this(jobs, store, manager, schedules, flowControl, tableHealth, null);
+	}
+
+	private DefaultQueueAdmin(JobQueue jobs, JobStore store, @Nullable Manager manager, @Nullable Schedules schedules,
+			@Nullable FlowControl flowControl, @Nullable TableHealthMonitor tableHealth, @Nullable String actor) {
+		this.actor = actor;
 		this.tableHealth = tableHealth;
 		this.jobs = jobs;
 		this.store = store;
@@ -86,7 +98,7 @@ public class DefaultQueueAdmin implements QueueAdmin {
 			return AdminResult.refused(Refusal.NO_SUCH_JOB, null, id);
 		}
 		try {
-			if (this.jobs.retry(id)) {
+			if (audited(() -> this.jobs.retry(id), () -> log("retry", null, id, null, 1, null))) {
 				// The state the retry left, not a later read: a worker may have claimed the job already.
 				return AdminResult.done("Job " + id + " is queued again with a fresh set of attempts", JobStatus.QUEUED,
 						List.of(id));
@@ -103,7 +115,7 @@ public class DefaultQueueAdmin implements QueueAdmin {
 		if (this.jobs.find(id).isEmpty()) {
 			return AdminResult.refused(Refusal.NO_SUCH_JOB, null, id);
 		}
-		if (!this.jobs.cancel(id)) {
+		if (!audited(() -> this.jobs.cancel(id), () -> log("cancel", null, id, null, 1, null))) {
 			return notInState(Refusal.NOT_CANCELLABLE, id);
 		}
 		JobStatus now = current(id);
@@ -123,6 +135,9 @@ public class DefaultQueueAdmin implements QueueAdmin {
 		if (ids.isEmpty()) {
 			return AdminResult.refused(Refusal.NO_FAILED_JOBS, null, of);
 		}
+		// Each job is queued again by a statement of its own, outside any transaction (see
+		// JobStore#retryAllFailed): the entry follows them.
+		log("retry-failed", queue, null, null, ids.size(), (handler != null) ? "handler " + handler : null);
 		if (this.manager != null) {
 			this.manager.wakeUp((queue != null) ? Set.of(queue) : this.manager.totalWorkers().keySet());
 		}
@@ -145,6 +160,7 @@ public class DefaultQueueAdmin implements QueueAdmin {
 			// changing under the trigger: nothing was enqueued.
 			return AdminResult.refused(Refusal.NOT_FIRED, null, String.valueOf(ex.getMessage()));
 		}
+		log("trigger-schedule", null, jobId, name, 1, null);
 		if (this.manager != null) {
 			this.manager.wakeUp(this.manager.totalWorkers().keySet());
 		}
@@ -157,9 +173,11 @@ public class DefaultQueueAdmin implements QueueAdmin {
 		if (this.schedules == null || schedule.isEmpty()) {
 			return AdminResult.refused(Refusal.NO_SUCH_SCHEDULE, null, name);
 		}
-		return (!schedule.get().paused() && this.schedules.pause(name))
-				? AdminResult.done("Schedule '" + name + "' is paused", null, List.of())
-				: AdminResult.refused(Refusal.ALREADY_PAUSED, null, name);
+		if (schedule.get().paused() || !this.schedules.pause(name)) {
+			return AdminResult.refused(Refusal.ALREADY_PAUSED, null, name);
+		}
+		log("pause-schedule", null, null, name, 0, null);
+		return AdminResult.done("Schedule '" + name + "' is paused", null, List.of());
 	}
 
 	@Override
@@ -168,9 +186,11 @@ public class DefaultQueueAdmin implements QueueAdmin {
 		if (this.schedules == null || schedule.isEmpty()) {
 			return AdminResult.refused(Refusal.NO_SUCH_SCHEDULE, null, name);
 		}
-		return (schedule.get().paused() && this.schedules.resume(name))
-				? AdminResult.done("Schedule '" + name + "' fires again from its next tick", null, List.of())
-				: AdminResult.refused(Refusal.NOT_PAUSED, null, name);
+		if (!schedule.get().paused() || !this.schedules.resume(name)) {
+			return AdminResult.refused(Refusal.NOT_PAUSED, null, name);
+		}
+		log("resume-schedule", null, null, name, 0, null);
+		return AdminResult.done("Schedule '" + name + "' fires again from its next tick", null, List.of());
 	}
 
 	@Override
@@ -206,6 +226,7 @@ public class DefaultQueueAdmin implements QueueAdmin {
 		catch (IllegalArgumentException ex) {
 			throw invalidLimit(queue, keys, ex);
 		}
+		log("set-limit", queue, null, null, 0, ((keys != null) ? "keys " + keys + ": " : "") + limit);
 		return AdminResult.done("Limit of " + where(queue, keys) + " is " + limit, null, List.of());
 	}
 
@@ -222,8 +243,11 @@ public class DefaultQueueAdmin implements QueueAdmin {
 		catch (IllegalArgumentException ex) {
 			throw invalidLimit(queue, keys, ex);
 		}
-		return removed ? AdminResult.done("Limit of " + where(queue, keys) + " is removed", null, List.of())
-				: AdminResult.refused(Refusal.NO_SUCH_LIMIT, null, where(queue, keys));
+		if (!removed) {
+			return AdminResult.refused(Refusal.NO_SUCH_LIMIT, null, where(queue, keys));
+		}
+		log("remove-limit", queue, null, null, 0, (keys != null) ? "keys " + keys : null);
+		return AdminResult.done("Limit of " + where(queue, keys) + " is removed", null, List.of());
 	}
 
 	@Override
@@ -233,7 +257,8 @@ public class DefaultQueueAdmin implements QueueAdmin {
 		if (!isKnown(name, cluster)) {
 			throw new RefusedException(Refusal.UNKNOWN_QUEUE, name);
 		}
-		if (!cluster.pause(name, (by != null && !by.isBlank()) ? by : null)) {
+		String who = (this.actor != null) ? this.actor : named(by);
+		if (!cluster.pause(name, who, () -> entry(who, "pause-queue", name, null, null, 0, null))) {
 			return AdminResult.refused(Refusal.QUEUE_ALREADY_PAUSED, null, name);
 		}
 		if (this.manager != null) {
@@ -246,7 +271,7 @@ public class DefaultQueueAdmin implements QueueAdmin {
 	@Override
 	public AdminResult resumeQueue(String queue) {
 		String name = validQueue(queue);
-		if (!this.store.cluster().resume(name)) {
+		if (!this.store.cluster().resume(name, () -> log("resume-queue", name, null, null, 0, null))) {
 			return AdminResult.refused(Refusal.QUEUE_NOT_PAUSED, null, name);
 		}
 		if (this.manager != null) {
@@ -256,12 +281,63 @@ public class DefaultQueueAdmin implements QueueAdmin {
 	}
 
 	@Override
+	public QueueAdmin by(@Nullable String actor) {
+		return new DefaultQueueAdmin(this.jobs, this.store, this.manager, this.schedules, this.flowControl,
+				this.tableHealth, named(actor));
+	}
+
+	@Override
+	public List<AuditEntry> audit(int limit) {
+		if (limit < 1 || limit > MAX_BULK) {
+			throw new RefusedException(Refusal.BULK_LIMIT, limit);
+		}
+		return this.store.audit().newest(limit);
+	}
+
+	/**
+	 * Runs an action whose writes join the current transaction and, when it did something,
+	 * writes its entry in the same one, so both commit or neither.
+	 */
+	private boolean audited(BooleanSupplier action, Runnable entry) {
+		return this.store.audit().inTransaction(() -> {
+			boolean done = action.getAsBoolean();
+			if (done) {
+				entry.run();
+			}
+			return done;
+		});
+	}
+
+	/** Writes an entry of this admin's actor, in the current transaction if there is one. */
+	private void log(String action, @Nullable String queue, @Nullable Long jobId, @Nullable String schedule, int jobs,
+			@Nullable String detail) {
+		entry(this.actor, action, queue, jobId, schedule, jobs, detail);
+	}
+
+	private void entry(@Nullable String who, String action, @Nullable String queue, @Nullable Long jobId,
+			@Nullable String schedule, int jobs, @Nullable String detail) {
+		this.store.audit().record(who, action, queue, jobId, schedule, jobs, detail);
+	}
+
+	private static @Nullable String named(@Nullable String name) {
+		return (name != null && !name.isBlank()) ? name : null;
+	}
+
+	@Override
 	public List<PausedQueue> pausedQueues() {
 		return this.store.cluster()
 			.paused()
 			.stream()
 			.map((row) -> new PausedQueue(row.queue(), row.pausedAt(), row.pausedBy()))
 			.toList();
+	}
+
+	@Override
+	public Optional<List<JobAttempt>> attempts(long id) {
+		if (this.jobs.find(id).isEmpty()) {
+			return Optional.empty();
+		}
+		return Optional.of(this.store.attempts().of(id));
 	}
 
 	@Override

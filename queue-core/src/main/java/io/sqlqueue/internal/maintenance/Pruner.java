@@ -14,7 +14,8 @@ import io.sqlqueue.internal.store.JobStore;
 
 /**
  * Deletes finished jobs once they are older than their retention, in bounded batches, so
- * the table does not grow without end. It touches only finished rows: claiming never
+ * the table does not grow without end (their attempts with them), and the audit log's
+ * entries past theirs. It touches only finished rows: claiming never
  * waits for it. Safe to run on every instance at once.
  */
 public class Pruner extends PeriodicTask {
@@ -28,6 +29,8 @@ public class Pruner extends PeriodicTask {
 
 	private final Map<JobStatus, Duration> retention = new EnumMap<>(JobStatus.class);
 
+	private final Duration auditRetention;
+
 	/**
 	 * @param succeeded how long {@code SUCCEEDED} jobs are kept; zero keeps them forever
 	 * @param cancelled how long {@code CANCELLED} jobs are kept; zero keeps them forever
@@ -35,7 +38,19 @@ public class Pruner extends PeriodicTask {
 	 */
 	public Pruner(JobStore store, TaskScheduler scheduler, Duration interval, Duration succeeded, Duration cancelled,
 			Duration failed) {
+		this(store, scheduler, interval, succeeded, cancelled, failed, Duration.ZERO);
+	}
+
+	/**
+	 * @param audit how long the audit log's entries are kept; zero keeps them forever
+	 */
+	public Pruner(JobStore store, TaskScheduler scheduler, Duration interval, Duration succeeded, Duration cancelled,
+			Duration failed, Duration audit) {
 		super(scheduler, interval, "pruner");
+		if (audit.isNegative()) {
+			throw new IllegalArgumentException("Retention of the audit log must not be negative");
+		}
+		this.auditRetention = audit;
 		this.store = store;
 		keep(JobStatus.SUCCEEDED, succeeded);
 		keep(JobStatus.CANCELLED, cancelled);
@@ -63,9 +78,14 @@ public class Pruner extends PeriodicTask {
 		return deleted;
 	}
 
+	/** Deletes the audit log's entries past their retention; returns how many. */
+	public int pruneAudit() {
+		return this.auditRetention.isZero() ? 0 : this.store.audit().prune(this.auditRetention);
+	}
+
 	@Override
 	protected boolean hasWork() {
-		return !this.retention.isEmpty();
+		return !this.retention.isEmpty() || !this.auditRetention.isZero();
 	}
 
 	@Override
@@ -80,6 +100,12 @@ public class Pruner extends PeriodicTask {
 		}
 		catch (RuntimeException ex) {
 			logger.warn("sqlqueue could not prune finished jobs; trying again in {}", interval(), ex);
+		}
+		try {
+			logger.debug("sqlqueue pruned {} entries of the audit log", pruneAudit());
+		}
+		catch (RuntimeException ex) {
+			logger.warn("sqlqueue could not prune the audit log; trying again in {}", interval(), ex);
 		}
 	}
 

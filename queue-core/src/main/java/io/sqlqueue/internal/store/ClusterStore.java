@@ -56,8 +56,23 @@ public class ClusterStore {
 	 * when another operator paused it at the same moment).
 	 */
 	public boolean pause(String queue, @Nullable String by) {
+		return pause(queue, by, () -> {
+		});
+	}
+
+	/**
+	 * As {@link #pause(String, String)}, running {@code andThen} in the same transaction once
+	 * the pause is stored (the action's audit entry), so both commit or neither.
+	 */
+	public boolean pause(String queue, @Nullable String by, Runnable andThen) {
 		try {
-			return this.transactions.inNewTransaction(() -> this.jdbc.update(this.sql.pause, queue, by) == 1);
+			return this.transactions.inNewTransaction(() -> {
+				if (this.jdbc.update(this.sql.pause, queue, by) != 1) {
+					return false;
+				}
+				andThen.run();
+				return true;
+			});
 		}
 		catch (DuplicateKeyException ex) {
 			return false;
@@ -66,7 +81,19 @@ public class ClusterStore {
 
 	/** Resumes the queue, in a transaction of its own; false when it was not paused. */
 	public boolean resume(String queue) {
-		return this.transactions.inNewTransaction(() -> this.jdbc.update(this.sql.resume, queue) == 1);
+		return resume(queue, () -> {
+		});
+	}
+
+	/** As {@link #resume(String)}, running {@code andThen} in the same transaction once it resumed. */
+	public boolean resume(String queue, Runnable andThen) {
+		return this.transactions.inNewTransaction(() -> {
+			if (this.jdbc.update(this.sql.resume, queue) != 1) {
+				return false;
+			}
+			andThen.run();
+			return true;
+		});
 	}
 
 	/** Whether a job waits ({@code QUEUED}) in the queue. */

@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 import org.jspecify.annotations.Nullable;
 
@@ -77,8 +78,11 @@ public abstract class Dialect {
 	 * {@code last_error} (null keeps it), each as an array;
 	 * returns the ids of the jobs it completed, and their {@code awaited} column. It passes
 	 * over rows another transaction has locked instead of waiting for them.
+	 * @param recordAttempts the attempts' history to write in the same statement
+	 * ({@link AttemptSql#recordCompletedFrom}, given the name of the CTE of the completed
+	 * rows: {@code id, attempts, lease_owner, started_at, finished_at, status}), or {@code null}
 	 */
-	public @Nullable String completeAll(String table) {
+	public @Nullable String completeAll(String table, @Nullable UnaryOperator<String> recordAttempts) {
 		return null;
 	}
 

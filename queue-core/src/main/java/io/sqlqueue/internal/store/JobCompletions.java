@@ -38,8 +38,11 @@ final class JobCompletions {
 
 	private final JobEnds ends;
 
+	private final AttemptHistory attempts;
+
 	JobCompletions(JdbcTemplate jdbc, JobSql sql, StoreTransactions transactions, WorkflowStore workflows,
-			JobLeases leases, JobEnds ends) {
+			JobLeases leases, JobEnds ends, AttemptHistory attempts) {
+		this.attempts = attempts;
 		this.jdbc = jdbc;
 		this.sql = sql;
 		this.transactions = transactions;
@@ -81,12 +84,13 @@ final class JobCompletions {
 	 * all; where the database has {@code SKIP LOCKED}, of the rows no other transaction holds.
 	 */
 	private Set<Lease> completePlain(List<Completion> completions) {
-		if (this.sql.completeAll != null) {
+		String completeAll = this.attempts.isEnabled() ? this.sql.completeAllRecording : this.sql.completeAll;
+		if (completeAll != null) {
 			// One statement commits on its own, in one round trip, unless this thread is in a
-			// transaction, which the queue's own writes never join.
+			// transaction, which the queue's own writes never join. It records the attempts too.
 			Set<Long> ids = StoreTransactions.anyActive()
-					? this.transactions.inNewTransaction(() -> completeInOneStatement(completions, this.sql.completeAll))
-					: completeInOneStatement(completions, this.sql.completeAll);
+					? this.transactions.inNewTransaction(() -> completeInOneStatement(completions, completeAll))
+					: completeInOneStatement(completions, completeAll);
 			return leasesOf(completions, ids);
 		}
 		return this.transactions.inNewForFlush(() -> {
@@ -99,6 +103,8 @@ final class JobCompletions {
 					recorded.add(unheld.get(i).lease());
 				}
 			}
+			// In the flush's transaction, one more round trip per batch, never one per job.
+			this.attempts.recordEnded(recorded.stream().map(Lease::jobId).toList());
 			this.ends.notifyFinished(recorded.stream().map(Lease::jobId).toList());
 			return recorded;
 		});
@@ -157,6 +163,7 @@ final class JobCompletions {
 				ended.add(new WorkflowStore.Ended(lease.jobId(), JobStatus.SUCCEEDED));
 			}
 		}
+		this.attempts.recordEnded(recorded.stream().map(Lease::jobId).toList());
 		this.ends.notifyFinished(recorded.stream().map(Lease::jobId).toList());
 		this.ends.settle(ended);
 		return recorded;
@@ -180,7 +187,7 @@ final class JobCompletions {
 
 	/** See {@link JobStore#completeWhileLeased}. */
 	boolean completeWhileLeased(Completion completion) {
-		boolean held = this.ends.end(this.sql.completeWhileLeased, completion.lease().jobId(), completion.result(),
+		boolean held = this.ends.endAttempt(this.sql.completeWhileLeased, completion.lease().jobId(), completion.result(),
 				completion.note(), completion.lease().jobId(), completion.lease().token());
 		if (held) {
 			this.ends.notifyFinished(List.of(completion.lease().jobId()));

@@ -46,11 +46,14 @@ final class JobEnds {
 
 	private final @Nullable WorkAnnouncer announcer;
 
+	private final AttemptHistory attempts;
+
 	private final List<SettleListener> settleListeners = new CopyOnWriteArrayList<>();
 
 	JobEnds(JdbcTemplate jdbc, JobSql sql, Dialect dialect, StoreTransactions transactions, WorkflowStore workflows,
-			@Nullable String notifyChannel, @Nullable WorkAnnouncer announcer) {
+			AttemptHistory attempts, @Nullable String notifyChannel, @Nullable WorkAnnouncer announcer) {
 		this.jdbc = jdbc;
+		this.attempts = attempts;
 		this.sql = sql;
 		this.dialect = dialect;
 		this.transactions = transactions;
@@ -84,7 +87,8 @@ final class JobEnds {
 
 	/** Gives back a claimed job that never started; the claim does not count as an attempt. */
 	boolean release(Lease lease) {
-		return attemptEnd(this.sql.release, lease.jobId(), lease.jobId(), lease.token());
+		// A give-back is no attempt: no row of history.
+		return attemptEnd(null, this.sql.release, lease.jobId(), lease.jobId(), lease.token());
 	}
 
 	/** Cancels a {@code QUEUED} or {@code WAITING} job, and settles what it ends. */
@@ -103,17 +107,43 @@ final class JobEnds {
 	 * caller's, when there is one). Returns whether the statement changed the row.
 	 */
 	boolean end(String statement, long id, Object... args) {
-		return end(this.transactions::inCallerOrNewForSettling, statement, id, args);
+		return end(this.transactions::inCallerOrNewForSettling, statement, null, id, args);
+	}
+
+	/**
+	 * As {@link #end(String, long, Object...)} for the end of an attempt: the attempt's row of
+	 * history ({@link AttemptHistory}) is written in the same transaction, after the fenced
+	 * write changed the job's row, and only then.
+	 */
+	boolean endAttempt(String statement, long id, Object... args) {
+		return end(this.transactions::inCallerOrNewForSettling, statement, AttemptHistory.End.ENDED, id, args);
 	}
 
 	/** As {@link #end(String, long, Object...)}, the settling in {@code settling}'s transaction. */
-	private boolean end(Function<Supplier<Boolean>, Boolean> settling, String statement, long id, Object... args) {
-		if (this.jdbc.update(this.sql.plain(statement), args) == 1) {
+	private boolean end(Function<Supplier<Boolean>, Boolean> settling, String statement,
+			AttemptHistory.@Nullable End attempt, long id, Object... args) {
+		if (attempt == null || !this.attempts.isEnabled()) {
+			if (this.jdbc.update(this.sql.plain(statement), args) == 1) {
+				return true;
+			}
+		}
+		else if (Boolean.TRUE.equals(settling.apply(() -> {
+			// The history row in the write's transaction (in a sweep's, under its savepoint): a
+			// write that lost its fence writes none.
+			if (this.jdbc.update(this.sql.plain(statement), args) != 1) {
+				return false;
+			}
+			this.attempts.record(attempt, id);
+			return true;
+		}))) {
 			return true;
 		}
 		return Boolean.TRUE.equals(settling.apply(() -> {
 			if (this.jdbc.update(statement, args) != 1) {
 				return false;
+			}
+			if (attempt != null) {
+				this.attempts.record(attempt, id);
 			}
 			this.workflows.statusOf(id)
 				.filter(JobStatus::isFinished)
@@ -160,10 +190,15 @@ final class JobEnds {
 	 * operator's in the caller's) it is {@code end} as it was.
 	 */
 	private boolean attemptEnd(String statement, long id, Object... args) {
+		return attemptEnd(AttemptHistory.End.ENDED, statement, id, args);
+	}
+
+	private boolean attemptEnd(AttemptHistory.@Nullable End attempt, String statement, long id, Object... args) {
 		if (!this.transactions.rowLocks() || StoreTransactions.anyActive()) {
-			return end(statement, id, args);
+			return end(this.transactions::inCallerOrNewForSettling, statement, attempt, id, args);
 		}
-		return Boolean.TRUE.equals(bounded(() -> end(statement, id, args)));
+		return Boolean.TRUE.equals(
+				bounded(() -> end(this.transactions::inCallerOrNewForSettling, statement, attempt, id, args)));
 	}
 
 	/**
@@ -172,11 +207,11 @@ final class JobEnds {
 	 * transaction its end and settling run under a savepoint, and a failure, logged, leaves
 	 * the job as it was for the next pass and the transaction usable. False when it failed.
 	 */
-	private boolean endInSweep(String statement, long id, Object... args) {
+	private boolean endInSweep(String statement, AttemptHistory.@Nullable End attempt, long id, Object... args) {
 		Function<Supplier<Boolean>, Boolean> settling = StoreTransactions.anyActive()
 				? this.transactions::inSavepoint : this.transactions::inCallerOrNewForSettling;
 		try {
-			return end(settling, statement, id, args);
+			return end(settling, statement, attempt, id, args);
 		}
 		catch (PessimisticLockingFailureException ex) {
 			logger.info("Job {} is left as it was until the next pass: settling its end needs a row that another "
@@ -228,8 +263,8 @@ final class JobEnds {
 		}, limit);
 		List<ReapedJob> done = new ArrayList<>(reaped.size());
 		for (ReapedJob job : reaped) {
-			if (endInSweep(this.sql.reap, job.id(), job.status().name(), job.status().name(), job.error(), job.id(),
-					job.token())) {
+			if (endInSweep(this.sql.reap, AttemptHistory.End.LEASE_EXPIRED, job.id(), job.status().name(),
+					job.status().name(), job.error(), job.id(), job.token())) {
 				done.add(job);
 			}
 		}
@@ -252,7 +287,7 @@ final class JobEnds {
 		}, limit);
 		List<ExpiredJob> expired = new ArrayList<>(passed.size());
 		for (ExpiredJob job : passed) {
-			if (endInSweep(this.sql.expire, job.id(), JobStore.deadlinePassed(job.deadline()), job.id())) {
+			if (endInSweep(this.sql.expire, null, job.id(), JobStore.deadlinePassed(job.deadline()), job.id())) {
 				expired.add(job);
 			}
 		}

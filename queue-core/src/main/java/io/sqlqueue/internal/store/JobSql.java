@@ -37,6 +37,9 @@ final class JobSql {
 
 	final @Nullable String completeAll;
 
+	/** As {@link #completeAll}, recording the attempts it completes ({@link AttemptHistory}). */
+	final @Nullable String completeAllRecording;
+
 	final @Nullable String insertAll;
 
 	final @Nullable String vacuum;
@@ -165,16 +168,18 @@ final class JobSql {
 				UPDATE %s SET status = 'SUCCEEDED', result = %s, last_error = COALESCE(?, last_error),
 				    finished_at = %s, updated_at = %s, lease_expires_at = NULL, version = version + 1
 				WHERE id = ? AND lease_token = ? AND status = 'RUNNING'""".formatted(this.table, json, now, now);
-		this.completeAll = dialect.completeAll(this.table);
+		this.completeAll = dialect.completeAll(this.table, null);
+		this.completeAllRecording = dialect.completeAll(this.table, new AttemptSql(dialect, schema)::recordCompletedFrom);
 		this.insertAll = dialect.insertAll(this.table);
 		this.completeWhileLeased = this.complete + " AND lease_expires_at > " + dialect.currentTime();
 		// Every table the queue writes often: claims and completions (queue_job), limited claims
 		// (queue_flow, queue_rate_window), workflows' settling (queue_dependency, queue_batch) and
-		// schedules' fires (queue_schedule), instances' beats (queue_instance). Without vacuum each keeps its dead rows and never gets statistics.
+		// schedules' fires (queue_schedule), instances' beats (queue_instance), attempts' history
+		// (queue_attempt, deleted by the pruner). Without vacuum each keeps its dead rows and never gets statistics.
 		String prefix = (checkedSchema != null) ? dialect.quote(checkedSchema) + "." : "";
 		this.vacuum = dialect.vacuumStatement(List.of(this.table, prefix + "queue_flow", prefix + "queue_rate_window",
 				prefix + "queue_dependency", prefix + "queue_batch", prefix + "queue_schedule",
-				prefix + "queue_instance"));
+				prefix + "queue_instance", prefix + "queue_attempt"));
 		this.tableName = this.table;
 		// A job whose cancel was asked for while it ran is never queued again (reschedule,
 		// release): it ends CANCELLED, even if its instance had not heard of the request yet.

@@ -106,6 +106,10 @@ public class JobStore implements QueueStore {
 
 	private final JobCompletions completions;
 
+	private final AttemptHistory attempts;
+
+	private final AuditLog audit;
+
 	private final TableHealthReader tableHealth;
 
 	private final QueueCounter counter;
@@ -160,10 +164,12 @@ public class JobStore implements QueueStore {
 		this.flowClaim = limitedClaims.create(this.flows);
 		this.workflows = new WorkflowStore(this.jdbc, dialect, schema);
 		this.leases = new JobLeases(this.jdbc, this.sql, dialect);
-		this.ends = new JobEnds(this.jdbc, this.sql, dialect, this.transactions, this.workflows, notifyChannel,
-				announcer);
+		this.attempts = new AttemptHistory(this.jdbc, dialect, schema);
+		this.audit = new AuditLog(this.jdbc, this.transactions, dialect, schema);
+		this.ends = new JobEnds(this.jdbc, this.sql, dialect, this.transactions, this.workflows, this.attempts,
+				notifyChannel, announcer);
 		this.completions = new JobCompletions(this.jdbc, this.sql, this.transactions, this.workflows, this.leases,
-				this.ends);
+				this.ends, this.attempts);
 		this.tableHealth = dialect.tableHealthReader(this.jdbc, Names.requireSchema(schema));
 		this.counter = dialect.queueCounter(this.jdbc, this.sql.tableName, this::countAll);
 	}
@@ -198,6 +204,16 @@ public class JobStore implements QueueStore {
 	@Override
 	public ClusterStore cluster() {
 		return this.cluster;
+	}
+
+	@Override
+	public AttemptHistory attempts() {
+		return this.attempts;
+	}
+
+	@Override
+	public AuditLog audit() {
+		return this.audit;
 	}
 
 	/** Told what settling jobs' ends did, after it commits. */
@@ -742,12 +758,11 @@ public class JobStore implements QueueStore {
 		if (!status.isFinished()) {
 			throw new IllegalArgumentException("Only finished jobs are pruned, not " + status);
 		}
-		if (this.transactions.rowLocks()) {
-			Integer pruned = this.transactions
-				.inCallerOrNewReadCommitted(() -> prune(this.sql.lockFinishedBefore, status, age, limit));
-			return (pruned != null) ? pruned : 0;
-		}
-		return prune(this.sql.finishedBefore, status, age, limit);
+		// The jobs and their attempts in one transaction: no attempt outlives its job.
+		String finishedBefore = this.transactions.rowLocks() ? this.sql.lockFinishedBefore : this.sql.finishedBefore;
+		Integer pruned = this.transactions
+			.inCallerOrNewReadCommitted(() -> prune(finishedBefore, status, age, limit));
+		return (pruned != null) ? pruned : 0;
 	}
 
 	private int prune(String finishedBefore, JobStatus status, Duration age, int limit) {
@@ -764,6 +779,7 @@ public class JobStore implements QueueStore {
 			}
 		}
 		this.workflows.forget(deleted);
+		this.attempts.forget(deleted);
 		return deleted.size();
 	}
 

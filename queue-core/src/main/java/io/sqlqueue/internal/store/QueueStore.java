@@ -182,4 +182,10 @@ public interface QueueStore {
 	/** What the instances share beyond jobs: the paused queues and the instances' rows. */
 	ClusterStore cluster();
 
+	/** The attempts of jobs as the database keeps them. */
+	AttemptHistory attempts();
+
+	/** The audit log of operator actions. */
+	AuditLog audit();
+
 }

@@ -23,7 +23,7 @@ public interface TableHealthReader {
 	 * the queue runs in.
 	 */
 	List<String> TABLES = List.of("queue_job", "queue_flow", "queue_rate_window", "queue_dependency", "queue_batch",
-			"queue_schedule", "queue_limit");
+			"queue_schedule", "queue_limit", "queue_attempt");
 
 	/** The most holders of each kind one reading reports, oldest first. */
 	int MAX_HOLDERS = 5;

@@ -169,6 +169,13 @@ class SqlGoldenFilesTests {
 		all.put("workflow-forget-dependencies", workflows.forgetDependencies(BATCH));
 		all.fields("schedule-", schedules, Set.of());
 		all.fields("cluster-", new ClusterSql(dialect, null), Set.of());
+		AttemptSql attempts = new AttemptSql(dialect, null);
+		all.fields("attempt-", attempts, Set.of());
+		all.covered(AttemptSql.class, "recordEnded", "recordCompletedFrom", "forget");
+		all.put("attempt-record-ended", attempts.recordEnded(BATCH));
+		all.put("attempt-record-completed-from", attempts.recordCompletedFrom("done"));
+		all.put("attempt-forget", attempts.forget(BATCH));
+		all.fields("audit-", new AuditSql(dialect, null), Set.of());
 		browse(dialect, all);
 		all.put("dialect-notify", dialect.notifyStatement());
 		all.put("dialect-unvacuumed", dialect.unvacuumedQuery());

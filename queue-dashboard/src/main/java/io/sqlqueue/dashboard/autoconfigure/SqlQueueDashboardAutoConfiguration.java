@@ -24,7 +24,6 @@ import io.sqlqueue.admin.QueueAdmin;
 import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
 import io.sqlqueue.boot.autoconfigure.SqlQueueProperties;
 import io.sqlqueue.boot.autoconfigure.endpoint.SqlQueueEndpointProperties;
-import io.sqlqueue.dashboard.AttemptLog;
 import io.sqlqueue.dashboard.JobDetails;
 import io.sqlqueue.dashboard.OverviewReader;
 import io.sqlqueue.dashboard.web.DashboardAccess;
@@ -66,12 +65,6 @@ public final class SqlQueueDashboardAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	AttemptLog sqlqueueAttemptLog(SqlQueueDashboardProperties properties) {
-		return new AttemptLog(Math.max(0, properties.getAttemptHistory()));
-	}
-
-	@Bean
-	@ConditionalOnMissingBean
 	OverviewReader sqlqueueOverviewReader(JobStore store, JobBrowser browser, ObjectProvider<Manager> manager,
 			ObjectProvider<Schedules> schedules, ObjectProvider<FlowControl> flowControl,
 			ObjectProvider<QueueAdmin> admin, SqlQueueDashboardProperties properties) {
@@ -82,8 +75,8 @@ public final class SqlQueueDashboardAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	JobDetails sqlqueueJobDetails(JobQueue jobs, AttemptLog attempts, SqlQueueEndpointProperties endpoint) {
-		return new JobDetails(jobs, attempts, endpoint.isShowPayload());
+	JobDetails sqlqueueJobDetails(JobQueue jobs, QueueAdmin admin, SqlQueueEndpointProperties endpoint) {
+		return new JobDetails(jobs, admin, endpoint.isShowPayload());
 	}
 
 	@Bean

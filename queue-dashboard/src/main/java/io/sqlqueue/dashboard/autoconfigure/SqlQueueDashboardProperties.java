@@ -47,12 +47,6 @@ public class SqlQueueDashboardProperties {
 	 */
 	private int pageSize = 50;
 
-	/**
-	 * Most jobs whose attempts this instance remembers for their timelines (start, end and
-	 * owner of each); 0 remembers none.
-	 */
-	private int attemptHistory = 10_000;
-
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -99,14 +93,6 @@ public class SqlQueueDashboardProperties {
 
 	public void setPageSize(int pageSize) {
 		this.pageSize = pageSize;
-	}
-
-	public int getAttemptHistory() {
-		return this.attemptHistory;
-	}
-
-	public void setAttemptHistory(int attemptHistory) {
-		this.attemptHistory = attemptHistory;
 	}
 
 }

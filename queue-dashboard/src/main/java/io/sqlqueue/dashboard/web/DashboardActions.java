@@ -1,5 +1,7 @@
 package io.sqlqueue.dashboard.web;
 
+import java.security.Principal;
+
 import org.springframework.http.HttpStatus;
 import org.springframework.web.servlet.function.ServerRequest;
 import org.springframework.web.servlet.function.ServerResponse;
@@ -14,7 +16,7 @@ import io.sqlqueue.dashboard.ActionResult;
  * {@code api/jobs/{id}/retry}, {@code api/jobs/{id}/cancel},
  * {@code api/jobs/retry-failed?queue=&handler=} and
  * {@code api/schedules/{name}/trigger|pause|resume} and {@code api/queues/{name}/pause|resume}.
- * Each is a {@link QueueAdmin} action
+ * Each is a {@link QueueAdmin} action, done for the signed-in user (written so to the audit log),
  * and answers what it did ({@link ActionResult}), {@code done: false} with the reason when
  * the job or schedule was not in a state for it.
  */
@@ -30,16 +32,16 @@ final class DashboardActions {
 	}
 
 	ServerResponse retry(ServerRequest request) {
-		return guarded(request, () -> answer(this.admin.retry(DashboardApi.pathId(request))));
+		return guarded(request, () -> answer(admin(request).retry(DashboardApi.pathId(request))));
 	}
 
 	ServerResponse cancel(ServerRequest request) {
-		return guarded(request, () -> answer(this.admin.cancel(DashboardApi.pathId(request))));
+		return guarded(request, () -> answer(admin(request).cancel(DashboardApi.pathId(request))));
 	}
 
 	ServerResponse retryFailed(ServerRequest request) {
 		return guarded(request, () -> answer(
-				this.admin.retryFailed(DashboardApi.name(request, "queue"), DashboardApi.name(request, "handler"))));
+				admin(request).retryFailed(DashboardApi.name(request, "queue"), DashboardApi.name(request, "handler"))));
 	}
 
 	ServerResponse schedule(ServerRequest request) {
@@ -49,10 +51,11 @@ final class DashboardActions {
 					+ "'; use trigger, pause or resume");
 		}
 		String name = request.pathVariable("name");
+		QueueAdmin admin = admin(request);
 		return guarded(request, () -> answer(switch (action) {
-			case "trigger" -> this.admin.triggerSchedule(name);
-			case "pause" -> this.admin.pauseSchedule(name);
-			default -> this.admin.resumeSchedule(name);
+			case "trigger" -> admin.triggerSchedule(name);
+			case "pause" -> admin.pauseSchedule(name);
+			default -> admin.resumeSchedule(name);
 		}));
 	}
 
@@ -65,12 +68,21 @@ final class DashboardActions {
 		String name = request.pathVariable("name");
 		return guarded(request, () -> {
 			try {
-				return answer(action.equals("pause") ? this.admin.pauseQueue(name) : this.admin.resumeQueue(name));
+				QueueAdmin admin = admin(request);
+				return answer(action.equals("pause") ? admin.pauseQueue(name) : admin.resumeQueue(name));
 			}
 			catch (RefusedException ex) {
 				return Responses.problem(HttpStatus.BAD_REQUEST, ex.getMessage());
 			}
 		});
+	}
+
+	/**
+	 * The admin acting for the request's signed-in user (Spring Security's authentication,
+	 * where it guards the dashboard): who the audit log and a pause record; no one without.
+	 */
+	private QueueAdmin admin(ServerRequest request) {
+		return this.admin.by(request.principal().map(Principal::getName).orElse(null));
 	}
 
 	private static ServerResponse answer(AdminResult result) {

@@ -59,6 +59,15 @@ final class DashboardApi {
 		return Responses.json(TablesView.of(this.admin.tableHealth(), Instant.now()));
 	}
 
+	/** The newest entries of the audit log ({@code limit} 1 to {@link QueueAdmin#MAX_BULK}, default 100). */
+	ServerResponse audit(ServerRequest request) {
+		int limit = number(request, "limit", 100);
+		if (limit < 1 || limit > QueueAdmin.MAX_BULK) {
+			throw new BadRequest("'limit' must be 1 to " + QueueAdmin.MAX_BULK);
+		}
+		return Responses.json(this.admin.audit(limit));
+	}
+
 	ServerResponse jobs(ServerRequest request) {
 		JobFilter filter = new JobFilter(name(request, "queue"), name(request, "handler"), status(request),
 				search(request), id(request, "batch"));

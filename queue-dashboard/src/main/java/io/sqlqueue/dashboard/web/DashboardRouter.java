@@ -41,6 +41,7 @@ public final class DashboardRouter implements RouterFunction<ServerResponse> {
 		RouterFunction<ServerResponse> reads = RouterFunctions.route()
 			.GET(path + "/api/overview", api::overview)
 			.GET(path + "/api/tables", api::tables)
+			.GET(path + "/api/audit", api::audit)
 			.GET(path + "/api/jobs", api::jobs)
 			.GET(path + "/api/jobs/{id}", api::job)
 			.GET(path + "/api/batches/{id}", api::batch)

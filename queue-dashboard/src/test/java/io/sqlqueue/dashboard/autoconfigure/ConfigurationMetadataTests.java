@@ -43,14 +43,12 @@ class ConfigurationMetadataTests {
 				case "sqlqueue.dashboard.refresh-interval" ->
 					assertThat(property.get("defaultValue").asString()).isEqualTo("5s");
 				case "sqlqueue.dashboard.page-size" -> assertThat(property.get("defaultValue").asInt()).isEqualTo(50);
-				case "sqlqueue.dashboard.attempt-history" ->
-					assertThat(property.get("defaultValue").asInt()).isEqualTo(10_000);
 				case "sqlqueue.dashboard.allowed-hosts" -> assertThat(property.get("description").asString())
 					.contains("localhost, 127.0.0.0/8, [::1]", "'*'", "DNS rebinding", "Spring Security");
 				default -> throw new AssertionError("A property this test does not know: " + name);
 			}
 		}
-		assertThat(dashboard).isEqualTo(7);
+		assertThat(dashboard).isEqualTo(6);
 	}
 
 }

@@ -10,9 +10,8 @@ import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
-import io.sqlqueue.JobListener;
 import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
-import io.sqlqueue.dashboard.AttemptLog;
+import io.sqlqueue.dashboard.JobDetails;
 import io.sqlqueue.dashboard.DashboardContexts;
 import io.sqlqueue.dashboard.web.DashboardAccess;
 import io.sqlqueue.dashboard.web.DashboardRouter;
@@ -30,7 +29,7 @@ class SqlQueueDashboardAutoConfigurationTests {
 			assertThat(access.actionsEnabled()).isFalse();
 			assertThat(access.actionRefusal()).contains("sqlqueue.dashboard.actions-enabled=true");
 			assertThat(access.actionsNeedUser()).as("Spring Security is on the class path").isTrue();
-			assertThat(context.getBeansOfType(JobListener.class).values()).hasAtLeastOneElementOfType(AttemptLog.class);
+			assertThat(context).hasSingleBean(JobDetails.class);
 		});
 	}
 

@@ -123,6 +123,8 @@ class DashboardActionsTests {
 		QueueAdmin admin = mock(QueueAdmin.class);
 		given(admin.retry(7)).willReturn(
 				new AdminResult(false, Refusal.NOT_FAILED, "Not now", JobStatus.RUNNING, List.of()));
+		// The dashboard acts for the signed-in user: the same admin here.
+		given(admin.by(org.mockito.ArgumentMatchers.any())).willReturn(admin);
 		DashboardContexts.runner()
 			.withPropertyValues("sqlqueue.dashboard.actions-enabled=true")
 			.withBean(QueueAdmin.class, () -> admin)
@@ -175,12 +177,20 @@ class DashboardActionsTests {
 				.andExpect(jsonPath("$.message").value("Queue 'mail' was paused already"));
 			mvc.perform(get("/sqlqueue/api/overview").with(user("ops")))
 				.andExpect(jsonPath("$.queues[0].name").value("mail"))
-				.andExpect(jsonPath("$.queues[0].paused.pausedAt").exists());
+				.andExpect(jsonPath("$.queues[0].paused.pausedAt").exists())
+				.andExpect(jsonPath("$.queues[0].paused.pausedBy").value("ops"));
 			assertThat(stateOf(context, id)).isEqualTo(JobStatus.QUEUED);
 			mvc.perform(fromThePage("/sqlqueue/api/queues/mail/resume")).andExpect(jsonPath("$.done").value(true));
 			mvc.perform(get("/sqlqueue/api/overview").with(user("ops")))
 				.andExpect(jsonPath("$.queues[0].paused").doesNotExist());
 			mvc.perform(fromThePage("/sqlqueue/api/queues/mail/stop")).andExpect(status().isNotFound());
+			// Only the actions that changed something, each for the signed-in user.
+			mvc.perform(get("/sqlqueue/api/audit").with(user("ops")))
+				.andExpect(status().isOk())
+				.andExpect(jsonPath("$[*].action").value(contains("resume-queue", "pause-queue")))
+				.andExpect(jsonPath("$[*].actor").value(contains("ops", "ops")))
+				.andExpect(jsonPath("$[1].queue").value("mail"));
+			mvc.perform(get("/sqlqueue/api/audit?limit=0").with(user("ops"))).andExpect(status().isBadRequest());
 		});
 	}
 

@@ -19,11 +19,9 @@ import org.springframework.test.web.servlet.request.MockHttpServletRequestBuilde
 import io.sqlqueue.Batch;
 import io.sqlqueue.BatchIds;
 import io.sqlqueue.Job;
-import io.sqlqueue.JobOutcome;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.admin.TableHealth;
-import io.sqlqueue.dashboard.AttemptLog;
 import io.sqlqueue.dashboard.DashboardContexts;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.Limit;
@@ -332,9 +330,11 @@ class DashboardApiTests {
 				.andExpect(jsonPath("$.payload").value(nullValue()))
 				.andExpect(jsonPath("$.payloadShown").value(false))
 				.andExpect(jsonPath("$.actions").value(contains("retry")))
-				.andExpect(jsonPath("$.timeline[*].event").value(contains("enqueued", "started", "finished")))
+				.andExpect(jsonPath("$.timeline[*].event").value(contains("enqueued", "started", "ended", "finished")))
 				.andExpect(jsonPath("$.timeline[1].owner").value("test-worker"))
-				.andExpect(jsonPath("$.timeline[2].text").value("Failed for good after 1 attempt"));
+				.andExpect(jsonPath("$.timeline[2].text").value("Attempt 1 ended: failed"))
+				.andExpect(jsonPath("$.timeline[2].error").value("java.lang.IllegalStateException: no\n\tat a.b(C.java:1)"))
+				.andExpect(jsonPath("$.timeline[3].text").value("Failed for good after 1 attempt"));
 		});
 		DashboardContexts.runner().withPropertyValues("management.endpoint.sqlqueue.show-payload=true").run((context) -> {
 			long id = context.getBean(JobQueue.class).enqueue(Job.of("report.build", "<script>x</script>"));
@@ -346,43 +346,64 @@ class DashboardApiTests {
 		});
 	}
 
-	/** An operator's retry starts the count of attempts again; the timeline never names two attempts alike. */
+	/**
+	 * An operator's retry starts the count of attempts again; the timeline, read from the
+	 * attempts the database keeps, never names two attempts alike.
+	 */
 	@Test
 	void timelineNamesTheAttemptsAfterAnOperatorsRetryByThatRetry() {
 		DashboardContexts.runner().run((context) -> {
 			JobQueue jobs = context.getBean(JobQueue.class);
 			JobStore store = context.getBean(JobStore.class);
-			AttemptLog log = context.getBean(AttemptLog.class);
-			long seen = jobs.enqueue(Job.of("report.build", 1).queue("reports").maxAttempts(1));
-			long elsewhere = jobs.enqueue(Job.of("report.build", 2).queue("reports").maxAttempts(1));
+			long finished = jobs.enqueue(Job.of("report.build", 1).queue("reports").maxAttempts(1));
+			long running = jobs.enqueue(Job.of("report.build", 2).queue("reports").maxAttempts(1));
 			for (JobRecord job : claim(store)) {
-				log.started(job, Duration.ZERO);
 				store.fail(new Lease(job.id(), job.leaseToken()), "broken");
-				log.finished(job, JobOutcome.FAILED, Duration.ZERO);
 			}
-			assertThat(jobs.retry(seen)).isTrue();
-			assertThat(jobs.retry(elsewhere)).isTrue();
+			assertThat(jobs.retry(finished)).isTrue();
+			assertThat(jobs.retry(running)).isTrue();
 			for (JobRecord job : claim(store)) {
-				if (job.id() == seen) {
-					log.started(job, Duration.ZERO);
-				}
-				store.complete(List.of(new Completion(new Lease(job.id(), job.leaseToken()), null)));
-				if (job.id() == seen) {
-					log.finished(job, JobOutcome.SUCCEEDED, Duration.ZERO);
+				if (job.id() == finished) {
+					store.complete(List.of(new Completion(new Lease(job.id(), job.leaseToken()), null)));
 				}
 			}
 			MockMvc mvc = DashboardContexts.mvc(context);
-			mvc.perform(get("/sqlqueue/api/jobs/" + seen).with(user("ops")))
+			mvc.perform(get("/sqlqueue/api/jobs/" + finished).with(user("ops")))
 				.andExpect(jsonPath("$.timeline[*].text").value(contains("Enqueued", "Attempt 1 started",
 						"Attempt 1 ended: failed",
 						"Queued again by an operator (operator retry 1), with a fresh set of attempts; by this time at the latest",
 						"Operator retry 1, attempt 1 started", "Operator retry 1, attempt 1 ended: succeeded",
-						"Succeeded after 1 attempt of operator retry 1")));
-			// The attempt after the retry ran on another instance: the row alone tells of the retry.
-			mvc.perform(get("/sqlqueue/api/jobs/" + elsewhere).with(user("ops")))
+						"Succeeded after 1 attempt of operator retry 1")))
+				.andExpect(jsonPath("$.timeline[2].error").value("broken"));
+			// The attempt after the retry runs now: the row alone tells of it and of the retry.
+			mvc.perform(get("/sqlqueue/api/jobs/" + running).with(user("ops")))
 				.andExpect(jsonPath("$.timeline[*].event").value(contains("enqueued", "started", "ended", "requeued",
-						"started", "finished")))
-				.andExpect(jsonPath("$.timeline[4].text").value("Operator retry 1, attempt 1 started"));
+						"started")))
+				.andExpect(jsonPath("$.timeline[4].text").value("Operator retry 1, attempt 1 started, running now"));
+		});
+	}
+
+	/** Attempts that ended with no row (an older instance ran them) are counted, not invented. */
+	@Test
+	void timelineCountsTheAttemptsWithNoRecord() {
+		DashboardContexts.runner().run((context) -> {
+			JobQueue jobs = context.getBean(JobQueue.class);
+			JobStore store = context.getBean(JobStore.class);
+			long id = jobs.enqueue(Job.of("report.build", 1).queue("reports").maxAttempts(3));
+			store.attempts().setEnabled(false);
+			for (JobRecord job : claim(store)) {
+				store.reschedule(new Lease(job.id(), job.leaseToken()), "old broke", Duration.ZERO);
+			}
+			store.attempts().setEnabled(true);
+			for (JobRecord job : claim(store)) {
+				store.complete(List.of(new Completion(new Lease(job.id(), job.leaseToken()), null)));
+			}
+			DashboardContexts.mvc(context)
+				.perform(get("/sqlqueue/api/jobs/" + id).with(user("ops")))
+				.andExpect(jsonPath("$.timeline[*].event").value(contains("enqueued", "unrecorded", "started", "ended",
+						"finished")))
+				.andExpect(jsonPath("$.timeline[1].text").value(startsWith("1 attempt with no record")))
+				.andExpect(jsonPath("$.timeline[2].text").value("Attempt 2 started"));
 		});
 	}
 

@@ -152,8 +152,11 @@ public final class SqlQueueAutoConfiguration {
 	JobStore sqlqueueJobStore(DataSource dataSource, Dialect dialect, SqlQueueProperties properties) {
 		JdbcProperties jdbc = properties.getJdbc();
 		ClaimMethod claimMethod = (jdbc.getClaimMethod() != null) ? jdbc.getClaimMethod() : dialect.claimMethod();
-		return new JobStore(dataSource, dialect, jdbc.getSchema(), claimMethod, notifyChannel(dialect, properties),
-				FlowClaim::new);
+		JobStore store = new JobStore(dataSource, dialect, jdbc.getSchema(), claimMethod,
+				notifyChannel(dialect, properties), FlowClaim::new);
+		store.attempts().setEnabled(properties.getHistory().isAttempts());
+		store.audit().setEnabled(properties.getHistory().isAudit());
+		return store;
 	}
 
 	/** Where enqueues are announced: PostgreSQL with {@code sqlqueue.jdbc.notify}, else nowhere. */
@@ -521,7 +524,7 @@ public final class SqlQueueAutoConfiguration {
 				@Qualifier(TASK_SCHEDULER_BEAN_NAME) TaskScheduler scheduler) {
 			SqlQueueProperties.Retention retention = properties.getRetention();
 			return new Pruner(store, scheduler, properties.getMaintenance().getPrunerInterval(),
-					retention.getSucceeded(), retention.getCancelled(), retention.getFailed());
+					retention.getSucceeded(), retention.getCancelled(), retention.getFailed(), retention.getAudit());
 		}
 
 	}

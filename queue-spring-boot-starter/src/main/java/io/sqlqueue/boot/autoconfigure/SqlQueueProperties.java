@@ -90,6 +90,8 @@ public class SqlQueueProperties {
 
 	private final Retention retention = new Retention();
 
+	private final History history = new History();
+
 	private final Await await = new Await();
 
 	private final Observations observations = new Observations();
@@ -158,6 +160,10 @@ public class SqlQueueProperties {
 
 	public Retry getRetry() {
 		return this.retry;
+	}
+
+	public History getHistory() {
+		return this.history;
 	}
 
 	public Retention getRetention() {
@@ -498,7 +504,44 @@ public class SqlQueueProperties {
 	}
 
 	/**
-	 * How long finished jobs are kept before they are deleted.
+	 * What the queue keeps of jobs' past beyond their rows.
+	 */
+	public static class History {
+
+		/**
+		 * Whether each ended attempt (its worker, start, end, outcome and error) is kept in
+		 * queue_attempt with its job, written with the write that ended it. Off only for a
+		 * schema without that table (migrations managed by hand, V10 not yet applied).
+		 */
+		private boolean attempts = true;
+
+		/**
+		 * Whether operator actions (retries, cancels, pauses, limits, schedules) are written to
+		 * the audit log, queue_audit. Off only for a schema without that table (migrations
+		 * managed by hand, V11 not yet applied).
+		 */
+		private boolean audit = true;
+
+		public boolean isAudit() {
+			return this.audit;
+		}
+
+		public void setAudit(boolean audit) {
+			this.audit = audit;
+		}
+
+		public boolean isAttempts() {
+			return this.attempts;
+		}
+
+		public void setAttempts(boolean attempts) {
+			this.attempts = attempts;
+		}
+
+	}
+
+	/**
+	 * How long finished jobs, and the audit log's entries, are kept before they are deleted.
 	 */
 	public static class Retention {
 
@@ -522,6 +565,19 @@ public class SqlQueueProperties {
 		 * a live instance deletes it. An instance that stops cleanly deletes its own at once.
 		 */
 		private Duration instances = Duration.ofHours(1);
+
+		/**
+		 * How long the audit log's entries of operator actions are kept; 0 keeps them forever.
+		 */
+		private Duration audit = Duration.ofDays(30);
+
+		public Duration getAudit() {
+			return this.audit;
+		}
+
+		public void setAudit(Duration audit) {
+			this.audit = audit;
+		}
 
 		public Duration getInstances() {
 			return this.instances;

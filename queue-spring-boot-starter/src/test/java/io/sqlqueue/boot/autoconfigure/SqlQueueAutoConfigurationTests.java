@@ -150,8 +150,34 @@ class SqlQueueAutoConfigurationTests {
 	void keepsFinishedJobsForeverWhenEveryRetentionIsZero() {
 		this.runner
 			.withPropertyValues("sqlqueue.retention.succeeded=0", "sqlqueue.retention.cancelled=0",
-					"sqlqueue.retention.failed=0")
+					"sqlqueue.retention.failed=0", "sqlqueue.retention.audit=0")
 			.run((context) -> assertThat(context.getBean(Pruner.class).isRunning()).isFalse());
+	}
+
+	@Test
+	void keepsAttemptsAndTheAuditLogAndPrunesTheLogAfterThirtyDaysByDefault() {
+		this.runner.run((context) -> {
+			JobStore store = context.getBean(JobStore.class);
+			assertThat(store.attempts().isEnabled()).isTrue();
+			assertThat(store.audit().isEnabled()).isTrue();
+			assertThat(context.getBean(Pruner.class)).extracting("auditRetention").isEqualTo(Duration.ofDays(30));
+		});
+	}
+
+	@Test
+	void bindsTheHistorySwitchesAndTheAuditRetention() {
+		this.runner
+			.withPropertyValues("sqlqueue.history.attempts=false", "sqlqueue.history.audit=false",
+					"sqlqueue.retention.audit=7d", "sqlqueue.retention.succeeded=0", "sqlqueue.retention.cancelled=0",
+					"sqlqueue.retention.failed=0")
+			.run((context) -> {
+				JobStore store = context.getBean(JobStore.class);
+				assertThat(store.attempts().isEnabled()).isFalse();
+				assertThat(store.audit().isEnabled()).isFalse();
+				Pruner pruner = context.getBean(Pruner.class);
+				assertThat(pruner).extracting("auditRetention").isEqualTo(Duration.ofDays(7));
+				assertThat(pruner.isRunning()).as("the audit log alone has a retention").isTrue();
+			});
 	}
 
 	@Test

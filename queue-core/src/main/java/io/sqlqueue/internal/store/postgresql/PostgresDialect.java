@@ -3,6 +3,7 @@ package io.sqlqueue.internal.store.postgresql;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.UnaryOperator;
 
 import org.jspecify.annotations.Nullable;
 
@@ -103,21 +104,29 @@ public final class PostgresDialect extends Dialect {
 	 * ends ({@code lock_timeout} is 0: for ever).
 	 */
 	@Override
-	public String completeAll(String table) {
-		return """
+	public String completeAll(String table, @Nullable UnaryOperator<String> recordAttempts) {
+		String update = """
+				UPDATE %1$s j SET status = 'SUCCEEDED', result = CAST(d.results[array_position(d.ids, j.id)] AS jsonb),
+				    last_error = COALESCE(d.notes[array_position(d.ids, j.id)], j.last_error), finished_at = now(),
+				    updated_at = now(), lease_expires_at = NULL, version = j.version + 1
+				FROM picked, d
+				WHERE j.id = picked.id""".formatted(table);
+		String picked = """
 				WITH d AS (SELECT CAST(? AS bigint[]) AS ids, CAST(? AS bigint[]) AS tokens, CAST(? AS text[]) AS results,
 				                  CAST(? AS text[]) AS notes),
 				picked AS MATERIALIZED (
 				    SELECT j.id FROM %1$s j, d
 				    WHERE j.id = ANY(d.ids) AND j.lease_token = d.tokens[array_position(d.ids, j.id)]
 				      AND (j.status = 'RUNNING') IS TRUE AND j.settles = 0
-				    FOR UPDATE OF j SKIP LOCKED)
-				UPDATE %1$s j SET status = 'SUCCEEDED', result = CAST(d.results[array_position(d.ids, j.id)] AS jsonb),
-				    last_error = COALESCE(d.notes[array_position(d.ids, j.id)], j.last_error), finished_at = now(),
-				    updated_at = now(), lease_expires_at = NULL, version = j.version + 1
-				FROM picked, d
-				WHERE j.id = picked.id
-				RETURNING j.id, j.awaited""".formatted(table);
+				    FOR UPDATE OF j SKIP LOCKED)""".formatted(table);
+		if (recordAttempts == null) {
+			return picked + "\n" + update + "\nRETURNING j.id, j.awaited";
+		}
+		// The attempts' rows ride in the same statement, so the flush stays one round trip and
+		// records exactly the jobs its fenced update completed.
+		return picked + ",\ndone AS (\n" + update.indent(4)
+				+ "    RETURNING j.id, j.awaited, j.attempts, j.lease_owner, j.started_at, j.finished_at, j.status),\n"
+				+ "recorded AS (\n" + recordAttempts.apply("done").indent(4) + ")\nSELECT id, awaited FROM done";
 	}
 
 	/** {@code lock_not_available}: {@code lock_timeout} passed. */

@@ -1,5 +1,6 @@
 package io.sqlqueue.boot.actuate.endpoint;
 
+import java.security.Principal;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumMap;
@@ -26,6 +27,8 @@ import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.WorkflowGraph;
 import io.sqlqueue.admin.AdminResult;
+import io.sqlqueue.admin.AuditEntry;
+import io.sqlqueue.admin.JobAttempt;
 import io.sqlqueue.admin.QueueAdmin;
 import io.sqlqueue.admin.QueueInstance;
 import io.sqlqueue.admin.RefusedException;
@@ -58,6 +61,9 @@ import io.sqlqueue.schedule.Schedules;
  */
 @Endpoint(id = "sqlqueue")
 public class SqlQueueEndpoint {
+
+	/** Entries of the audit log that {@code GET /sqlqueue} shows; {@link QueueAdmin#audit} has more. */
+	static final int AUDIT_SHOWN = 20;
 
 	private final JobQueue jobs;
 
@@ -132,7 +138,8 @@ public class SqlQueueEndpoint {
 		if (this.schedules != null) {
 			this.schedules.list().forEach((schedule) -> schedules.put(schedule.name(), ScheduleDescriptor.of(schedule)));
 		}
-		return new QueuesDescriptor(countedAt, queues, schedules, instances, this.admin.tableHealth());
+		return new QueuesDescriptor(countedAt, queues, schedules, instances, this.admin.tableHealth(),
+				this.admin.audit(AUDIT_SHOWN));
 	}
 
 	/**
@@ -146,27 +153,38 @@ public class SqlQueueEndpoint {
 	 * ({@code action=remove}) the queue's own limit, or with {@code keys} the limit of the
 	 * concurrency keys that pattern matches. Says what happened.
 	 */
+	public OperationResponseBody action(String kind, String name, String action, @Nullable String keys,
+			@Nullable Integer concurrency, @Nullable String rateLimit) {
+		return action(kind, name, action, keys, concurrency, rateLimit, null, null);
+	}
+
+	/**
+	 * As {@link #action(String, String, String, String, Integer, String)}, for the user the
+	 * request is signed in as ({@code principal}), else for {@code by}: who the audit log records.
+	 */
 	@WriteOperation
 	public OperationResponseBody action(@Selector String kind, @Selector String name, String action,
-			@Nullable String keys, @Nullable Integer concurrency, @Nullable String rateLimit) {
+			@Nullable String keys, @Nullable Integer concurrency, @Nullable String rateLimit, @Nullable String by,
+			@Nullable Principal principal) {
+		QueueAdmin admin = actingFor(principal, by);
 		return switch (kind) {
-			case "queues" -> queueAction(name, action);
-			case "schedules" -> scheduleAction(name, action);
-			case "limits" -> limitAction(name, action, keys, concurrency, rateLimit);
+			case "queues" -> queueAction(admin, name, action);
+			case "schedules" -> scheduleAction(admin, name, action);
+			case "limits" -> limitAction(admin, name, action, keys, concurrency, rateLimit);
 			default -> throw new InvalidEndpointRequestException("Unknown path '" + kind
 					+ "'; use /sqlqueue/queues/{queue}, /sqlqueue/schedules/{name} or /sqlqueue/limits/{queue}",
 					"Unknown path");
 		};
 	}
 
-	private QueueActionDescriptor queueAction(String queue, String action) {
+	private QueueActionDescriptor queueAction(QueueAdmin admin, String queue, String action) {
 		if (!action.equals("pause") && !action.equals("resume")) {
 			throw new InvalidEndpointRequestException("Unknown action '" + action + "'; use 'pause' or 'resume'",
 					"Unknown action");
 		}
 		AdminResult result;
 		try {
-			result = action.equals("pause") ? this.admin.pauseQueue(queue) : this.admin.resumeQueue(queue);
+			result = action.equals("pause") ? admin.pauseQueue(queue) : admin.resumeQueue(queue);
 		}
 		catch (RefusedException ex) {
 			throw new InvalidEndpointRequestException(ex.getMessage(), "Invalid queue");
@@ -174,7 +192,7 @@ public class SqlQueueEndpoint {
 		return new QueueActionDescriptor(queue, action, result.done(), result.message());
 	}
 
-	private LimitActionDescriptor limitAction(String queue, String action, @Nullable String keys,
+	private LimitActionDescriptor limitAction(QueueAdmin admin, String queue, String action, @Nullable String keys,
 			@Nullable Integer concurrency, @Nullable String rateLimit) {
 		if (!action.equals("set") && !action.equals("remove")) {
 			throw new InvalidEndpointRequestException("Unknown action '" + action + "'; use 'set' or 'remove'",
@@ -182,8 +200,8 @@ public class SqlQueueEndpoint {
 		}
 		AdminResult result;
 		try {
-			result = action.equals("set") ? this.admin.setLimit(queue, keys, concurrency, rateLimit)
-					: this.admin.removeLimit(queue, keys);
+			result = action.equals("set") ? admin.setLimit(queue, keys, concurrency, rateLimit)
+					: admin.removeLimit(queue, keys);
 		}
 		catch (RefusedException ex) {
 			throw new InvalidEndpointRequestException(ex.getMessage(), "Invalid limit");
@@ -193,20 +211,31 @@ public class SqlQueueEndpoint {
 		return new LimitActionDescriptor(queue, keys, action, result.done(), limits, result.message());
 	}
 
-	private ScheduleActionDescriptor scheduleAction(String name, String action) {
+	private ScheduleActionDescriptor scheduleAction(QueueAdmin admin, String name, String action) {
 		if (!action.equals("pause") && !action.equals("resume") && !action.equals("trigger")) {
 			throw new InvalidEndpointRequestException(
 					"Unknown action '" + action + "'; use 'pause', 'resume' or 'trigger'", "Unknown action");
 		}
 		AdminResult result = switch (action) {
-			case "pause" -> this.admin.pauseSchedule(name);
-			case "resume" -> this.admin.resumeSchedule(name);
-			default -> this.admin.triggerSchedule(name);
+			case "pause" -> admin.pauseSchedule(name);
+			case "resume" -> admin.resumeSchedule(name);
+			default -> admin.triggerSchedule(name);
 		};
 		Long jobId = (result.done() && action.equals("trigger")) ? result.ids().get(0) : null;
 		ScheduleDescriptor after = (this.schedules != null)
 				? this.schedules.find(name).map(ScheduleDescriptor::of).orElse(null) : null;
 		return new ScheduleActionDescriptor(name, action, result.done(), jobId, after, result.message());
+	}
+
+	/**
+	 * The admin acting for whoever is signed in to Actuator's web endpoint (the request's
+	 * user, Spring Security's authentication where it guards it), else for the {@code by}
+	 * the request names, else for no one: who the audit log and a pause record.
+	 */
+	private QueueAdmin actingFor(@Nullable Principal principal, @Nullable String by) {
+		String name = (principal != null && principal.getName() != null && !principal.getName().isBlank())
+				? principal.getName() : by;
+		return this.admin.by(name);
 	}
 
 	private static Map<JobStatus, Long> zeroCounts() {
@@ -219,8 +248,9 @@ public class SqlQueueEndpoint {
 
 	/**
 	 * The job with this id as stored, with its place in a workflow (what it runs after, what
-	 * runs after it, its batch), or {@code null} (404) when there is none. A job yet to run
-	 * whose handler this instance lacks has a {@code handlerNotice}.
+	 * runs after it, its batch) and its ended attempts ({@code history}, whichever instance ran
+	 * them), or {@code null} (404) when there is none. A job yet to run whose handler this
+	 * instance lacks has a {@code handlerNotice}.
 	 */
 	@ReadOperation
 	public @Nullable JobDescriptor job(@Selector long id) {
@@ -228,7 +258,7 @@ public class SqlQueueEndpoint {
 			.map((job) -> JobDescriptor.of(job, this.showPayload, this.jobs.links(id)
 				.filter(JobLinks::inWorkflow)
 				.map((links) -> WorkflowDescriptor.of(links, this.jobs.graph(id).orElse(null)))
-				.orElse(null), handlerNotice(job)))
+				.orElse(null), handlerNotice(job), this.admin.attempts(id).orElse(List.of())))
 			.orElse(null);
 	}
 
@@ -253,13 +283,20 @@ public class SqlQueueEndpoint {
 	 * cancels ({@code action=cancel}) a {@code QUEUED} one, or asks the instance running a
 	 * {@code RUNNING} one to stop it; says what happened.
 	 */
+	public ActionDescriptor jobAction(long id, String action) {
+		return jobAction(id, action, null, null);
+	}
+
+	/** As {@link #jobAction(long, String)}, for the signed-in user, else for {@code by}. */
 	@WriteOperation
-	public ActionDescriptor jobAction(@Selector long id, String action) {
+	public ActionDescriptor jobAction(@Selector long id, String action, @Nullable String by,
+			@Nullable Principal principal) {
 		if (!action.equals("retry") && !action.equals("cancel")) {
 			throw new InvalidEndpointRequestException("Unknown action '" + action + "'; use 'retry' or 'cancel'",
 					"Unknown action");
 		}
-		AdminResult result = action.equals("retry") ? this.admin.retry(id) : this.admin.cancel(id);
+		QueueAdmin admin = actingFor(principal, by);
+		AdminResult result = action.equals("retry") ? admin.retry(id) : admin.cancel(id);
 		return new ActionDescriptor(id, action, result.done(), result.status(), result.message());
 	}
 
@@ -268,9 +305,15 @@ public class SqlQueueEndpoint {
 	 * {@link QueueAdmin#MAX_BULK}, that many when left out) failed jobs, oldest first, of this
 	 * queue and this handler (either left out for any).
 	 */
-	@WriteOperation
 	public RetriedDescriptor retryFailed(String action, @Nullable String queue, @Nullable String handler,
 			@Nullable Integer limit) {
+		return retryFailed(action, queue, handler, limit, null, null);
+	}
+
+	/** As {@link #retryFailed(String, String, String, Integer)}, for the signed-in user, else for {@code by}. */
+	@WriteOperation
+	public RetriedDescriptor retryFailed(String action, @Nullable String queue, @Nullable String handler,
+			@Nullable Integer limit, @Nullable String by, @Nullable Principal principal) {
 		if (!action.equals("retry-failed")) {
 			throw new InvalidEndpointRequestException(
 					"Unknown action '" + action + "'; use 'retry-failed', or name a job: /sqlqueue/{id}",
@@ -278,7 +321,8 @@ public class SqlQueueEndpoint {
 		}
 		List<Long> ids;
 		try {
-			ids = this.admin.retryFailed(queue, handler, (limit != null) ? limit : QueueAdmin.MAX_BULK).ids();
+			ids = actingFor(principal, by).retryFailed(queue, handler, (limit != null) ? limit : QueueAdmin.MAX_BULK)
+				.ids();
 		}
 		catch (RefusedException ex) {
 			throw new InvalidEndpointRequestException(ex.getMessage(), "Invalid limit");
@@ -295,10 +339,11 @@ public class SqlQueueEndpoint {
 	 * but not yet deleted
 	 * @param tables the health of the queue's tables as last read on a schedule (its
 	 * {@code readAt} says when), or {@code null} when not asked for
+	 * @param audit the newest {@value #AUDIT_SHOWN} entries of the audit log, newest first
 	 */
 	public record QueuesDescriptor(Instant countedAt, Map<String, QueueDescriptor> queues,
 			Map<String, ScheduleDescriptor> schedules, List<InstanceDescriptor> instances,
-			@Nullable TableHealth tables) implements OperationResponseBody {
+			@Nullable TableHealth tables, List<AuditEntry> audit) implements OperationResponseBody {
 
 		public QueuesDescriptor(Instant countedAt, Map<String, QueueDescriptor> queues) {
 			this(countedAt, queues, Map.of());
@@ -306,7 +351,7 @@ public class SqlQueueEndpoint {
 
 		public QueuesDescriptor(Instant countedAt, Map<String, QueueDescriptor> queues,
 				Map<String, ScheduleDescriptor> schedules) {
-			this(countedAt, queues, schedules, List.of(), null);
+			this(countedAt, queues, schedules, List.of(), null, List.of());
 		}
 
 	}
@@ -455,6 +500,8 @@ public class SqlQueueEndpoint {
 	 * @param handlerNotice for a job yet to run whose handler this instance neither has nor
 	 * lists as remote: that it has none, the closest name, and that the job never runs if no
 	 * running instance has it; {@code null} otherwise
+	 * @param history its ended attempts, oldest first, as the database keeps them
+	 * ({@link QueueAdmin#attempts})
 	 */
 	public record JobDescriptor(long id, String queue, String handler, JobStatus status, int attempts,
 			int maxAttempts, int crashes, int priority, @JsonRawValue @Nullable String payload,
@@ -462,15 +509,16 @@ public class SqlQueueEndpoint {
 			@Nullable String groupKey, @Nullable String leaseOwner, @Nullable Instant leaseExpiresAt, Instant runAt,
 			@Nullable Instant deadline, @Nullable Instant cancelRequestedAt, Instant createdAt, Instant updatedAt,
 			@Nullable Instant startedAt, @Nullable Instant finishedAt,
-			@Nullable WorkflowDescriptor workflow, @Nullable String handlerNotice) implements OperationResponseBody {
+			@Nullable WorkflowDescriptor workflow, @Nullable String handlerNotice,
+			List<JobAttempt> history) implements OperationResponseBody {
 
 		static JobDescriptor of(JobRecord job, boolean showPayload, @Nullable WorkflowDescriptor workflow,
-				@Nullable String handlerNotice) {
+				@Nullable String handlerNotice, List<JobAttempt> history) {
 			return new JobDescriptor(job.id(), job.queue(), job.handler(), job.status(), job.attempts(),
 					job.maxAttempts(), job.crashes(), job.priority(), showPayload ? job.payload() : null,
 					job.result(), job.lastError(), job.uniqueKey(), job.groupKey(), job.leaseOwner(),
 					job.leaseExpiresAt(), job.runAt(), job.deadline(), job.cancelRequestedAt(), job.createdAt(),
-					job.updatedAt(), job.startedAt(), job.finishedAt(), workflow, handlerNotice);
+					job.updatedAt(), job.startedAt(), job.finishedAt(), workflow, handlerNotice, history);
 		}
 
 	}

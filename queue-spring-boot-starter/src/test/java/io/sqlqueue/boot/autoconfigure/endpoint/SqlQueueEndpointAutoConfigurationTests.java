@@ -328,6 +328,8 @@ class SqlQueueEndpointAutoConfigurationTests {
 	void writesThroughTheApplicationsQueueAdmin() {
 		QueueAdmin admin = mock(QueueAdmin.class);
 		given(admin.retry(42)).willReturn(new AdminResult(false, Refusal.NO_SUCH_JOB, "Not here", null, List.of()));
+		// The endpoint acts for whoever the request names: the same admin here.
+		given(admin.by(org.mockito.ArgumentMatchers.any())).willReturn(admin);
 		this.runner.withBean(QueueAdmin.class, () -> admin).run((context) -> {
 			assertThat(context).hasSingleBean(QueueAdmin.class);
 			ActionDescriptor retry = context.getBean(SqlQueueEndpoint.class).jobAction(42, "retry");
@@ -459,6 +461,33 @@ class SqlQueueEndpointAutoConfigurationTests {
 				assertThat(instance.busyWorkers()).isEqualTo(3);
 				assertThat(instance.gone()).isFalse();
 				assertThat(instance.sinceSeen()).startsWith("PT");
+			});
+		});
+	}
+
+	@Test
+	void actsForTheSignedInUserElseForTheNamedOneAndShowsTheAuditLogAndAJobsHistory() {
+		this.runner.run((context) -> {
+			JobQueue jobs = context.getBean(JobQueue.class);
+			long failed = jobs.enqueue("report.build", null);
+			fail(context.getBean(JobStore.class), JobQueue.DEFAULT_QUEUE, "report.build");
+			jobs.enqueue(Job.of("mail.send", null).delay(Duration.ofHours(1)));
+			SqlQueueEndpoint endpoint = context.getBean(SqlQueueEndpoint.class);
+			java.security.Principal alice = () -> "alice";
+			assertThat(endpoint.jobAction(failed, "retry", "someone-else", alice).done()).isTrue();
+			assertThat(((QueueActionDescriptor) endpoint.action("queues", "default", "pause", null, null, null, "bob",
+					null)).done()).isTrue();
+			assertThat(endpoint.queues().queues().get("default").paused().pausedBy()).isEqualTo("bob");
+			assertThat(((QueueActionDescriptor) endpoint.action("queues", "default", "resume", null, null, null, null,
+					null)).done()).isTrue();
+			assertThat(endpoint.queues().audit()).extracting("action", "actor")
+				.containsExactly(org.assertj.core.groups.Tuple.tuple("resume-queue", null),
+						org.assertj.core.groups.Tuple.tuple("pause-queue", "bob"),
+						org.assertj.core.groups.Tuple.tuple("retry", "alice"));
+			assertThat(endpoint.job(failed).history()).singleElement().satisfies((attempt) -> {
+				assertThat(attempt.outcome()).isEqualTo("failed");
+				assertThat(attempt.worker()).isEqualTo("test");
+				assertThat(attempt.error()).isEqualTo("broken");
 			});
 		});
 	}

@@ -1,0 +1,1 @@
+DELETE FROM queue_audit WHERE acted_at < (UTC_TIMESTAMP(6) + INTERVAL (? * 1000) MICROSECOND)
