@@ -267,7 +267,7 @@ public class DefaultJobQueue implements JobQueue {
 		return new NewJob(queue, handler, payload, job.priority(), job.runAt(), delay.toMillis(),
 				(maxAttempts != null) ? maxAttempts : this.retryPolicy.maxAttempts(), job.uniqueKey(), job.groupKey(),
 				job.deadline(), (job.expireAfter() != null) ? job.expireAfter().toMillis() : null, null, null,
-				job.concurrencyKey());
+				job.concurrencyKey(), job.tags(), job.meta());
 	}
 
 	@Override

@@ -13,6 +13,10 @@ import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.Names;
 import io.sqlqueue.admin.AdminResult;
+import io.sqlqueue.admin.BulkAction;
+import io.sqlqueue.admin.BulkResult;
+import io.sqlqueue.admin.JobFilter;
+import io.sqlqueue.admin.JobPage;
 import io.sqlqueue.admin.PausedQueue;
 import io.sqlqueue.admin.QueueInstance;
 import io.sqlqueue.admin.QueueAdmin;
@@ -128,6 +132,38 @@ public class DefaultQueueAdmin implements QueueAdmin {
 		}
 		return AdminResult.done(ids.size() + " failed job" + ((ids.size() == 1) ? "" : "s") + of + " queued again",
 				null, ids);
+	}
+
+	@Override
+	public JobPage search(JobFilter filter, @Nullable Long before, int limit) {
+		return this.store.browser().olderThan(filter, before, pageSize(limit));
+	}
+
+	@Override
+	public JobPage searchNewer(JobFilter filter, long after, int limit) {
+		return this.store.browser().newerThan(filter, after, pageSize(limit));
+	}
+
+	@Override
+	public long count(JobFilter filter) {
+		return this.store.browser().count(filter);
+	}
+
+	@Override
+	public BulkResult bulk(BulkAction action, JobFilter filter) {
+		BulkResult result = new BulkRun(this.jobs, this.store, BULK_CHUNK).run(action, filter);
+		if (action == BulkAction.RETRY && result.changed() > 0 && this.manager != null) {
+			this.manager.wakeUp((filter.queue() != null) ? Set.of(filter.queue()) : this.manager.totalWorkers().keySet());
+		}
+		return result;
+	}
+
+	private static int pageSize(int limit) {
+		if (limit < 1 || limit > MAX_PAGE_SIZE) {
+			throw new RefusedException(Refusal.INVALID_FILTER, "a page holds 1 to " + MAX_PAGE_SIZE + " jobs, not "
+					+ limit);
+		}
+		return limit;
 	}
 
 	@Override

@@ -105,6 +105,10 @@ final class JobSql {
 
 	private final Map<Integer, String> cancelRequested = new ConcurrentHashMap<>();
 
+	private final Map<Integer, String> finishedAmong = new ConcurrentHashMap<>();
+
+	private final Map<Integer, String> deleteFinishedAmong = new ConcurrentHashMap<>();
+
 	private final Map<Integer, String> awaitedAmong = new ConcurrentHashMap<>();
 
 	private final Map<Integer, String> lockRunning = new ConcurrentHashMap<>();
@@ -447,6 +451,23 @@ final class JobSql {
 	String findAll(int ids) {
 		return this.findAll.computeIfAbsent(ids,
 				(count) -> "SELECT * FROM %s WHERE id IN (%s)".formatted(this.table, placeholders(count)));
+	}
+
+	/**
+	 * The finished jobs among these ids, with {@code lock} locked and passing over rows
+	 * another transaction holds; parameters: ids….
+	 */
+	String finishedAmong(int ids, boolean lock) {
+		return this.finishedAmong.computeIfAbsent(ids * 2 + (lock ? 1 : 0), (key) -> """
+				SELECT id FROM %s WHERE id IN (%s) AND status IN ('SUCCEEDED', 'FAILED', 'CANCELLED')%s"""
+			.formatted(this.table, placeholders(ids), lock ? "\nFOR UPDATE SKIP LOCKED" : ""));
+	}
+
+	/** Deletes the finished jobs among these ids; parameters: ids…. */
+	String deleteFinishedAmong(int ids) {
+		return this.deleteFinishedAmong.computeIfAbsent(ids, (count) -> """
+				DELETE FROM %s WHERE id IN (%s) AND status IN ('SUCCEEDED', 'FAILED', 'CANCELLED')"""
+			.formatted(this.table, placeholders(count)));
 	}
 
 	/** The running jobs of these ids whose cancel was asked for; parameters: ids…. */

@@ -98,6 +98,8 @@ public class JobStore implements QueueStore {
 
 	private final JobBrowser browser;
 
+	private final JobLabels labels;
+
 	private final ClusterStore cluster;
 
 	private final JobLeases leases;
@@ -149,7 +151,8 @@ public class JobStore implements QueueStore {
 		this.transactions = new StoreTransactions(dataSource, dialect);
 		WorkAnnouncer announcer = (notifyChannel != null)
 				? new WorkAnnouncer(dataSource, dialect.notifyStatement(), notifyChannel) : null;
-		this.inserts = new JobInserts(this.jdbc, this.sql, dialect, announcer);
+		this.labels = new JobLabels(this.jdbc, dialect, schema);
+		this.inserts = new JobInserts(this.jdbc, this.sql, dialect, announcer, this.labels);
 		this.claims = new JobClaims(this.jdbc, this.sql, dialect, claimMethod, this.transactions);
 		this.flows = new FlowStore(this.jdbc, this.transactions, dialect, this.sql, schema, notifyChannel);
 		this.schedules = new ScheduleStore(this.jdbc, this.transactions, dialect, schema);
@@ -533,7 +536,10 @@ public class JobStore implements QueueStore {
 		return requested;
 	}
 
-	/** The jobs of these ids, as stored now (fewer when some do not exist). */
+	/**
+	 * The jobs of these ids, as stored now (fewer when some do not exist), without their
+	 * labels: for the awaiters' polls, which read states only.
+	 */
 	@Override
 	public List<JobRecord> findAll(Collection<Long> ids) {
 		List<JobRecord> found = new ArrayList<>();
@@ -543,9 +549,10 @@ public class JobStore implements QueueStore {
 		return found;
 	}
 
+	/** The job of this id as stored now, with its labels. */
 	@Override
 	public Optional<JobRecord> find(long id) {
-		return this.jdbc.query(this.sql.find, jobRows(), id).stream().findFirst();
+		return this.labels.withLabels(this.jdbc.query(this.sql.find, jobRows(), id)).stream().findFirst();
 	}
 
 	/**
@@ -756,7 +763,39 @@ public class JobStore implements QueueStore {
 			}
 		}
 		this.workflows.forget(deleted);
+		this.labels.forget(deleted);
 		return deleted.size();
+	}
+
+	/**
+	 * Deletes the finished jobs among these ids (at most {@link IdChunks#MAX} of them) in one
+	 * short transaction, as the pruner does: where the database has {@code SKIP LOCKED} it
+	 * locks them first, passing over rows another transaction holds; a job not finished is
+	 * never deleted. Returns the ids it deleted, with their labels and links.
+	 */
+	public List<Long> deleteFinished(Collection<Long> ids) {
+		List<Object[]> chunks = IdChunks.of(ids);
+		if (chunks.isEmpty()) {
+			return List.of();
+		}
+		if (chunks.size() > 1) {
+			throw new IllegalArgumentException("At most " + IdChunks.MAX + " ids at once, not " + ids.size());
+		}
+		Object[] chunk = chunks.get(0);
+		boolean lock = this.transactions.rowLocks();
+		List<Long> deleted = this.transactions.inCallerOrNewReadCommitted(() -> {
+			List<Long> finished = this.jdbc.queryForList(this.sql.finishedAmong(chunk.length, lock), Long.class,
+					chunk);
+			if (finished.isEmpty()) {
+				return List.<Long>of();
+			}
+			Object[] held = IdChunks.of(finished).get(0);
+			this.jdbc.update(this.sql.deleteFinishedAmong(held.length), held);
+			this.workflows.forget(finished);
+			this.labels.forget(finished);
+			return finished;
+		});
+		return (deleted != null) ? deleted : List.of();
 	}
 
 	/**

@@ -30,6 +30,7 @@ import org.springframework.jdbc.core.JdbcOperations;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.admin.JobFilter;
 import io.sqlqueue.internal.store.h2.H2Dialect;
 import io.sqlqueue.internal.store.mariadb.MariaDbDialect;
 import io.sqlqueue.internal.store.postgresql.PostgresDialect;

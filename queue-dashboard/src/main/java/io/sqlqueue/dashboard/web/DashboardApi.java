@@ -18,8 +18,8 @@ import io.sqlqueue.dashboard.JobDetails;
 import io.sqlqueue.dashboard.OverviewReader;
 import io.sqlqueue.dashboard.TablesView;
 import io.sqlqueue.internal.store.JobBrowser;
-import io.sqlqueue.internal.store.JobFilter;
-import io.sqlqueue.internal.store.JobPage;
+import io.sqlqueue.admin.JobFilter;
+import io.sqlqueue.admin.JobPage;
 
 /**
  * The dashboard's reads as JSON: {@code GET api/overview}, {@code GET api/tables} (the health

@@ -48,7 +48,8 @@ class QueueSchemaMigrationTests {
 				.containsExactly("V1__create_queue_job.sql", "V2__one_running_job_per_group.sql",
 						"V3__create_queue_schedule.sql", "V4__deadlines_cancel_requests_crashes.sql",
 						"V5__job_headers.sql", "V6__flow_control.sql", "V7__workflows.sql",
-						"V8__schedule_job_settings.sql", "V9__instances_and_paused_queues.sql");
+						"V8__schedule_job_settings.sql", "V9__instances_and_paused_queues.sql",
+						"V12__job_tags_and_meta.sql");
 		});
 	}
 
