@@ -144,7 +144,7 @@ interface BulkConformance extends ConformanceSupport {
 				cancelledUnrun++;
 			}
 		}
-		assertThat(cancelledUnrun).isPositive().isLessThanOrEqualTo((int) result.changed());
+		assertThat(cancelledUnrun).as("%s; %d succeeded", result, succeeded).isPositive().isLessThanOrEqualTo((int) result.changed());
 		assertThat(succeeded + fixture().count("handler = 'bulk.work' AND status = 'CANCELLED'")).isEqualTo(total);
 		manager.stop();
 	}

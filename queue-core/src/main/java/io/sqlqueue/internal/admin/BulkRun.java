@@ -13,16 +13,18 @@ import io.sqlqueue.admin.JobFilter;
 import io.sqlqueue.admin.QueueAdmin;
 import io.sqlqueue.admin.Refusal;
 import io.sqlqueue.admin.RefusedException;
+import io.sqlqueue.internal.DefaultJobQueue;
 import io.sqlqueue.internal.store.JobStore;
 
 /**
  * One bulk action ({@link QueueAdmin#bulk}): walks the jobs its filter matches by id, in
  * chunks of {@link QueueAdmin#BULK_CHUNK}, up to the highest id when it began, and changes
  * each as the one-job action would. A chunk's ids are read without locks; each change is
- * then fenced by the job's state in its own short write (a retry or a cancel by the one-job
- * path, a chunk of deletes in one transaction that passes over locked rows), so a job that a
- * worker claimed or finished meanwhile is changed as its new state allows, or skipped,
- * never half-changed, and no lock is held across chunks.
+ * then fenced by the job's state in a short write of its own: a chunk of plain queued jobs'
+ * cancels, or of deletes, in one transaction that locks them first passing over rows another
+ * transaction holds; a retry, and the cancel of a running job or one in a workflow, by the
+ * one-job path. So a job that a worker claimed or finished meanwhile is changed as its new
+ * state allows, or skipped, never half-changed, and no lock is held across chunks.
  */
 final class BulkRun {
 
@@ -82,9 +84,11 @@ final class BulkRun {
 	private long change(BulkAction action, List<Long> ids) {
 		return switch (action) {
 			case RETRY -> ids.stream().filter(this::retry).count();
-			// The one-job cancel: a queued job ends CANCELLED with what that settles, a running
-			// one is asked to stop, and this instance's listeners hear of both.
-			case CANCEL -> ids.stream().filter(this.jobs::cancel).count();
+			// As the one-job cancel: a queued job ends CANCELLED with what that settles, a running
+			// one is asked to stop, and this instance's listeners hear of both; plain queued
+			// jobs many per statement.
+			case CANCEL -> (this.jobs instanceof DefaultJobQueue queue) ? queue.cancelAll(ids)
+					: ids.stream().filter(this.jobs::cancel).count();
 			case DELETE -> ids.isEmpty() ? 0 : this.store.deleteFinished(ids).size();
 		};
 	}

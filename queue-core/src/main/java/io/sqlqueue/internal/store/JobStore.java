@@ -768,22 +768,65 @@ public class JobStore implements QueueStore {
 	}
 
 	/**
+	 * Cancels the {@code QUEUED} or {@code WAITING} jobs among these ids (at most
+	 * {@link IdChunks#MAX}) whose end settles nothing (no dependents, no batch), in one short
+	 * transaction: where the database has {@code SKIP LOCKED} it locks them first and passes
+	 * over rows another transaction holds (a claim taking them); where it has not, it takes
+	 * the write lock first. Returns the jobs it cancelled; the others are for
+	 * {@link #cancel(long)} and {@link #requestCancel(long)}, one by one.
+	 */
+	public List<CancelledJob> cancelPlain(Collection<Long> ids) {
+		Object[] chunk = oneChunk(ids);
+		if (chunk.length == 0) {
+			return List.of();
+		}
+		boolean lock = this.transactions.rowLocks();
+		List<CancelledJob> cancelled = this.transactions.inCallerOrNewReadCommitted(() -> {
+			if (!lock && this.sql.writeLockFirst != null) {
+				this.jdbc.update(this.sql.writeLockFirst);
+			}
+			List<CancelledJob> plain = this.jdbc.query(this.sql.plainQueuedAmong(chunk.length, lock),
+					(rs, row) -> new CancelledJob(rs.getLong(1), rs.getString(2), rs.getString(3)), chunk);
+			if (plain.isEmpty()) {
+				return List.<CancelledJob>of();
+			}
+			Object[] held = IdChunks.of(plain.stream().map(CancelledJob::id).toList()).get(0);
+			int changed = this.jdbc.update(this.sql.cancelPlainAmong(held.length), held);
+			if (changed != plain.size()) {
+				// Only where rows cannot be locked, and the write lock came first: never expected.
+				throw new IllegalStateException("Cancelled " + changed + " of " + plain.size() + " jobs read as queued");
+			}
+			this.ends.notifyFinished(plain.stream().map(CancelledJob::id).toList());
+			return plain;
+		});
+		return (cancelled != null) ? cancelled : List.of();
+	}
+
+	/** These ids as the parameters of one statement; refused when they need more than one. */
+	private static Object[] oneChunk(Collection<Long> ids) {
+		List<Object[]> chunks = IdChunks.of(ids);
+		if (chunks.size() > 1) {
+			throw new IllegalArgumentException("At most " + IdChunks.MAX + " ids at once, not " + ids.size());
+		}
+		return chunks.isEmpty() ? new Object[0] : chunks.get(0);
+	}
+
+	/**
 	 * Deletes the finished jobs among these ids (at most {@link IdChunks#MAX} of them) in one
 	 * short transaction, as the pruner does: where the database has {@code SKIP LOCKED} it
 	 * locks them first, passing over rows another transaction holds; a job not finished is
 	 * never deleted. Returns the ids it deleted, with their labels and links.
 	 */
 	public List<Long> deleteFinished(Collection<Long> ids) {
-		List<Object[]> chunks = IdChunks.of(ids);
-		if (chunks.isEmpty()) {
+		Object[] chunk = oneChunk(ids);
+		if (chunk.length == 0) {
 			return List.of();
 		}
-		if (chunks.size() > 1) {
-			throw new IllegalArgumentException("At most " + IdChunks.MAX + " ids at once, not " + ids.size());
-		}
-		Object[] chunk = chunks.get(0);
 		boolean lock = this.transactions.rowLocks();
 		List<Long> deleted = this.transactions.inCallerOrNewReadCommitted(() -> {
+			if (!lock && this.sql.writeLockFirst != null) {
+				this.jdbc.update(this.sql.writeLockFirst);
+			}
 			List<Long> finished = this.jdbc.queryForList(this.sql.finishedAmong(chunk.length, lock), Long.class,
 					chunk);
 			if (finished.isEmpty()) {
