@@ -41,7 +41,8 @@ import static org.awaitility.Awaitility.await;
  * whose kind is an HTML tag shows that tag as text, in the list and in the job. Each page
  * is saved under {@code target/dashboard-screenshots/} for a reviewer. Then a queue is
  * paused from the overview (its new job stays queued), the instances show, and a resume runs
- * the job.
+ * the job. Last, a search by tag and meta entry finds a campaign's jobs, and a bulk cancel
+ * shows their count and cancels them once confirmed.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
 		"spring.datasource.url=jdbc:h2:mem:dashboard-browser;DB_CLOSE_DELAY=-1",
@@ -250,6 +251,48 @@ class DashboardBrowserIT {
 		awaitStatus(held, JobStatus.SUCCEEDED);
 		wait.until(ExpectedConditions.presenceOfElementLocated(By.id("pause-queue-reports")));
 		assertThat(browser.findElements(By.cssSelector("tr[data-queue='reports'] .paused"))).isEmpty();
+	}
+
+	/**
+	 * A search by tag and meta entry finds a campaign's delayed jobs; a bulk cancel shows how
+	 * many it will cancel, and cancels those only once confirmed.
+	 */
+	@Test
+	@Order(3)
+	void operatorFindsJobsByTagAndCancelsThemAfterSeeingTheirCount() {
+		List<Long> campaign = this.jobs.enqueueAll(List.of(
+				Job.of("report.build", new BuildReport(1)).delay(Duration.ofHours(1)).tags("campaign-42").meta("tenant", "acme"),
+				Job.of("report.build", new BuildReport(2)).delay(Duration.ofHours(1)).tags("campaign-42", "vip").meta("tenant", "acme"),
+				Job.of("report.build", new BuildReport(3)).delay(Duration.ofHours(1)).tags("campaign-42").meta("tenant", "acme")));
+		long otherTenant = this.jobs.enqueue(
+				Job.of("report.build", new BuildReport(4)).delay(Duration.ofHours(1)).tags("campaign-42").meta("tenant", "zeta"));
+		WebDriverWait wait = new WebDriverWait(browser, TIMEOUT);
+		browser.get("http://localhost:" + this.port + "/sqlqueue/#/jobs");
+		WebElement filters = wait.until(ExpectedConditions.presenceOfElementLocated(By.id("filters")));
+		filters.findElement(By.name("tags")).sendKeys("campaign-42");
+		filters.findElement(By.name("meta")).sendKeys("tenant=acme");
+		browser.findElement(By.id("apply")).click();
+		wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector("#jobs tbody tr[data-job-id]"), 3));
+		assertThat(browser.getCurrentUrl()).endsWith("#/jobs?tags=campaign-42&meta=tenant%3Dacme");
+		assertThat(rows()).extracting((row) -> row.getAttribute("data-job-id"))
+			.containsExactly(String.valueOf(campaign.get(2)), String.valueOf(campaign.get(1)),
+					String.valueOf(campaign.get(0)));
+		Browser.screenshot(browser, "9-search-by-tag-and-meta");
+		browser.findElement(By.id("bulk-cancel")).click();
+		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("bulk-count"), "This will cancel 3 jobs"));
+		assertThat(text("#bulk-go")).isEqualTo("Cancel 3 jobs");
+		// Asked, not yet done.
+		assertThat(this.jobs.find(campaign.get(0)).orElseThrow().status()).isEqualTo(JobStatus.QUEUED);
+		Browser.screenshot(browser, "10-bulk-cancel-confirmation");
+		browser.findElement(By.id("bulk-go")).click();
+		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("flash"), "3 of 3 matching jobs"));
+		for (long id : campaign) {
+			assertThat(this.jobs.find(id).orElseThrow().status()).isEqualTo(JobStatus.CANCELLED);
+		}
+		assertThat(this.jobs.find(otherTenant).orElseThrow().status()).isEqualTo(JobStatus.QUEUED);
+		wait.until(ExpectedConditions.textToBePresentInElementLocated(
+				By.cssSelector("#jobs tr[data-job-id='" + campaign.get(0) + "']"), "CANCELLED"));
+		Browser.screenshot(browser, "11-bulk-cancelled");
 	}
 
 	/** The value of a fact on the job page. */
