@@ -224,6 +224,14 @@ class PostgresQueryPlanIT {
 		assertThat(plan(browser.idsQuery(JobFilter.builder().tag("rare").queue("q1").build(), 0, 60_000, 500)))
 			.contains("queue_job_tag_search_idx")
 			.doesNotContain("Seq Scan");
+		// A common tag: the jobs' primary key is read from the cursor (a range the planner
+		// carries only because it is written on the jobs' side too), or probed per row.
+		assertThat(plan(browser.pageQuery(JobFilter.builder().tag("common").queue("q3").build(), 25_000L, null, 51)))
+			.containsAnyOf("(id < '25000'::bigint)", "(id = d.job_id)")
+			.doesNotContain("Seq Scan");
+		assertThat(plan(browser.idsQuery(JobFilter.builder().tag("common").build(), 25_000, 60_000, 500)))
+			.containsAnyOf("(id > '25000'::bigint)", "(id = d.job_id)")
+			.doesNotContain("Seq Scan");
 	}
 
 	/** Finished jobs per minute: three ranges of the finished jobs' index, not the table. */
