@@ -51,10 +51,10 @@ public record JobFilter(@Nullable String queue, @Nullable String handler, @Nulla
 	/** The most keys of a payload field's path. */
 	public static final int MAX_PATH_DEPTH = 8;
 
+	private static final Pattern PATH_KEY = Pattern.compile("[A-Za-z0-9_-]{1,64}");
+
 	/** Every job. */
 	public static final JobFilter ALL = new JobFilter(null, null, null, null);
-
-	private static final Pattern PATH_KEY = Pattern.compile("[A-Za-z0-9_-]{1,64}");
 
 	public JobFilter {
 		try {

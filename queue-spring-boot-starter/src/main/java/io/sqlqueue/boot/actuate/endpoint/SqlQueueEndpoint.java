@@ -569,6 +569,8 @@ public class SqlQueueEndpoint {
 	 * @param handlerNotice for a job yet to run whose handler this instance neither has nor
 	 * lists as remote: that it has none, the closest name, and that the job never runs if no
 	 * running instance has it; {@code null} otherwise
+	 * @param tags the job's tags ({@link io.sqlqueue.Job#tags}), empty for none
+	 * @param meta the job's metadata ({@link io.sqlqueue.Job#meta}), empty for none
 	 */
 	public record JobDescriptor(long id, String queue, String handler, JobStatus status, int attempts,
 			int maxAttempts, int crashes, int priority, @JsonRawValue @Nullable String payload,
@@ -576,7 +578,8 @@ public class SqlQueueEndpoint {
 			@Nullable String groupKey, @Nullable String leaseOwner, @Nullable Instant leaseExpiresAt, Instant runAt,
 			@Nullable Instant deadline, @Nullable Instant cancelRequestedAt, Instant createdAt, Instant updatedAt,
 			@Nullable Instant startedAt, @Nullable Instant finishedAt,
-			@Nullable WorkflowDescriptor workflow, @Nullable String handlerNotice) implements OperationResponseBody {
+			@Nullable WorkflowDescriptor workflow, @Nullable String handlerNotice, List<String> tags,
+			Map<String, String> meta) implements OperationResponseBody {
 
 		static JobDescriptor of(JobRecord job, boolean showPayload, @Nullable WorkflowDescriptor workflow,
 				@Nullable String handlerNotice) {
@@ -584,7 +587,8 @@ public class SqlQueueEndpoint {
 					job.maxAttempts(), job.crashes(), job.priority(), showPayload ? job.payload() : null,
 					job.result(), job.lastError(), job.uniqueKey(), job.groupKey(), job.leaseOwner(),
 					job.leaseExpiresAt(), job.runAt(), job.deadline(), job.cancelRequestedAt(), job.createdAt(),
-					job.updatedAt(), job.startedAt(), job.finishedAt(), workflow, handlerNotice);
+					job.updatedAt(), job.startedAt(), job.finishedAt(), workflow, handlerNotice, job.tags(),
+					job.meta());
 		}
 
 	}

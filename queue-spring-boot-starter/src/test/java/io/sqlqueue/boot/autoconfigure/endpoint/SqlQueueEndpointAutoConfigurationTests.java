@@ -382,6 +382,9 @@ class SqlQueueEndpointAutoConfigurationTests {
 						null, null, null, null, null))
 				.withMessageContaining("cannot search jobs by payload field");
 			assertThat(jobs.find(ids.get(2))).map(JobRecord::status).hasValue(JobStatus.QUEUED);
+			JobDescriptor labelled = endpoint.job(ids.get(1));
+			assertThat(labelled.tags()).containsExactly("campaign-42");
+			assertThat(labelled.meta()).containsEntry("tenant", "acme, inc");
 		});
 	}
 
