@@ -48,6 +48,16 @@ interface SearchConformance extends ConformanceSupport {
 		assertThat(fixture().queue().find(many.get(0)).orElseThrow().tags()).containsExactly("a");
 		assertThat(fixture().queue().find(many.get(1)).orElseThrow().tags()).isEmpty();
 		assertThat(fixture().queue().find(many.get(2)).orElseThrow().meta()).containsEntry("k", "v, with = signs");
+		// Batches and workflows build their jobs' rows as every enqueue does.
+		BatchIds batch = fixture().queue()
+			.enqueue(Batch.of(List.of(Job.of("work", 5).tags("in-batch"), Job.of("work", 6)))
+				.callback(Job.of("work", 7).tags("callback").meta("of", "batch")));
+		assertThat(fixture().queue().find(batch.jobIds().get(0)).orElseThrow().tags()).containsExactly("in-batch");
+		assertThat(fixture().queue().find(batch.callbackId()).orElseThrow().meta()).containsEntry("of", "batch");
+		WorkflowIds flow = fixture().queue()
+			.enqueue(Workflow.create().step("a", Job.of("work", 8).tags("step-a")).step("b", Job.of("work", 9).tags("step-b"), "a"));
+		assertThat(fixture().queue().find(flow.of("b")).orElseThrow().tags()).containsExactly("step-b");
+		assertThat(admin().count(JobFilter.builder().tag("step-a").build())).isOne();
 	}
 
 	@Test

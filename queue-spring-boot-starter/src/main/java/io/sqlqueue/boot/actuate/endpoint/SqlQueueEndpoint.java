@@ -35,7 +35,6 @@ import io.sqlqueue.admin.JobPage;
 import io.sqlqueue.admin.JobSummary;
 import io.sqlqueue.admin.QueueAdmin;
 import io.sqlqueue.admin.QueueInstance;
-import io.sqlqueue.admin.Refusal;
 import io.sqlqueue.admin.RefusedException;
 import io.sqlqueue.admin.TableHealth;
 import io.sqlqueue.flow.FlowControl;
@@ -298,7 +297,8 @@ public class SqlQueueEndpoint {
 			return new SearchDescriptor(page.jobs(), page.older(), page.newer());
 		}
 		catch (RefusedException ex) {
-			throw new InvalidEndpointRequestException(ex.getMessage(), "Invalid filter");
+			// The message is the reason: the 400's detail says what is wrong with the filter.
+			throw new InvalidEndpointRequestException(ex.getMessage(), ex.getMessage());
 		}
 	}
 
@@ -373,8 +373,7 @@ public class SqlQueueEndpoint {
 					result.chunks(), result.message());
 		}
 		catch (RefusedException ex) {
-			throw new InvalidEndpointRequestException(ex.getMessage(),
-					(ex.refusal() == Refusal.NO_FILTER) ? "No filter" : "Invalid filter");
+			throw new InvalidEndpointRequestException(ex.getMessage(), ex.getMessage());
 		}
 	}
 
