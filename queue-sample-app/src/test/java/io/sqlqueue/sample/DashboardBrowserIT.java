@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.openqa.selenium.By;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.ExpectedConditions;
@@ -305,8 +306,21 @@ class DashboardBrowserIT {
 		return browser.findElements(By.cssSelector("#jobs tbody tr[data-job-id]"));
 	}
 
+	/**
+	 * The text of the element, found again when the page replaced it between the find and the
+	 * read: the overview redraws itself every refresh interval (1 s here).
+	 */
 	private static String text(String css) {
-		return browser.findElement(By.cssSelector(css)).getText();
+		for (int tries = 1;; tries++) {
+			try {
+				return browser.findElement(By.cssSelector(css)).getText();
+			}
+			catch (StaleElementReferenceException ex) {
+				if (tries == 3) {
+					throw ex;
+				}
+			}
+		}
 	}
 
 	private Map<?, ?> post(String path, Map<String, ?> body) {
