@@ -3,7 +3,12 @@ package io.sqlqueue;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 
 import org.jspecify.annotations.Nullable;
@@ -37,6 +42,12 @@ public final class Job {
 	/** The longest {@link #delay(Duration) delay}: 100 years (36,525 days). */
 	public static final Duration MAX_DELAY = Duration.ofDays(36_525);
 
+	/** The most {@link #tags(String...) tags} one job carries. */
+	public static final int MAX_TAGS = 10;
+
+	/** The most {@link #meta(String, String) metadata entries} one job carries. */
+	public static final int MAX_META = 10;
+
 	/** The most jobs one job may {@link #after(long...) run after}. */
 	public static final int MAX_DEPENDENCIES = 100;
 
@@ -68,6 +79,10 @@ public final class Job {
 
 	private DependencyFailure onDependencyFailure = DependencyFailure.CANCEL;
 
+	private List<String> tags = List.of();
+
+	private Map<String, String> meta = Map.of();
+
 	private Job(String handler, @Nullable Object payload) {
 		this.handler = handler;
 		this.payload = payload;
@@ -88,6 +103,8 @@ public final class Job {
 		copy.concurrencyKey = this.concurrencyKey;
 		copy.after = this.after;
 		copy.onDependencyFailure = this.onDependencyFailure;
+		copy.tags = this.tags;
+		copy.meta = this.meta;
 		change.accept(copy);
 		return copy;
 	}
@@ -232,6 +249,44 @@ public final class Job {
 		return with((job) -> job.onDependencyFailure = policy);
 	}
 
+	/**
+	 * Labels to find the job by ({@code QueueAdmin.search}, the dashboard), added to those
+	 * named before: at most {@link #MAX_TAGS}, each 1 to {@value Names#MAX_TAG_LENGTH}
+	 * characters of {@code A-Z a-z 0-9 _ . : -}. A tag named twice is kept once. Stored with
+	 * the job and never changed.
+	 * @throws InvalidJobException for a malformed tag or too many
+	 */
+	public Job tags(String... tags) {
+		Set<String> all = new LinkedHashSet<>(this.tags);
+		for (String tag : tags) {
+			all.add(Names.requireTag("tag", tag));
+		}
+		if (all.size() > MAX_TAGS) {
+			throw new InvalidJobException("A job carries at most " + MAX_TAGS + " tags, got " + all.size());
+		}
+		List<String> copy = List.copyOf(all);
+		return with((job) -> job.tags = copy);
+	}
+
+	/**
+	 * A metadata entry to find the job by, such as {@code meta("tenant", "acme")}: at most
+	 * {@link #MAX_META} per job, the name as a {@link #tags(String...) tag}, the value 1 to
+	 * {@value Names#MAX_META_VALUE_LENGTH} characters without NUL. Replaces an entry of the
+	 * same name. Stored with the job and never changed.
+	 * @throws InvalidJobException for a malformed name or value, or too many entries
+	 */
+	public Job meta(String name, String value) {
+		Names.requireTag("meta name", name);
+		Names.requireMetaValue(name, value);
+		Map<String, String> all = new TreeMap<>(this.meta);
+		all.put(name, value);
+		if (all.size() > MAX_META) {
+			throw new InvalidJobException("A job carries at most " + MAX_META + " meta entries, got " + all.size());
+		}
+		Map<String, String> copy = Collections.unmodifiableMap(all);
+		return with((job) -> job.meta = copy);
+	}
+
 	private static void requireStorable(String what, Instant instant) {
 		if (instant.isBefore(EARLIEST_RUN_AT) || instant.isAfter(LATEST_RUN_AT)) {
 			throw new InvalidJobException(what + " must be from " + EARLIEST_RUN_AT + " to " + LATEST_RUN_AT
@@ -304,6 +359,16 @@ public final class Job {
 
 	public DependencyFailure onDependencyFailure() {
 		return this.onDependencyFailure;
+	}
+
+	/** The job's tags, in the order first named; empty for none. */
+	public List<String> tags() {
+		return this.tags;
+	}
+
+	/** The job's metadata, by name; empty for none. */
+	public Map<String, String> meta() {
+		return this.meta;
 	}
 
 	@Override

@@ -1,6 +1,10 @@
 package io.sqlqueue;
 
 import java.time.Instant;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 import org.jspecify.annotations.Nullable;
 
@@ -11,7 +15,11 @@ import org.jspecify.annotations.Nullable;
  * how many of its attempts ended because their lease expired (the worker died or froze);
  * {@code headers} the propagation context its enqueue stored (a JSON object of strings, such
  * as a W3C {@code traceparent}), {@code null} when there was none; {@code concurrencyKey} the
- * key its queue's limits look it up by ({@link Job#concurrencyKey}), {@code null} for none.
+ * key its queue's limits look it up by ({@link Job#concurrencyKey}), {@code null} for none;
+ * {@code tags} and {@code meta} what its enqueue labelled it with ({@link Job#tags},
+ * {@link Job#meta}), stored beside the job's row: {@link JobQueue#find} (and so the
+ * operator's reads of one job) reads them in; a record that a claim hands to a worker carries
+ * them empty, as the claim reads only the job's own row.
  */
 public record JobRecord(long id, String queue, String handler, String payload, JobStatus status, int priority,
 		Instant runAt, int attempts, int maxAttempts, @Nullable String leaseOwner, @Nullable Long leaseToken,
@@ -19,7 +27,26 @@ public record JobRecord(long id, String queue, String handler, String payload, J
 		@Nullable String lastError, @Nullable String result, Instant createdAt, Instant updatedAt,
 		@Nullable Instant startedAt, @Nullable Instant finishedAt, @Nullable Instant scheduledFor,
 		@Nullable Instant deadline, @Nullable Instant cancelRequestedAt, int crashes, @Nullable String headers,
-		@Nullable String concurrencyKey) {
+		@Nullable String concurrencyKey, List<String> tags, Map<String, String> meta) {
+
+	public JobRecord {
+		tags = List.copyOf(tags);
+		meta = Collections.unmodifiableMap(new TreeMap<>(meta));
+	}
+
+	/** A job without tags or meta. */
+	public JobRecord(long id, String queue, String handler, String payload, JobStatus status, int priority,
+			Instant runAt, int attempts, int maxAttempts, @Nullable String leaseOwner, @Nullable Long leaseToken,
+			@Nullable Instant leaseExpiresAt, long version, @Nullable String uniqueKey, @Nullable String groupKey,
+			@Nullable String lastError, @Nullable String result, Instant createdAt, Instant updatedAt,
+			@Nullable Instant startedAt, @Nullable Instant finishedAt, @Nullable Instant scheduledFor,
+			@Nullable Instant deadline, @Nullable Instant cancelRequestedAt, int crashes, @Nullable String headers,
+			@Nullable String concurrencyKey) {
+		this(id, queue, handler, payload, status, priority, runAt, attempts, maxAttempts, leaseOwner, leaseToken,
+				leaseExpiresAt, version, uniqueKey, groupKey, lastError, result, createdAt, updatedAt, startedAt,
+				finishedAt, scheduledFor, deadline, cancelRequestedAt, crashes, headers, concurrencyKey, List.of(),
+				Map.of());
+	}
 
 	/** A job without a concurrency key. */
 	public JobRecord(long id, String queue, String handler, String payload, JobStatus status, int priority,
@@ -51,7 +78,16 @@ public record JobRecord(long id, String queue, String handler, String payload, J
 				this.attempts, this.maxAttempts, this.leaseOwner, this.leaseToken, this.leaseExpiresAt, this.version,
 				this.uniqueKey, this.groupKey, this.lastError, this.result, this.createdAt, this.updatedAt, startedAt,
 				this.finishedAt, this.scheduledFor, this.deadline, this.cancelRequestedAt, this.crashes, this.headers,
-				this.concurrencyKey);
+				this.concurrencyKey, this.tags, this.meta);
+	}
+
+	/** This job with these tags and meta. */
+	public JobRecord withLabels(List<String> tags, Map<String, String> meta) {
+		return new JobRecord(this.id, this.queue, this.handler, this.payload, this.status, this.priority, this.runAt,
+				this.attempts, this.maxAttempts, this.leaseOwner, this.leaseToken, this.leaseExpiresAt, this.version,
+				this.uniqueKey, this.groupKey, this.lastError, this.result, this.createdAt, this.updatedAt,
+				this.startedAt, this.finishedAt, this.scheduledFor, this.deadline, this.cancelRequestedAt, this.crashes,
+				this.headers, this.concurrencyKey, tags, meta);
 	}
 
 	@Override

@@ -21,6 +21,14 @@ public final class Names {
 
 	public static final int MAX_KEY_LENGTH = 255;
 
+	/** The longest tag, and the longest name of a metadata entry. */
+	public static final int MAX_TAG_LENGTH = 64;
+
+	/** The longest value of a metadata entry. */
+	public static final int MAX_META_VALUE_LENGTH = 255;
+
+	private static final Pattern TAG = Pattern.compile("[A-Za-z0-9_.:-]+");
+
 	private Names() {
 	}
 
@@ -41,6 +49,31 @@ public final class Names {
 			throw new InvalidJobException(kind + " must not contain a NUL character (U+0000)");
 		}
 		return key;
+	}
+
+	/**
+	 * A tag ({@link Job#tags}) or the name of a metadata entry ({@link Job#meta}): 1 to
+	 * {@value #MAX_TAG_LENGTH} characters of {@code A-Z a-z 0-9 _ . : -}, so that it reads
+	 * the same in a URL, a log line and a comma-separated list.
+	 */
+	public static String requireTag(String kind, @Nullable String tag) {
+		if (tag == null || tag.isEmpty() || tag.length() > MAX_TAG_LENGTH || !TAG.matcher(tag).matches()) {
+			throw new InvalidJobException("Invalid " + kind + " '" + tag + "': expected 1 to " + MAX_TAG_LENGTH
+					+ " characters of A-Z, a-z, 0-9, '_', '.', ':' or '-'");
+		}
+		return tag;
+	}
+
+	/** The value of a metadata entry: 1 to {@value #MAX_META_VALUE_LENGTH} characters, no NUL. */
+	public static String requireMetaValue(String name, @Nullable String value) {
+		if (value == null || value.isEmpty() || value.length() > MAX_META_VALUE_LENGTH) {
+			throw new InvalidJobException("The value of meta '" + name + "' must have 1 to " + MAX_META_VALUE_LENGTH
+					+ " characters, got " + ((value != null) ? value.length() : "null"));
+		}
+		if (value.indexOf('\0') >= 0) {
+			throw new InvalidJobException("The value of meta '" + name + "' must not contain a NUL character (U+0000)");
+		}
+		return value;
 	}
 
 	/** A schema name to be written into SQL text: a plain identifier or nothing. */

@@ -9,9 +9,9 @@ import io.sqlqueue.Batch;
 import io.sqlqueue.BatchIds;
 import io.sqlqueue.internal.store.Completion;
 import io.sqlqueue.internal.store.JobBrowser;
-import io.sqlqueue.internal.store.JobFilter;
-import io.sqlqueue.internal.store.JobPage;
-import io.sqlqueue.internal.store.JobSummary;
+import io.sqlqueue.admin.JobFilter;
+import io.sqlqueue.admin.JobPage;
+import io.sqlqueue.admin.JobSummary;
 import io.sqlqueue.internal.store.Lease;
 import io.sqlqueue.internal.store.QueueCount;
 

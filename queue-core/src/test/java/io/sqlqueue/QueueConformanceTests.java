@@ -26,10 +26,10 @@ import io.sqlqueue.internal.store.ClaimRequest;
 import io.sqlqueue.internal.store.CompletedJobs;
 import io.sqlqueue.internal.store.Completion;
 import io.sqlqueue.internal.store.JobBrowser;
-import io.sqlqueue.internal.store.JobFilter;
-import io.sqlqueue.internal.store.JobPage;
+import io.sqlqueue.admin.JobFilter;
+import io.sqlqueue.admin.JobPage;
 import io.sqlqueue.internal.store.JobStore;
-import io.sqlqueue.internal.store.JobSummary;
+import io.sqlqueue.admin.JobSummary;
 import io.sqlqueue.internal.store.Lease;
 import io.sqlqueue.internal.store.NewJob;
 import io.sqlqueue.internal.store.QueueCount;
@@ -67,6 +67,7 @@ import io.sqlqueue.test.TestPropagator;
  * {@link WorkflowConformance}, {@link BatchConformance}, {@link ScheduleConformance}</li>
  * <li>instances: {@link ShutdownConformance}, {@link ManagerLoopsConformance},
  * {@link CallerLockConformance}, {@link PauseConformance}, {@link InstancesConformance}</li>
+ * <li>operating many jobs: {@link SearchConformance}, {@link BulkConformance}</li>
  * <li>reading and keeping: {@link ObservationConformance}, {@link BrowseConformance},
  * {@link RetentionConformance}, {@link JobRunnerConformance}, {@link TableHealthConformance},
  * {@link HistoryConformance}, {@link AuditConformance}</li>
@@ -79,7 +80,7 @@ public abstract class QueueConformanceTests implements EnqueueConformance, Claim
 		FlowControlConformance, WorkflowConformance, BatchConformance, ScheduleConformance, ShutdownConformance,
 		ManagerLoopsConformance, CallerLockConformance, ObservationConformance, BrowseConformance,
 		RetentionConformance, JobRunnerConformance, TableHealthConformance, PauseConformance, InstancesConformance,
-		HistoryConformance, AuditConformance {
+		HistoryConformance, AuditConformance, SearchConformance, BulkConformance {
 
 	/** For the subclasses' own tests (several of the interfaces have a WAIT of their own). */
 	protected static final Duration WAIT = Duration.ofSeconds(30);

@@ -2,6 +2,7 @@ SELECT j.id, j.queue, j.handler, j.status, j.priority, j.attempts, j.max_attempt
     j.created_at, j.started_at, j.finished_at, j.unique_key, j.group_key, j.lease_owner,
     SUBSTR(j.last_error, 1, 200) AS error_head
 FROM queue_job j
-WHERE j.batch_id = ? AND (j.unique_key = ? OR j.group_key = ?)
+WHERE j.batch_id = ?
+  AND (j.unique_key = ? OR j.group_key = ?)
 ORDER BY j.id DESC
 LIMIT ?

@@ -27,6 +27,48 @@ public interface QueueAdmin {
 	/** Most jobs one bulk action (a retry of the failed jobs of a queue or handler) changes. */
 	int MAX_BULK = 1000;
 
+	/** Most jobs a {@link #bulk} action changes in one short transaction (a chunk). */
+	int BULK_CHUNK = 500;
+
+	/** Most jobs one {@link #search} page holds. */
+	int MAX_PAGE_SIZE = 500;
+
+	/**
+	 * Up to {@code limit} jobs that match the filter, newest first: the newest when
+	 * {@code before} is {@code null}, else those with a smaller id (a page's
+	 * {@link JobPage#older()} cursor). Keyset pages: the thousandth costs what the first does.
+	 * @throws RefusedException ({@link Refusal#INVALID_FILTER}) when the filter asks for what
+	 * this database cannot search by, or {@code limit} is not 1 to {@link #MAX_PAGE_SIZE}
+	 */
+	JobPage search(JobFilter filter, @Nullable Long before, int limit);
+
+	/**
+	 * Up to {@code limit} jobs that match the filter with an id greater than {@code after}
+	 * (a page's {@link JobPage#newer()} cursor), newest first.
+	 * @throws RefusedException as {@link #search}
+	 */
+	JobPage searchNewer(JobFilter filter, long after, int limit);
+
+	/**
+	 * How many jobs match the filter now: what a {@link #bulk} action with it would walk, to
+	 * show before it is confirmed.
+	 * @throws RefusedException as {@link #search}
+	 */
+	long count(JobFilter filter);
+
+	/**
+	 * Retries, cancels or deletes every job that matches the filter, in chunks of at most
+	 * {@link #BULK_CHUNK} jobs by id, each in short transactions of its own, so no lock is held
+	 * for long and workers run on meanwhile. Each job changes as the one-job action changes it
+	 * ({@link #retry}, {@link #cancel}; a delete as the retention's pruning) or not at all: one
+	 * whose state the action does not apply to, or that changed meanwhile, is counted as
+	 * skipped. Jobs enqueued after the action began are left alone. Not done
+	 * ({@link Refusal#NO_MATCHING_JOBS}) when the filter matched nothing: a no-op.
+	 * @throws RefusedException ({@link Refusal#NO_FILTER}) for a filter that names nothing,
+	 * ({@link Refusal#INVALID_FILTER}) for one this database cannot search by; nothing changes
+	 */
+	BulkResult bulk(BulkAction action, JobFilter filter);
+
 	/**
 	 * Queues a {@code FAILED} job again with a fresh set of attempts. Refused when there is
 	 * no such job ({@link Refusal#NO_SUCH_JOB}), when it is not failed

@@ -4,7 +4,8 @@ package io.sqlqueue.admin;
  * Why an operator action did nothing, each reason with the one message every caller shows
  * (the Actuator endpoint, the dashboard, application code). The first kind is a state of
  * the data (the action answers {@code done: false}); {@link #BULK_LIMIT},
- * {@link #INVALID_LIMIT}, {@link #INVALID_QUEUE} and {@link #UNKNOWN_QUEUE} are requests
+ * {@link #INVALID_LIMIT}, {@link #INVALID_QUEUE}, {@link #UNKNOWN_QUEUE}, {@link #NO_FILTER}
+ * and {@link #INVALID_FILTER} are requests
  * that are wrong in themselves, thrown as a {@link RefusedException}.
  */
 public enum Refusal {
@@ -64,7 +65,20 @@ public enum Refusal {
 	QUEUE_ALREADY_PAUSED("Queue '%s' was paused already"),
 
 	/** The queue was not paused: resuming it changes nothing. */
-	QUEUE_NOT_PAUSED("Queue '%s' was not paused");
+	QUEUE_NOT_PAUSED("Queue '%s' was not paused"),
+
+	/**
+	 * A bulk action named no filter: it would act on every job of the table. Refused rather
+	 * than guessed; a state ({@code status=FAILED}) is a filter.
+	 */
+	NO_FILTER("A bulk action needs a filter: name at least a queue, handler, state, tag, meta entry, payload "
+			+ "field, batch, search text or time range"),
+
+	/** A part of a filter is malformed, or this database cannot search by it. */
+	INVALID_FILTER("Invalid filter: %s"),
+
+	/** A bulk action's filter matched no job: nothing was changed. */
+	NO_MATCHING_JOBS("No job matches the filter: nothing to %s");
 
 	private final String template;
 

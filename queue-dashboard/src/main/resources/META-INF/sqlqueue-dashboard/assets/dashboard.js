@@ -507,20 +507,24 @@
 
     // --- Jobs
 
-    function jobsPage(params) {
-        var filters = {
-            queue: params.get('queue') || '',
-            handler: params.get('handler') || '',
-            status: params.get('status') || '',
-            search: params.get('search') || '',
-            batch: params.get('batch') || ''
-        };
+    // The parts of a jobs filter, as the API takes them (FilterText): one value each here.
+    var FILTERS = ['queue', 'handler', 'status', 'search', 'batch', 'tags', 'meta', 'payload', 'createdFrom',
+        'createdBefore'];
+
+    function filterQuery(filters) {
         var query = new URLSearchParams();
-        Object.keys(filters).forEach(function (key) {
+        FILTERS.forEach(function (key) {
             if (filters[key]) {
                 query.set(key, filters[key]);
             }
         });
+        return query;
+    }
+
+    function jobsPage(params) {
+        var filters = {};
+        FILTERS.forEach(function (key) { filters[key] = params.get(key) || ''; });
+        var query = filterQuery(filters);
         ['before', 'after'].forEach(function (key) {
             if (params.get(key)) {
                 query.set(key, params.get(key));
@@ -545,14 +549,23 @@
             input('handler', 'Handler', 'any'),
             el('label', null, 'State', status),
             input('search', 'Id, unique key or group key', 'exact match', 'search'),
+            input('tags', 'Tags', 'a,b (all of them)'),
+            input('meta', 'Meta', 'name=value'),
+            input('payload', 'Payload field', 'customer.id=7'),
+            input('createdFrom', 'Created from', '2026-11-27T08:00:00Z'),
+            input('createdBefore', 'Created before', 'ISO-8601 instant'),
             filters.batch ? el('input', {type: 'hidden', name: 'batch', value: filters.batch}) : '',
             el('button', {type: 'submit', id: 'apply', 'class': 'primary'}, 'Apply'),
             el('button', {type: 'button', id: 'reset', onclick: function () { location.hash = '#/jobs'; }}, 'Clear'));
         form.addEventListener('submit', function (event) {
             event.preventDefault();
             var data = new FormData(form);
-            location.hash = jobsLink({queue: (data.get('queue') || '').trim(), handler: (data.get('handler') || '').trim(),
-                status: data.get('status'), search: (data.get('search') || '').trim(), batch: data.get('batch') || ''});
+            var chosen = {};
+            FILTERS.forEach(function (key) {
+                var value = data.get(key);
+                chosen[key] = (key === 'meta' || key === 'payload') ? (value || '') : (value || '').trim();
+            });
+            location.hash = jobsLink(chosen);
         });
         return form;
     }
@@ -604,6 +617,9 @@
                 'api/jobs/retry-failed?' + new URLSearchParams({queue: filters.queue, handler: filters.handler}).toString(),
                 'retry-all-failed', 'danger')));
         }
+        if (settings.actions && FILTERS.some(function (key) { return filters[key]; })) {
+            content.push(bulkPanel(filters));
+        }
         content.push(jobsTable('jobs', page.jobs));
         var pager = el('div', {'class': 'pager'});
         if (page.newer !== null) {
@@ -615,6 +631,43 @@
         }
         content.push(pager);
         show(content);
+    }
+
+    // A bulk action asks first: it counts the jobs the filter matches now and says what it
+    // will do to them, and acts only when that is confirmed. The server refuses a bulk
+    // action without a filter whatever the page sends.
+    var BULK = [['retry', 'Retry', 'queue the failed ones of'], ['cancel', 'Cancel', 'cancel'],
+        ['delete', 'Delete', 'delete the finished ones of']];
+
+    function bulkPanel(filters) {
+        var confirmation = el('div', {id: 'bulk-confirm', 'class': 'confirm', hidden: 'hidden'});
+        var buttons = BULK.map(function (action) {
+            var button = el('button', {type: 'button', id: 'bulk-' + action[0], 'class': 'danger'},
+                action[1] + ' matching…');
+            button.addEventListener('click', function () { askBulk(filters, action, confirmation); });
+            return button;
+        });
+        return el('div', {'class': 'panel bulk', id: 'bulk'}, el('span', null, 'Every job that matches: '), buttons,
+            confirmation);
+    }
+
+    function askBulk(filters, action, confirmation) {
+        var query = filterQuery(filters).toString();
+        get('api/jobs/count?' + query).then(function (counted) {
+            confirmation.textContent = '';
+            confirmation.hidden = false;
+            var jobs = counted.count.toLocaleString('en') + ' job' + (counted.count === 1 ? '' : 's');
+            var go = el('button', {type: 'button', id: 'bulk-go', 'class': 'danger'}, action[1] + ' ' + jobs);
+            var keep = el('button', {type: 'button', id: 'bulk-keep'}, 'Keep them');
+            go.addEventListener('click', function () {
+                go.disabled = true;
+                act('api/bulk/' + action[0] + '?' + query, go);
+            });
+            keep.addEventListener('click', function () { confirmation.hidden = true; });
+            append(confirmation, [el('p', {id: 'bulk-count'}, 'This will ' + action[2] + ' ' + jobs
+                + ' that match the filter now, 500 per transaction. Jobs in another state are skipped.'),
+                go, ' ', keep]);
+        }).catch(function (error) { flash(error.message, true); });
     }
 
     // --- One job

@@ -41,9 +41,14 @@ public class SignupService {
 		catch (DuplicateKeyException ex) {
 			throw new EmailTakenException(email);
 		}
-		long welcomeJobId = this.jobs.enqueue("mail.welcome", new WelcomeMail(userId, email, name));
+		// Labelled so that an operator finds a user's mails (docs/operations.md#searching-jobs).
+		long welcomeJobId = this.jobs.enqueue(Job.of("mail.welcome", new WelcomeMail(userId, email, name))
+			.tags("signup")
+			.meta("user", String.valueOf(userId)));
 		long followupJobId = this.jobs.enqueue(Job.of("mail.followup", new FollowupMail(userId, email, name))
-			.delay(this.properties.followupDelay()));
+			.delay(this.properties.followupDelay())
+			.tags("signup")
+			.meta("user", String.valueOf(userId)));
 		return new Signup(userId, welcomeJobId, followupJobId);
 	}
 

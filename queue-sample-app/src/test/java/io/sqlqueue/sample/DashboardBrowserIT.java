@@ -11,6 +11,7 @@ import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.openqa.selenium.By;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.support.ui.ExpectedConditions;
@@ -42,7 +43,9 @@ import static org.awaitility.Awaitility.await;
  * is saved under {@code target/dashboard-screenshots/} for a reviewer. Then a queue is
  * paused from the overview (its new job stays queued), the instances show, and a resume runs
  * the job. The failed job's timeline shows each attempt from the database with its worker and
- * error; the audit log shows the retry, the pause and the resume.
+ * error; the audit log shows the retry, the pause and the resume. Last, a search by tag and
+ * meta entry finds a campaign's jobs, and a bulk cancel shows their count and cancels them
+ * once confirmed.
  */
 @SpringBootTest(webEnvironment = WebEnvironment.RANDOM_PORT, properties = {
 		"spring.datasource.url=jdbc:h2:mem:dashboard-browser;DB_CLOSE_DELAY=-1",
@@ -286,6 +289,48 @@ class DashboardBrowserIT {
 		Browser.screenshot(browser, "9-audit-log");
 	}
 
+	/**
+	 * A search by tag and meta entry finds a campaign's delayed jobs; a bulk cancel shows how
+	 * many it will cancel, and cancels those only once confirmed.
+	 */
+	@Test
+	@Order(4)
+	void operatorFindsJobsByTagAndCancelsThemAfterSeeingTheirCount() {
+		List<Long> campaign = this.jobs.enqueueAll(List.of(
+				Job.of("report.build", new BuildReport(1)).delay(Duration.ofHours(1)).tags("campaign-42").meta("tenant", "acme"),
+				Job.of("report.build", new BuildReport(2)).delay(Duration.ofHours(1)).tags("campaign-42", "vip").meta("tenant", "acme"),
+				Job.of("report.build", new BuildReport(3)).delay(Duration.ofHours(1)).tags("campaign-42").meta("tenant", "acme")));
+		long otherTenant = this.jobs.enqueue(
+				Job.of("report.build", new BuildReport(4)).delay(Duration.ofHours(1)).tags("campaign-42").meta("tenant", "zeta"));
+		WebDriverWait wait = new WebDriverWait(browser, TIMEOUT);
+		browser.get("http://localhost:" + this.port + "/sqlqueue/#/jobs");
+		WebElement filters = wait.until(ExpectedConditions.presenceOfElementLocated(By.id("filters")));
+		filters.findElement(By.name("tags")).sendKeys("campaign-42");
+		filters.findElement(By.name("meta")).sendKeys("tenant=acme");
+		browser.findElement(By.id("apply")).click();
+		wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector("#jobs tbody tr[data-job-id]"), 3));
+		assertThat(browser.getCurrentUrl()).endsWith("#/jobs?tags=campaign-42&meta=tenant%3Dacme");
+		assertThat(rows()).extracting((row) -> row.getAttribute("data-job-id"))
+			.containsExactly(String.valueOf(campaign.get(2)), String.valueOf(campaign.get(1)),
+					String.valueOf(campaign.get(0)));
+		Browser.screenshot(browser, "10-search-by-tag-and-meta");
+		browser.findElement(By.id("bulk-cancel")).click();
+		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("bulk-count"), "This will cancel 3 jobs"));
+		assertThat(text("#bulk-go")).isEqualTo("Cancel 3 jobs");
+		// Asked, not yet done.
+		assertThat(this.jobs.find(campaign.get(0)).orElseThrow().status()).isEqualTo(JobStatus.QUEUED);
+		Browser.screenshot(browser, "11-bulk-cancel-confirmation");
+		browser.findElement(By.id("bulk-go")).click();
+		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("flash"), "3 of 3 matching jobs"));
+		for (long id : campaign) {
+			assertThat(this.jobs.find(id).orElseThrow().status()).isEqualTo(JobStatus.CANCELLED);
+		}
+		assertThat(this.jobs.find(otherTenant).orElseThrow().status()).isEqualTo(JobStatus.QUEUED);
+		wait.until(ExpectedConditions.textToBePresentInElementLocated(
+				By.cssSelector("#jobs tr[data-job-id='" + campaign.get(0) + "']"), "CANCELLED"));
+		Browser.screenshot(browser, "12-bulk-cancelled");
+	}
+
 	/** The value of a fact on the job page. */
 	private static String factAfter(String label) {
 		return browser.findElement(By.xpath("//dl[@class='facts']/dt[text()='" + label + "']/following-sibling::dd[1]"))
@@ -296,6 +341,10 @@ class DashboardBrowserIT {
 		return browser.findElements(By.cssSelector("#jobs tbody tr[data-job-id]"));
 	}
 
+	/**
+	 * The text of the element, found again when the page replaced it between the find and the
+	 * read: the overview redraws itself every refresh interval (1 s here).
+	 */
 	private static String text(String css) {
 		return redrawn(() -> browser.findElement(By.cssSelector(css)).getText());
 	}
@@ -309,7 +358,7 @@ class DashboardBrowserIT {
 			try {
 				return read.get();
 			}
-			catch (org.openqa.selenium.StaleElementReferenceException ex) {
+			catch (StaleElementReferenceException ex) {
 				if (tries == 5) {
 					throw ex;
 				}

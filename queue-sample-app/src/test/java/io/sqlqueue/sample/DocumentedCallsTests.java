@@ -148,7 +148,28 @@ class DocumentedCallsTests {
 						curl -X POST localhost:8080/actuator/sqlqueue/queues/mail -H 'Content-Type: application/json' \
 						-d '{"action": "resume"}'""", (call) -> {
 					assertThat(call.send().json("$.message")).isEqualTo("Queue 'mail' is resumed");
-				})));
+				}),
+				step("curl 'localhost:8080/actuator/sqlqueue/jobs/search?tags=signup&limit=10'", (call) -> {
+					Answer page = call.send();
+					assertThat(page.json("$.jobs[*].id").toString()).as("Ada's mails, newest first").isEqualTo("[2,1]");
+					assertThat(page.json("$.jobs[0].status")).isEqualTo("CANCELLED");
+				}),
+				step("curl 'localhost:8080/actuator/sqlqueue/jobs/count?tags=signup&meta=user=1&status=CANCELLED'",
+						Call::send),
+				step("""
+						curl -X POST localhost:8080/actuator/sqlqueue -H 'Content-Type: application/json' \
+						-d '{"action": "count", "tags": "signup", "status": "CANCELLED"}'""", Call::send),
+				step("""
+						curl -X POST localhost:8080/actuator/sqlqueue -H 'Content-Type: application/json' \
+						-d '{"action": "delete", "tags": "signup", "status": "CANCELLED"}'""", (call) -> {
+					assertThat(call.send().json("$.message")).isEqualTo("Deleted 1 of 1 matching job");
+					assertThat(call.app().send(new DocumentedCurl.Request("GET", "/actuator/sqlqueue/2", Map.of(), null,
+							null)).status()).as("job 2, deleted").isEqualTo(404);
+				}),
+				step("""
+						curl -i -X POST localhost:8080/actuator/sqlqueue -H 'Content-Type: application/json' \
+						-d '{"action": "cancel"}'""", (call) -> assertThat(call.send().body())
+					.contains("A bulk action needs a filter"))));
 	}
 
 	@Test

@@ -28,7 +28,7 @@ record DocumentedCurl(String file, int line, String command, String promise) {
 	private static final Pattern FENCE = Pattern.compile("^\\s*```\\s*([A-Za-z]*)\\s*$");
 
 	/** A curl written anywhere in a page, also inside a sentence; each one must be found by {@link #read}. */
-	private static final Pattern ANY_CURL = Pattern.compile("(?<![\\w-])curl\\s+(?:-|localhost|https?://)");
+	private static final Pattern ANY_CURL = Pattern.compile("(?<![\\w-])curl\\s+(?:-|['\"]?localhost|['\"]?https?://)");
 
 	/**
 	 * Every curl command of a Markdown page, in page order: each line that starts with

@@ -1,7 +1,10 @@
 package io.sqlqueue.internal.admin;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.BooleanSupplier;
@@ -15,7 +18,11 @@ import io.sqlqueue.JobStatus;
 import io.sqlqueue.Names;
 import io.sqlqueue.admin.AdminResult;
 import io.sqlqueue.admin.AuditEntry;
+import io.sqlqueue.admin.BulkAction;
+import io.sqlqueue.admin.BulkResult;
 import io.sqlqueue.admin.JobAttempt;
+import io.sqlqueue.admin.JobFilter;
+import io.sqlqueue.admin.JobPage;
 import io.sqlqueue.admin.PausedQueue;
 import io.sqlqueue.admin.QueueInstance;
 import io.sqlqueue.admin.QueueAdmin;
@@ -143,6 +150,65 @@ public class DefaultQueueAdmin implements QueueAdmin {
 		}
 		return AdminResult.done(ids.size() + " failed job" + ((ids.size() == 1) ? "" : "s") + of + " queued again",
 				null, ids);
+	}
+
+	@Override
+	public JobPage search(JobFilter filter, @Nullable Long before, int limit) {
+		return this.store.browser().olderThan(filter, before, pageSize(limit));
+	}
+
+	@Override
+	public JobPage searchNewer(JobFilter filter, long after, int limit) {
+		return this.store.browser().newerThan(filter, after, pageSize(limit));
+	}
+
+	@Override
+	public long count(JobFilter filter) {
+		return this.store.browser().count(filter);
+	}
+
+	@Override
+	public BulkResult bulk(BulkAction action, JobFilter filter) {
+		BulkResult result = new BulkRun(this.jobs, this.store, BULK_CHUNK).run(action, filter);
+		if (result.changed() > 0) {
+			// After the run, not in its transaction: a bulk action is many short transactions.
+			log("bulk-" + action.name().toLowerCase(Locale.ROOT), filter.queue(), null, null,
+					(int) Math.min(Integer.MAX_VALUE, result.changed()), describe(filter));
+		}
+		if (action == BulkAction.RETRY && result.changed() > 0 && this.manager != null) {
+			this.manager.wakeUp((filter.queue() != null) ? Set.of(filter.queue()) : this.manager.totalWorkers().keySet());
+		}
+		return result;
+	}
+
+	/** The filter's conditions as the audit log shows them: {@code queue=mail status=FAILED tags=[a, b]}. */
+	private static String describe(JobFilter filter) {
+		Map<String, Object> conditions = new LinkedHashMap<>();
+		conditions.put("queue", filter.queue());
+		conditions.put("handler", filter.handler());
+		conditions.put("status", filter.status());
+		conditions.put("search", filter.search());
+		conditions.put("batch", filter.batch());
+		conditions.put("tags", filter.tags().isEmpty() ? null : filter.tags());
+		conditions.put("meta", filter.meta().isEmpty() ? null : filter.meta());
+		conditions.put("payload", filter.payload().isEmpty() ? null : filter.payload());
+		conditions.put("createdFrom", filter.createdFrom());
+		conditions.put("createdBefore", filter.createdBefore());
+		StringBuilder text = new StringBuilder();
+		conditions.forEach((name, value) -> {
+			if (value != null) {
+				text.append((text.length() > 0) ? " " : "").append(name).append('=').append(value);
+			}
+		});
+		return text.toString();
+	}
+
+	private static int pageSize(int limit) {
+		if (limit < 1 || limit > MAX_PAGE_SIZE) {
+			throw new RefusedException(Refusal.INVALID_FILTER, "a page holds 1 to " + MAX_PAGE_SIZE + " jobs, not "
+					+ limit);
+		}
+		return limit;
 	}
 
 	@Override

@@ -183,6 +183,26 @@ public abstract class Dialect {
 		return 500;
 	}
 
+	/**
+	 * The text of a field of a JSON column found by a path of object keys, the path bound as
+	 * the one parameter ({@link #payloadPath}); {@code null} where the database has no such
+	 * function, and a search by payload field is refused. A missing field is {@code NULL}.
+	 */
+	public @Nullable String jsonFieldText(String column) {
+		return null;
+	}
+
+	/**
+	 * The bound value of {@link #jsonFieldText}'s path for these object keys, each validated
+	 * as letters, digits, {@code _} and {@code -} ({@code io.sqlqueue.admin.JobFilter}): by
+	 * default a JSON path with every key quoted ({@code $."customer"."id"}).
+	 */
+	public String payloadPath(List<String> keys) {
+		StringBuilder path = new StringBuilder("$");
+		keys.forEach((key) -> path.append(".\"").append(key).append('"'));
+		return path.toString();
+	}
+
 	/** A bound parameter ({@code ?}) written into a JSON column. */
 	public String jsonParameter() {
 		return "?";

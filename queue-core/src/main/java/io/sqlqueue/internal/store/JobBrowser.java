@@ -5,19 +5,23 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
-import java.util.regex.Pattern;
 
 import javax.sql.DataSource;
 
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.core.RowCallbackHandler;
 
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.Names;
+import io.sqlqueue.admin.JobFilter;
+import io.sqlqueue.admin.JobPage;
+import io.sqlqueue.admin.JobSummary;
 
 /**
  * Reads for people looking at the queue (a dashboard): pages of jobs by filter (also the
@@ -25,8 +29,8 @@ import io.sqlqueue.Names;
  * <p>
  * Pages use keyset pagination on the primary key: newest first, {@code id < ?} for older
  * pages and {@code id > ?} for newer ones, so the ten-thousandth page costs what the first
- * does. A filter adds equality conditions; the statement's text depends only on which
- * filters are set, so each combination is written once. Where the database would reuse one
+ * does. The filter's statements are {@link JobSearchSql}'s; the same serve the counts and
+ * the chunks of bulk actions. Where the database would reuse one
  * plan for every value of a filter, each read is planned for its own values
  * ({@link Dialect#customPlansStatement()}).
  */
@@ -36,25 +40,7 @@ public class JobBrowser {
 	public static final int ERROR_HEAD_LENGTH = 200;
 
 	/** Most jobs one page holds. */
-	public static final int MAX_PAGE_SIZE = 500;
-
-	private static final Pattern JOB_ID = Pattern.compile("[0-9]{1,18}");
-
-	private static final int OLDER = 1;
-
-	private static final int QUEUE = 2;
-
-	private static final int HANDLER = 4;
-
-	private static final int STATUS = 8;
-
-	private static final int SEARCH = 16;
-
-	private static final int SEARCH_ID = 32;
-
-	private static final int NEWER = 64;
-
-	private static final int BATCH = 128;
+	public static final int MAX_PAGE_SIZE = io.sqlqueue.admin.QueueAdmin.MAX_PAGE_SIZE;
 
 	private final Dialect dialect;
 
@@ -64,7 +50,7 @@ public class JobBrowser {
 
 	private final StoreTransactions transactions;
 
-	private final Map<Integer, String> pageQueries = new ConcurrentHashMap<>();
+	private final JobSearchSql search;
 
 	private final Map<Integer, String> finishedQueries = new ConcurrentHashMap<>();
 
@@ -81,6 +67,10 @@ public class JobBrowser {
 		this.transactions = transactions;
 		String checkedSchema = Names.requireSchema(schema);
 		this.table = (checkedSchema != null) ? dialect.quote(checkedSchema) + ".queue_job" : "queue_job";
+		this.search = new JobSearchSql(dialect, schema, """
+				j.id, j.queue, j.handler, j.status, j.priority, j.attempts, j.max_attempts, j.run_at,
+				    j.created_at, j.started_at, j.finished_at, j.unique_key, j.group_key, j.lease_owner,
+				    SUBSTR(j.last_error, 1, %d) AS error_head""".formatted(ERROR_HEAD_LENGTH));
 		// A job that ran before waits out a retry backoff; one that never ran, a delay. (DELAYED
 		// is a keyword in MariaDB and MySQL.)
 		this.queuedByQueue = """
@@ -109,7 +99,8 @@ public class JobBrowser {
 	 */
 	public JobPage olderThan(JobFilter filter, @Nullable Long before, int limit) {
 		int size = checkLimit(limit);
-		List<JobSummary> rows = query(filter, (before != null) ? OLDER : 0, before, size + 1);
+		List<JobSummary> rows = query(filter, (before != null) ? JobSearchSql.Cursor.OLDER : JobSearchSql.Cursor.NONE,
+				before, size + 1);
 		List<JobSummary> jobs = rows.subList(0, Math.min(size, rows.size()));
 		Long older = (rows.size() > size) ? jobs.get(jobs.size() - 1).id() : null;
 		Long newer = null;
@@ -122,7 +113,7 @@ public class JobBrowser {
 	/** Up to {@code limit} jobs that match the filter with an id greater than {@code after}, newest first. */
 	public JobPage newerThan(JobFilter filter, long after, int limit) {
 		int size = checkLimit(limit);
-		List<JobSummary> rows = query(filter, NEWER, after, size + 1);
+		List<JobSummary> rows = query(filter, JobSearchSql.Cursor.NEWER, after, size + 1);
 		List<JobSummary> jobs = new ArrayList<>(rows.subList(0, Math.min(size, rows.size())));
 		Collections.reverse(jobs);
 		Long newer = (rows.size() > size) ? jobs.get(0).id() : null;
@@ -182,9 +173,41 @@ public class JobBrowser {
 				GROUP BY f.queue, f.status, f.minutes_ago""".formatted(nowPlus, bucket, this.table);
 	}
 
-	private List<JobSummary> query(JobFilter filter, int cursor, @Nullable Long cursorId, int limit) {
-		Query query = shapedQuery(filter, cursor, cursorId, limit);
-		return read(() -> this.jdbc.query(query.sql(), this::mapSummary, query.args()));
+	private List<JobSummary> query(JobFilter filter, JobSearchSql.Cursor cursor, @Nullable Long cursorId, int limit) {
+		JobSearchSql.Query query = this.search.page(filter, cursor, cursorId, limit);
+		return read(() -> this.jdbc.query(query.sql(), query, this::mapSummary));
+	}
+
+	/**
+	 * How many jobs match the filter now: one count over what the filter's indexes (a tag's,
+	 * a meta entry's) narrow it to, else over the table.
+	 */
+	public long count(JobFilter filter) {
+		JobSearchSql.Query query = this.search.count(filter);
+		Long count = read(() -> this.jdbc.query(query.sql(), query, (rs) -> rs.next() ? rs.getLong(1) : 0L));
+		return (count != null) ? count : 0L;
+	}
+
+	/** The highest id of any job now, or 0 when there is none. */
+	public long maxId() {
+		Long max = this.jdbc.queryForObject(this.search.maxId(), Long.class);
+		return (max != null) ? max : 0L;
+	}
+
+	/**
+	 * The ids of up to {@code limit} jobs that match the filter, with an id above {@code after}
+	 * and at most {@code upTo}, ascending, with their states as read: the next chunk of a bulk
+	 * action. Read without locks, so a state may have changed by the time it is acted on.
+	 */
+	public Map<Long, JobStatus> idsAfter(JobFilter filter, long after, long upTo, int limit) {
+		JobSearchSql.Query query = this.search.ids(filter, after, upTo, limit);
+		Map<Long, JobStatus> ids = new LinkedHashMap<>();
+		read(() -> {
+			this.jdbc.query(query.sql(), query,
+					(RowCallbackHandler) (rs) -> ids.put(rs.getLong(1), JobStatus.valueOf(rs.getString(2))));
+			return ids;
+		});
+		return ids;
 	}
 
 	/** Runs a read planned for its own parameters ({@link Dialect#customPlansStatement()}). */
@@ -201,82 +224,22 @@ public class JobBrowser {
 
 	/** The statement of a page (newest first from {@code before}, or oldest first from {@code after}) and its parameters. */
 	Query pageQuery(JobFilter filter, @Nullable Long before, @Nullable Long after, int limit) {
-		if (after != null) {
-			return shapedQuery(filter, NEWER, after, limit);
-		}
-		return shapedQuery(filter, (before != null) ? OLDER : 0, before, limit);
+		JobSearchSql.Query query = (after != null) ? this.search.page(filter, JobSearchSql.Cursor.NEWER, after, limit)
+				: this.search.page(filter, (before != null) ? JobSearchSql.Cursor.OLDER : JobSearchSql.Cursor.NONE,
+						before, limit);
+		return new Query(query.sql(), query.args().toArray());
 	}
 
-	private Query shapedQuery(JobFilter filter, int cursor, @Nullable Long cursorId, int limit) {
-		int shape = cursor;
-		List<Object> args = new ArrayList<>();
-		if (cursorId != null) {
-			args.add(cursorId);
-		}
-		if (filter.queue() != null) {
-			shape |= QUEUE;
-			args.add(filter.queue());
-		}
-		if (filter.handler() != null) {
-			shape |= HANDLER;
-			args.add(filter.handler());
-		}
-		if (filter.status() != null) {
-			shape |= STATUS;
-			args.add(filter.status().name());
-		}
-		if (filter.batch() != null) {
-			shape |= BATCH;
-			args.add(filter.batch());
-		}
-		String search = filter.search();
-		if (search != null) {
-			shape |= SEARCH;
-			if (JOB_ID.matcher(search).matches()) {
-				shape |= SEARCH_ID;
-				args.add(Long.parseLong(search));
-			}
-			args.add(search);
-			args.add(search);
-		}
-		args.add(limit);
-		return new Query(this.pageQueries.computeIfAbsent(shape, this::pageText), args.toArray());
+	/** The statement of a count and its parameters. */
+	Query countQuery(JobFilter filter) {
+		JobSearchSql.Query query = this.search.count(filter);
+		return new Query(query.sql(), query.args().toArray());
 	}
 
-	/** The page statement for one combination of cursor and filters; parameters in that order, then the limit. */
-	private String pageText(int shape) {
-		List<String> conditions = new ArrayList<>();
-		if ((shape & OLDER) != 0) {
-			conditions.add("j.id < ?");
-		}
-		if ((shape & NEWER) != 0) {
-			conditions.add("j.id > ?");
-		}
-		if ((shape & QUEUE) != 0) {
-			conditions.add("j.queue = ?");
-		}
-		if ((shape & HANDLER) != 0) {
-			conditions.add("j.handler = ?");
-		}
-		if ((shape & STATUS) != 0) {
-			conditions.add("j.status = ?");
-		}
-		if ((shape & BATCH) != 0) {
-			conditions.add("j.batch_id = ?");
-		}
-		if ((shape & SEARCH) != 0) {
-			conditions.add(((shape & SEARCH_ID) != 0) ? "(j.id = ? OR j.unique_key = ? OR j.group_key = ?)"
-					: "(j.unique_key = ? OR j.group_key = ?)");
-		}
-		String where = conditions.isEmpty() ? "" : "\nWHERE " + String.join(" AND ", conditions);
-		String order = ((shape & NEWER) != 0) ? "ASC" : "DESC";
-		return """
-				SELECT j.id, j.queue, j.handler, j.status, j.priority, j.attempts, j.max_attempts, j.run_at,
-				    j.created_at, j.started_at, j.finished_at, j.unique_key, j.group_key, j.lease_owner,
-				    SUBSTR(j.last_error, 1, %d) AS error_head
-				FROM %s j%s
-				ORDER BY j.id %s
-				LIMIT ?""".formatted(ERROR_HEAD_LENGTH, this.table, where, order);
+	/** The statement of a bulk action's chunk and its parameters. */
+	Query idsQuery(JobFilter filter, long after, long upTo, int limit) {
+		JobSearchSql.Query query = this.search.ids(filter, after, upTo, limit);
+		return new Query(query.sql(), query.args().toArray());
 	}
 
 	private JobSummary mapSummary(ResultSet rs, int row) throws SQLException {

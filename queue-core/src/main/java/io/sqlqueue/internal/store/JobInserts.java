@@ -18,7 +18,7 @@ import io.sqlqueue.DuplicateJobException;
 /**
  * The insert of new jobs, in the transaction {@link JobStore} opened or joined: one statement
  * where the dialect has one for many rows, else a JDBC batch, else row by row; a taken unique
- * key inserts nothing and throws.
+ * key inserts nothing and throws. The jobs' labels ({@link JobLabels}) in the same transaction.
  */
 final class JobInserts {
 
@@ -30,7 +30,10 @@ final class JobInserts {
 
 	private final @Nullable WorkAnnouncer announcer;
 
-	JobInserts(JdbcTemplate jdbc, JobSql sql, Dialect dialect, @Nullable WorkAnnouncer announcer) {
+	private final JobLabels labels;
+
+	JobInserts(JdbcTemplate jdbc, JobSql sql, Dialect dialect, @Nullable WorkAnnouncer announcer, JobLabels labels) {
+		this.labels = labels;
 		this.jdbc = jdbc;
 		this.sql = sql;
 		this.dialect = dialect;
@@ -44,6 +47,9 @@ final class JobInserts {
 	List<Long> insert(List<NewJob> jobs) {
 		try {
 			List<Long> ids = this.jdbc.execute((Connection connection) -> insertBatch(connection, jobs));
+			if (jobs.stream().anyMatch(NewJob::labelled)) {
+				this.labels.insert(ids, jobs);
+			}
 			if (this.announcer != null) {
 				this.announcer.afterCommit(jobs.stream().map(NewJob::queue).distinct().toList());
 			}

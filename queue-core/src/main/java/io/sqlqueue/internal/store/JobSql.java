@@ -108,6 +108,17 @@ final class JobSql {
 
 	private final Map<Integer, String> cancelRequested = new ConcurrentHashMap<>();
 
+	private final Map<Integer, String> finishedAmong = new ConcurrentHashMap<>();
+
+	private final Map<Integer, String> plainQueuedAmong = new ConcurrentHashMap<>();
+
+	private final Map<Integer, String> cancelPlainAmong = new ConcurrentHashMap<>();
+
+	/** {@link Dialect#writeLockFirst} of the jobs' table, or {@code null} where reads lock rows. */
+	final @Nullable String writeLockFirst;
+
+	private final Map<Integer, String> deleteFinishedAmong = new ConcurrentHashMap<>();
+
 	private final Map<Integer, String> awaitedAmong = new ConcurrentHashMap<>();
 
 	private final Map<Integer, String> lockRunning = new ConcurrentHashMap<>();
@@ -181,6 +192,7 @@ final class JobSql {
 				prefix + "queue_dependency", prefix + "queue_batch", prefix + "queue_schedule",
 				prefix + "queue_instance", prefix + "queue_attempt"));
 		this.tableName = this.table;
+		this.writeLockFirst = dialect.writeLockFirst(this.table);
 		// A job whose cancel was asked for while it ran is never queued again (reschedule,
 		// release): it ends CANCELLED, even if its instance had not heard of the request yet.
 		this.reschedule = """
@@ -452,6 +464,42 @@ final class JobSql {
 	String findAll(int ids) {
 		return this.findAll.computeIfAbsent(ids,
 				(count) -> "SELECT * FROM %s WHERE id IN (%s)".formatted(this.table, placeholders(count)));
+	}
+
+	/**
+	 * The finished jobs among these ids, with {@code lock} locked and passing over rows
+	 * another transaction holds; parameters: ids….
+	 */
+	String finishedAmong(int ids, boolean lock) {
+		return this.finishedAmong.computeIfAbsent(ids * 2 + (lock ? 1 : 0), (key) -> """
+				SELECT id FROM %s WHERE id IN (%s) AND status IN ('SUCCEEDED', 'FAILED', 'CANCELLED')%s"""
+			.formatted(this.table, placeholders(ids), lock ? "\nFOR UPDATE SKIP LOCKED" : ""));
+	}
+
+	/**
+	 * The {@code QUEUED} or {@code WAITING} jobs among these ids whose end settles nothing,
+	 * with {@code lock} locked and passing over rows another transaction holds; parameters: ids….
+	 */
+	String plainQueuedAmong(int ids, boolean lock) {
+		return this.plainQueuedAmong.computeIfAbsent(ids * 2 + (lock ? 1 : 0), (key) -> """
+				SELECT id, queue, handler FROM %s
+				WHERE id IN (%s) AND status IN ('QUEUED', 'WAITING') AND settles = 0%s"""
+			.formatted(this.table, placeholders(ids), lock ? "\nFOR UPDATE SKIP LOCKED" : ""));
+	}
+
+	/** Cancels the {@code QUEUED} or {@code WAITING} jobs among these ids whose end settles nothing; parameters: ids…. */
+	String cancelPlainAmong(int ids) {
+		return this.cancelPlainAmong.computeIfAbsent(ids, (count) -> """
+				UPDATE %s SET status = 'CANCELLED', finished_at = %s, updated_at = %s, version = version + 1
+				WHERE id IN (%s) AND status IN ('QUEUED', 'WAITING') AND settles = 0"""
+			.formatted(this.table, this.dialect.now(), this.dialect.now(), placeholders(count)));
+	}
+
+	/** Deletes the finished jobs among these ids; parameters: ids…. */
+	String deleteFinishedAmong(int ids) {
+		return this.deleteFinishedAmong.computeIfAbsent(ids, (count) -> """
+				DELETE FROM %s WHERE id IN (%s) AND status IN ('SUCCEEDED', 'FAILED', 'CANCELLED')"""
+			.formatted(this.table, placeholders(count)));
 	}
 
 	/** The running jobs of these ids whose cancel was asked for; parameters: ids…. */

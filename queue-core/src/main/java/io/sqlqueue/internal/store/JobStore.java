@@ -98,6 +98,8 @@ public class JobStore implements QueueStore {
 
 	private final JobBrowser browser;
 
+	private final JobLabels labels;
+
 	private final ClusterStore cluster;
 
 	private final JobLeases leases;
@@ -155,7 +157,8 @@ public class JobStore implements QueueStore {
 		this.transactions = new StoreTransactions(dataSource, dialect);
 		WorkAnnouncer announcer = (notifyChannel != null)
 				? new WorkAnnouncer(dataSource, dialect.notifyStatement(), notifyChannel) : null;
-		this.inserts = new JobInserts(this.jdbc, this.sql, dialect, announcer);
+		this.labels = new JobLabels(this.jdbc, dialect, schema);
+		this.inserts = new JobInserts(this.jdbc, this.sql, dialect, announcer, this.labels);
 		this.claims = new JobClaims(this.jdbc, this.sql, dialect, claimMethod, this.transactions);
 		this.flows = new FlowStore(this.jdbc, this.transactions, dialect, this.sql, schema, notifyChannel);
 		this.schedules = new ScheduleStore(this.jdbc, this.transactions, dialect, schema);
@@ -552,7 +555,10 @@ public class JobStore implements QueueStore {
 		return requested;
 	}
 
-	/** The jobs of these ids, as stored now (fewer when some do not exist). */
+	/**
+	 * The jobs of these ids, as stored now (fewer when some do not exist), without their
+	 * labels: for the awaiters' polls, which read states only.
+	 */
 	@Override
 	public List<JobRecord> findAll(Collection<Long> ids) {
 		List<JobRecord> found = new ArrayList<>();
@@ -562,9 +568,10 @@ public class JobStore implements QueueStore {
 		return found;
 	}
 
+	/** The job of this id as stored now, with its labels. */
 	@Override
 	public Optional<JobRecord> find(long id) {
-		return this.jdbc.query(this.sql.find, jobRows(), id).stream().findFirst();
+		return this.labels.withLabels(this.jdbc.query(this.sql.find, jobRows(), id)).stream().findFirst();
 	}
 
 	/**
@@ -780,7 +787,83 @@ public class JobStore implements QueueStore {
 		}
 		this.workflows.forget(deleted);
 		this.attempts.forget(deleted);
+		this.labels.forget(deleted);
 		return deleted.size();
+	}
+
+	/**
+	 * Cancels the {@code QUEUED} or {@code WAITING} jobs among these ids (at most
+	 * {@link IdChunks#MAX}) whose end settles nothing (no dependents, no batch), in one short
+	 * transaction: where the database has {@code SKIP LOCKED} it locks them first and passes
+	 * over rows another transaction holds (a claim taking them); where it has not, it takes
+	 * the write lock first. Returns the jobs it cancelled; the others are for
+	 * {@link #cancel(long)} and {@link #requestCancel(long)}, one by one.
+	 */
+	public List<CancelledJob> cancelPlain(Collection<Long> ids) {
+		Object[] chunk = oneChunk(ids);
+		if (chunk.length == 0) {
+			return List.of();
+		}
+		boolean lock = this.transactions.rowLocks();
+		List<CancelledJob> cancelled = this.transactions.inCallerOrNewReadCommitted(() -> {
+			if (!lock && this.sql.writeLockFirst != null) {
+				this.jdbc.update(this.sql.writeLockFirst);
+			}
+			List<CancelledJob> plain = this.jdbc.query(this.sql.plainQueuedAmong(chunk.length, lock),
+					(rs, row) -> new CancelledJob(rs.getLong(1), rs.getString(2), rs.getString(3)), chunk);
+			if (plain.isEmpty()) {
+				return List.<CancelledJob>of();
+			}
+			Object[] held = IdChunks.of(plain.stream().map(CancelledJob::id).toList()).get(0);
+			int changed = this.jdbc.update(this.sql.cancelPlainAmong(held.length), held);
+			if (changed != plain.size()) {
+				// Only where rows cannot be locked, and the write lock came first: never expected.
+				throw new IllegalStateException("Cancelled " + changed + " of " + plain.size() + " jobs read as queued");
+			}
+			this.ends.notifyFinished(plain.stream().map(CancelledJob::id).toList());
+			return plain;
+		});
+		return (cancelled != null) ? cancelled : List.of();
+	}
+
+	/** These ids as the parameters of one statement; refused when they need more than one. */
+	private static Object[] oneChunk(Collection<Long> ids) {
+		List<Object[]> chunks = IdChunks.of(ids);
+		if (chunks.size() > 1) {
+			throw new IllegalArgumentException("At most " + IdChunks.MAX + " ids at once, not " + ids.size());
+		}
+		return chunks.isEmpty() ? new Object[0] : chunks.get(0);
+	}
+
+	/**
+	 * Deletes the finished jobs among these ids (at most {@link IdChunks#MAX} of them) in one
+	 * short transaction, as the pruner does: where the database has {@code SKIP LOCKED} it
+	 * locks them first, passing over rows another transaction holds; a job not finished is
+	 * never deleted. Returns the ids it deleted, with their attempts, labels and links.
+	 */
+	public List<Long> deleteFinished(Collection<Long> ids) {
+		Object[] chunk = oneChunk(ids);
+		if (chunk.length == 0) {
+			return List.of();
+		}
+		boolean lock = this.transactions.rowLocks();
+		List<Long> deleted = this.transactions.inCallerOrNewReadCommitted(() -> {
+			if (!lock && this.sql.writeLockFirst != null) {
+				this.jdbc.update(this.sql.writeLockFirst);
+			}
+			List<Long> finished = this.jdbc.queryForList(this.sql.finishedAmong(chunk.length, lock), Long.class,
+					chunk);
+			if (finished.isEmpty()) {
+				return List.<Long>of();
+			}
+			Object[] held = IdChunks.of(finished).get(0);
+			this.jdbc.update(this.sql.deleteFinishedAmong(held.length), held);
+			this.workflows.forget(finished);
+			this.attempts.forget(finished);
+			this.labels.forget(finished);
+			return finished;
+		});
+		return (deleted != null) ? deleted : List.of();
 	}
 
 	/**

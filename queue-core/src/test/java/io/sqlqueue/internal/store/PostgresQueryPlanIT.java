@@ -9,6 +9,7 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 
+import io.sqlqueue.admin.JobFilter;
 import io.sqlqueue.internal.schema.QueueSchemaMigrator;
 import io.sqlqueue.test.TestDatabase;
 
@@ -52,8 +53,16 @@ class PostgresQueryPlanIT {
 		jdbc.execute("""
 				INSERT INTO queue_dependency (depends_on, job_id)
 				SELECT i, i + 1 FROM generate_series(1, 20000) AS i""");
+		jdbc.execute("""
+				INSERT INTO queue_job_tag (job_id, tag)
+				SELECT id, CASE WHEN id % 1000 = 0 THEN 'rare' ELSE 'common' END FROM queue_job""");
+		jdbc.execute("""
+				INSERT INTO queue_job_meta (job_id, meta_name, meta_value)
+				SELECT id, 'tenant', 't' || (id % 50) FROM queue_job""");
 		jdbc.execute("ANALYZE queue_job");
 		jdbc.execute("ANALYZE queue_dependency");
+		jdbc.execute("ANALYZE queue_job_tag");
+		jdbc.execute("ANALYZE queue_job_meta");
 		workflowSql = new WorkflowSql(database.dialect(), database.schema());
 	}
 
@@ -195,6 +204,33 @@ class PostgresQueryPlanIT {
 		assertThat(plan(browser.pageQuery(new JobFilter(null, null, io.sqlqueue.JobStatus.QUEUED, null), null, null, 51)))
 			.doesNotContain("Seq Scan");
 		assertThat(plan(browser.pageQuery(new JobFilter(null, null, io.sqlqueue.JobStatus.RUNNING, null), null, null, 51)))
+			.doesNotContain("Seq Scan");
+	}
+
+	/**
+	 * A search by tag or meta entry reads that index in id order from its cursor and joins
+	 * the jobs by primary key: a page of a rare tag reads its own rows, not the table.
+	 */
+	@Test
+	void searchPagesByTagOrMetaReadTheirIndexFromTheCursor() {
+		assertThat(plan(browser.pageQuery(JobFilter.builder().tag("rare").build(), 40_000L, null, 51)))
+			.contains("queue_job_tag_search_idx")
+			.contains("queue_job_pkey")
+			.doesNotContain("Seq Scan")
+			.doesNotContain("Sort");
+		assertThat(plan(browser.pageQuery(JobFilter.builder().meta("tenant", "t7").build(), null, null, 51)))
+			.contains("queue_job_meta_search_idx")
+			.doesNotContain("Seq Scan");
+		assertThat(plan(browser.idsQuery(JobFilter.builder().tag("rare").queue("q1").build(), 0, 60_000, 500)))
+			.contains("queue_job_tag_search_idx")
+			.doesNotContain("Seq Scan");
+		// A common tag: the jobs' primary key is read from the cursor (a range the planner
+		// carries only because it is written on the jobs' side too), or probed per row.
+		assertThat(plan(browser.pageQuery(JobFilter.builder().tag("common").queue("q3").build(), 25_000L, null, 51)))
+			.containsAnyOf("(id < '25000'::bigint)", "(id = d.job_id)")
+			.doesNotContain("Seq Scan");
+		assertThat(plan(browser.idsQuery(JobFilter.builder().tag("common").build(), 25_000, 60_000, 500)))
+			.containsAnyOf("(id > '25000'::bigint)", "(id = d.job_id)")
 			.doesNotContain("Seq Scan");
 	}
 

@@ -30,6 +30,7 @@ import org.springframework.jdbc.core.JdbcOperations;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.admin.JobFilter;
 import io.sqlqueue.internal.store.h2.H2Dialect;
 import io.sqlqueue.internal.store.mariadb.MariaDbDialect;
 import io.sqlqueue.internal.store.postgresql.PostgresDialect;
@@ -135,7 +136,8 @@ class SqlGoldenFilesTests {
 		all.fields("job-", jobs, Set.of("tableName"));
 		all.covered(JobSql.class, "plain", "makeDue", "claimReturning", "claimReturningPast", "limitedCandidates", "claimQueued",
 				"claimQueuedPassingOverLocked", "lockQueued", "claimedWith", "lockReadyJobs", "readyJobsQuery",
-				"claimIds", "finishedUnder", "findAll", "cancelRequested", "lockRunning", "running", "awaitedAmong");
+				"claimIds", "finishedUnder", "findAll", "cancelRequested", "lockRunning", "running", "awaitedAmong",
+				"finishedAmong", "deleteFinishedAmong", "plainQueuedAmong", "cancelPlainAmong");
 		for (String write : List.of("complete", "reschedule", "finish", "release", "cancel", "expire", "reap",
 				"completeWhileLeased")) {
 			all.put("job-" + kebab(write) + "-plain", jobs.plain(field(jobs, write)));
@@ -147,6 +149,12 @@ class SqlGoldenFilesTests {
 		all.put("job-lock-running", jobs.lockRunning(BATCH));
 		all.put("job-running", jobs.running(BATCH));
 		all.put("job-awaited-among", jobs.awaitedAmong(BATCH));
+		all.put("job-bulk-delete", sequence("-- 1. Lock the finished jobs of the chunk, passing over locked rows.",
+				jobs.finishedAmong(BATCH, dialect.supports(ClaimMethod.LOCK_THEN_UPDATE)),
+				"-- 2. Delete those (then their edges and labels).", jobs.deleteFinishedAmong(BATCH)));
+		all.put("job-bulk-cancel", sequence("-- 1. Lock the chunk's queued jobs that settle nothing, passing over locked rows.",
+				jobs.plainQueuedAmong(BATCH, dialect.supports(ClaimMethod.LOCK_THEN_UPDATE)),
+				"-- 2. Cancel those; the others go one by one.", jobs.cancelPlainAmong(BATCH)));
 		all.fields("flow-", flows, Set.of());
 		all.covered(FlowSql.class, "windowsOf");
 		all.put("flow-windows-of", flows.windowsOf(BATCH));
@@ -262,6 +270,17 @@ class SqlGoldenFilesTests {
 		all.put("browse-page-of-batch",
 				browser.pageQuery(new JobFilter(null, null, null, "key").inBatch(7), null, null, 51).sql());
 		all.put("browse-finished-per-minute", browser.finishedPerMinuteQuery(5).sql());
+		JobFilter labelled = JobFilter.builder().tag("campaign-42", "vip").meta("tenant", "acme").queue("mail")
+			.createdFrom(java.time.Instant.EPOCH).build();
+		all.put("search-page-by-tags-and-meta", browser.pageQuery(labelled, 1000L, null, 51).sql());
+		all.put("search-page-by-meta", browser.pageQuery(JobFilter.builder().meta("tenant", "acme").build(), null,
+				1000L, 51).sql());
+		all.put("search-count", browser.countQuery(labelled).sql());
+		all.put("search-bulk-chunk", browser.idsQuery(labelled, 1000L, 100_000L, 500).sql());
+		if (dialect.jsonFieldText("j.payload") != null) {
+			all.put("search-page-by-payload", browser.pageQuery(
+					JobFilter.builder().payload("customer.id", "7").build(), 1000L, null, 51).sql());
+		}
 	}
 
 	/** What the dialect runs to bound its lock waits, and to set them back. */

@@ -91,8 +91,8 @@ public final class SqlQueueDashboardAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	DashboardRouter sqlqueueDashboardRouter(SqlQueueDashboardProperties properties, Environment environment,
-			ResourceLoader resourceLoader, DashboardAccess access, OverviewReader overview, JobBrowser browser,
-			JobDetails details, QueueAdmin admin) {
+			ResourceLoader resourceLoader, DashboardAccess access, OverviewReader overview, JobDetails details,
+			QueueAdmin admin) {
 		int pageSize = properties.getPageSize();
 		if (pageSize < 1 || pageSize > JobBrowser.MAX_PAGE_SIZE) {
 			throw new IllegalStateException(
@@ -100,7 +100,7 @@ public final class SqlQueueDashboardAutoConfiguration {
 		}
 		DashboardHosts hosts = DashboardHosts.of(properties.getAllowedHosts(), securityPresent(resourceLoader));
 		return new DashboardRouter(DashboardPath.check(properties.getPath(), environment), access, hosts, overview,
-				browser, details, admin, properties.getRefreshInterval(), pageSize);
+				details, admin, properties.getRefreshInterval(), pageSize);
 	}
 
 	private static boolean securityPresent(ResourceLoader resourceLoader) {

@@ -7,6 +7,8 @@ import org.springframework.web.servlet.function.ServerRequest;
 import org.springframework.web.servlet.function.ServerResponse;
 
 import io.sqlqueue.admin.AdminResult;
+import io.sqlqueue.admin.BulkAction;
+import io.sqlqueue.admin.JobFilter;
 import io.sqlqueue.admin.QueueAdmin;
 import io.sqlqueue.admin.RefusedException;
 import io.sqlqueue.dashboard.ActionResult;
@@ -15,7 +17,8 @@ import io.sqlqueue.dashboard.ActionResult;
  * The dashboard's actions, each a POST that passes the {@link ActionGuard} first:
  * {@code api/jobs/{id}/retry}, {@code api/jobs/{id}/cancel},
  * {@code api/jobs/retry-failed?queue=&handler=} and
- * {@code api/schedules/{name}/trigger|pause|resume} and {@code api/queues/{name}/pause|resume}.
+ * {@code api/schedules/{name}/trigger|pause|resume}, {@code api/queues/{name}/pause|resume} and
+ * {@code api/bulk/retry|cancel|delete} with a filter's parameters.
  * Each is a {@link QueueAdmin} action, done for the signed-in user (written so to the audit log),
  * and answers what it did ({@link ActionResult}), {@code done: false} with the reason when
  * the job or schedule was not in a state for it.
@@ -42,6 +45,32 @@ final class DashboardActions {
 	ServerResponse retryFailed(ServerRequest request) {
 		return guarded(request, () -> answer(
 				admin(request).retryFailed(DashboardApi.name(request, "queue"), DashboardApi.name(request, "handler"))));
+	}
+
+	/**
+	 * Retries, cancels or deletes every job that matches the request's filter
+	 * ({@link QueueAdmin#bulk}); a request without a filter, or with a malformed one, is a 400.
+	 */
+	ServerResponse bulk(ServerRequest request) {
+		BulkAction action = switch (request.pathVariable("action")) {
+			case "retry" -> BulkAction.RETRY;
+			case "cancel" -> BulkAction.CANCEL;
+			case "delete" -> BulkAction.DELETE;
+			default -> null;
+		};
+		if (action == null) {
+			return Responses.problem(HttpStatus.NOT_FOUND, "Unknown bulk action '" + request.pathVariable("action")
+					+ "'; use retry, cancel or delete");
+		}
+		return guarded(request, () -> {
+			JobFilter filter = DashboardApi.filter(request);
+			try {
+				return Responses.json(admin(request).bulk(action, filter));
+			}
+			catch (RefusedException ex) {
+				return Responses.problem(HttpStatus.BAD_REQUEST, ex.getMessage());
+			}
+		});
 	}
 
 	ServerResponse schedule(ServerRequest request) {

@@ -1,8 +1,11 @@
 package io.sqlqueue.dashboard.web;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
+import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 import org.jspecify.annotations.Nullable;
@@ -17,16 +20,19 @@ import io.sqlqueue.admin.QueueAdmin;
 import io.sqlqueue.dashboard.JobDetails;
 import io.sqlqueue.dashboard.OverviewReader;
 import io.sqlqueue.dashboard.TablesView;
-import io.sqlqueue.internal.store.JobBrowser;
-import io.sqlqueue.internal.store.JobFilter;
-import io.sqlqueue.internal.store.JobPage;
+import io.sqlqueue.admin.FilterText;
+import io.sqlqueue.admin.JobFilter;
+import io.sqlqueue.admin.JobPage;
+import io.sqlqueue.admin.RefusedException;
 
 /**
  * The dashboard's reads as JSON: {@code GET api/overview}, {@code GET api/tables} (the health
- * of the queue's tables), {@code GET api/jobs} (filters
- * {@code queue}, {@code handler}, {@code status}, {@code search}, {@code batch}; cursors
- * {@code before} or {@code after}; {@code limit}), {@code GET api/jobs/{id}} and
- * {@code GET api/batches/{id}}. A malformed parameter is a 400 that says which.
+ * of the queue's tables), {@code GET api/jobs} (the filter's parameters as {@link FilterText}
+ * reads them: {@code queue}, {@code handler}, {@code status}, {@code search}, {@code batch},
+ * {@code tags}, {@code meta}, {@code payload}, {@code createdFrom}, {@code createdBefore};
+ * cursors {@code before} or {@code after}; {@code limit}), {@code GET api/jobs/count} (the
+ * same filter), {@code GET api/jobs/{id}} and {@code GET api/batches/{id}}. Searches and
+ * counts are {@link QueueAdmin}'s. A malformed parameter is a 400 that says which.
  */
 final class DashboardApi {
 
@@ -34,18 +40,15 @@ final class DashboardApi {
 
 	private final OverviewReader overview;
 
-	private final JobBrowser browser;
-
 	private final JobDetails details;
 
 	private final int pageSize;
 
 	private final QueueAdmin admin;
 
-	DashboardApi(OverviewReader overview, JobBrowser browser, JobDetails details, QueueAdmin admin, int pageSize) {
+	DashboardApi(OverviewReader overview, JobDetails details, QueueAdmin admin, int pageSize) {
 		this.admin = admin;
 		this.overview = overview;
-		this.browser = browser;
 		this.details = details;
 		this.pageSize = pageSize;
 	}
@@ -69,20 +72,49 @@ final class DashboardApi {
 	}
 
 	ServerResponse jobs(ServerRequest request) {
-		JobFilter filter = new JobFilter(name(request, "queue"), name(request, "handler"), status(request),
-				search(request), id(request, "batch"));
+		JobFilter filter = filter(request);
 		Long before = id(request, "before");
 		Long after = id(request, "after");
 		if (before != null && after != null) {
 			throw new BadRequest("Give 'before' or 'after', not both");
 		}
 		int limit = number(request, "limit", this.pageSize);
-		if (limit < 1 || limit > JobBrowser.MAX_PAGE_SIZE) {
-			throw new BadRequest("'limit' must be 1 to " + JobBrowser.MAX_PAGE_SIZE);
+		if (limit < 1 || limit > QueueAdmin.MAX_PAGE_SIZE) {
+			throw new BadRequest("'limit' must be 1 to " + QueueAdmin.MAX_PAGE_SIZE);
 		}
-		JobPage page = (after != null) ? this.browser.newerThan(filter, after, limit)
-				: this.browser.olderThan(filter, before, limit);
+		JobPage page = refusedAsBadRequest(() -> (after != null) ? this.admin.searchNewer(filter, after, limit)
+				: this.admin.search(filter, before, limit));
 		return Responses.json(page);
+	}
+
+	/** How many jobs match the filter now, for the confirmation of a bulk action. */
+	ServerResponse count(ServerRequest request) {
+		JobFilter filter = filter(request);
+		long count = refusedAsBadRequest(() -> this.admin.count(filter));
+		return Responses.json(Map.of("count", count, "all", filter.isEmpty()));
+	}
+
+	/**
+	 * The filter of a request: its queue, handler, state, search text and batch checked here
+	 * first (each malformed one named), then every part as {@link FilterText} reads it.
+	 */
+	static JobFilter filter(ServerRequest request) {
+		name(request, "queue");
+		name(request, "handler");
+		status(request);
+		search(request);
+		id(request, "batch");
+		return refusedAsBadRequest(() -> FilterText.parse((name) -> request.params().getOrDefault(name, List.of())));
+	}
+
+	/** What {@code work} answers; a {@link RefusedException} (a malformed filter) becomes a 400. */
+	static <T> T refusedAsBadRequest(Supplier<T> work) {
+		try {
+			return work.get();
+		}
+		catch (RefusedException ex) {
+			throw new BadRequest(ex.getMessage());
+		}
 	}
 
 	ServerResponse job(ServerRequest request) {
@@ -124,7 +156,7 @@ final class DashboardApi {
 		return value;
 	}
 
-	private static @Nullable JobStatus status(ServerRequest request) {
+	static @Nullable JobStatus status(ServerRequest request) {
 		String value = text(request, "status");
 		if (value == null) {
 			return null;
@@ -139,7 +171,7 @@ final class DashboardApi {
 		}
 	}
 
-	private static @Nullable String search(ServerRequest request) {
+	static @Nullable String search(ServerRequest request) {
 		String value = text(request, "search");
 		if (value != null && (value.length() > Names.MAX_KEY_LENGTH || value.indexOf('\0') >= 0)) {
 			throw new BadRequest("'search' must be a job id or a key of at most " + Names.MAX_KEY_LENGTH
@@ -148,7 +180,7 @@ final class DashboardApi {
 		return value;
 	}
 
-	private static @Nullable Long id(ServerRequest request, String parameter) {
+	static @Nullable Long id(ServerRequest request, String parameter) {
 		String value = text(request, parameter);
 		if (value == null) {
 			return null;

@@ -14,7 +14,6 @@ import org.springframework.web.servlet.function.ServerResponse;
 import io.sqlqueue.admin.QueueAdmin;
 import io.sqlqueue.dashboard.JobDetails;
 import io.sqlqueue.dashboard.OverviewReader;
-import io.sqlqueue.internal.store.JobBrowser;
 
 /**
  * The dashboard's routes under its path ({@code /sqlqueue} by default): the page at
@@ -33,9 +32,9 @@ public final class DashboardRouter implements RouterFunction<ServerResponse> {
 	 * @param pageSize jobs per page unless a request says otherwise
 	 */
 	public DashboardRouter(String path, DashboardAccess access, DashboardHosts hosts, OverviewReader overview,
-			JobBrowser browser, JobDetails details, QueueAdmin admin, Duration refresh, int pageSize) {
+			JobDetails details, QueueAdmin admin, Duration refresh, int pageSize) {
 		DashboardPage page = new DashboardPage(access, refresh.toMillis(), pageSize);
-		DashboardApi api = new DashboardApi(overview, browser, details, admin, pageSize);
+		DashboardApi api = new DashboardApi(overview, details, admin, pageSize);
 		DashboardActions actions = new DashboardActions(admin, new ActionGuard(access));
 		String lastSegment = path.substring(path.lastIndexOf('/') + 1);
 		RouterFunction<ServerResponse> reads = RouterFunctions.route()
@@ -43,6 +42,7 @@ public final class DashboardRouter implements RouterFunction<ServerResponse> {
 			.GET(path + "/api/tables", api::tables)
 			.GET(path + "/api/audit", api::audit)
 			.GET(path + "/api/jobs", api::jobs)
+			.GET(path + "/api/jobs/count", api::count)
 			.GET(path + "/api/jobs/{id}", api::job)
 			.GET(path + "/api/batches/{id}", api::batch)
 			.filter((request, next) -> (access.readRefusal() != null)
@@ -50,6 +50,7 @@ public final class DashboardRouter implements RouterFunction<ServerResponse> {
 			.build();
 		RouterFunction<ServerResponse> writes = RouterFunctions.route()
 			.POST(path + "/api/jobs/retry-failed", actions::retryFailed)
+			.POST(path + "/api/bulk/{action}", actions::bulk)
 			.POST(path + "/api/jobs/{id}/retry", actions::retry)
 			.POST(path + "/api/jobs/{id}/cancel", actions::cancel)
 			.POST(path + "/api/schedules/{name}/{action}", actions::schedule)

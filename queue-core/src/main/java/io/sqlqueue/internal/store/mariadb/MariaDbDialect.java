@@ -83,6 +83,12 @@ public final class MariaDbDialect extends Dialect {
 	}
 
 	/** {@code JSON_VALID} is false for 32 or more levels of nesting (MariaDB's JSON_DEPTH_LIMIT). */
+	/** The field as text, a string without its quotes (MariaDB 10.6+ and MySQL 8 alike). */
+	@Override
+	public String jsonFieldText(String column) {
+		return "JSON_UNQUOTE(JSON_EXTRACT(" + column + ", ?))";
+	}
+
 	@Override
 	public int maxJsonDepth() {
 		return 31;

@@ -48,6 +48,18 @@ public final class PostgresDialect extends Dialect {
 		return "CAST(? AS timestamptz)";
 	}
 
+	/** {@code #>>} on jsonb: the field as text, a string without its quotes. */
+	@Override
+	public String jsonFieldText(String column) {
+		return "(" + column + " #>> CAST(? AS text[]))";
+	}
+
+	/** A text array literal: the keys hold no braces, commas, quotes or blanks. */
+	@Override
+	public String payloadPath(List<String> keys) {
+		return "{" + String.join(",", keys) + "}";
+	}
+
 	@Override
 	public String jsonParameter() {
 		return "CAST(? AS jsonb)";

@@ -72,6 +72,15 @@ public final class SqliteDialect extends Dialect {
 		return "strftime('%Y-%m-%d %H:%M:%f', 'now', (CAST(? AS REAL) / 1000) || ' seconds')";
 	}
 
+	/**
+	 * {@code json_extract} answers a string without its quotes, a number as a number and
+	 * {@code true}/{@code false} as 1/0; cast to text so that every field compares as text.
+	 */
+	@Override
+	public String jsonFieldText(String column) {
+		return "CAST(json_extract(" + column + ", ?) AS TEXT)";
+	}
+
 	@Override
 	public String timestampParameter() {
 		return "?";

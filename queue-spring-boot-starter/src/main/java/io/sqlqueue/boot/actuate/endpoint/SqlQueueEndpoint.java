@@ -4,6 +4,7 @@ import java.security.Principal;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -28,7 +29,13 @@ import io.sqlqueue.JobStatus;
 import io.sqlqueue.WorkflowGraph;
 import io.sqlqueue.admin.AdminResult;
 import io.sqlqueue.admin.AuditEntry;
+import io.sqlqueue.admin.BulkAction;
+import io.sqlqueue.admin.BulkResult;
+import io.sqlqueue.admin.FilterText;
 import io.sqlqueue.admin.JobAttempt;
+import io.sqlqueue.admin.JobFilter;
+import io.sqlqueue.admin.JobPage;
+import io.sqlqueue.admin.JobSummary;
 import io.sqlqueue.admin.QueueAdmin;
 import io.sqlqueue.admin.QueueInstance;
 import io.sqlqueue.admin.RefusedException;
@@ -56,7 +63,10 @@ import io.sqlqueue.schedule.Schedules;
  * on every instance ({@code POST /sqlqueue/queues/{queue}}), each queue's pause and the
  * instances that run jobs; a job's place in a
  * workflow, and a batch's progress ({@code GET /sqlqueue/batches/{id}}); the health of the
- * queue's tables as last read ({@code tables}). The writes are
+ * queue's tables as last read ({@code tables}); searching jobs by a filter
+ * ({@code GET /sqlqueue/jobs/search}, {@code GET /sqlqueue/jobs/count}) and retrying,
+ * cancelling or deleting every job it matches ({@code POST /sqlqueue} with an
+ * {@code action}). The writes are
  * {@link QueueAdmin}'s actions, answered with its messages.
  */
 @Endpoint(id = "sqlqueue")
@@ -269,13 +279,79 @@ public class SqlQueueEndpoint {
 	}
 
 	/** The batch with this id and its counts now ({@code GET /sqlqueue/batches/{id}}), or {@code null} (404). */
-	@ReadOperation
-	public @Nullable BatchDescriptor batch(@Selector String kind, @Selector long id) {
+	public @Nullable BatchDescriptor batch(String kind, long id) {
 		if (!kind.equals("batches")) {
 			throw new InvalidEndpointRequestException("Unknown path '" + kind + "'; use /sqlqueue/batches/{id}",
 					"Unknown path");
 		}
 		return this.jobs.batch(id).map(BatchDescriptor::new).orElse(null);
+	}
+
+	/**
+	 * A batch ({@code GET /sqlqueue/batches/{id}}, {@link #batch}); or the jobs that match a
+	 * filter, newest first, a page at a time ({@code GET /sqlqueue/jobs/search}, cursors
+	 * {@code before} or {@code after}, {@code limit} up to {@link QueueAdmin#MAX_PAGE_SIZE},
+	 * 50 when left out), or how many match ({@code GET /sqlqueue/jobs/count}). The filter's
+	 * parameters are {@link FilterText}'s, one {@code meta} and one {@code payload} condition
+	 * here; a malformed one is a 400 that says which, and a search is never refused for
+	 * being deep.
+	 */
+	@ReadOperation
+	public @Nullable Object read(@Selector String kind, @Selector String name, @Nullable String queue,
+			@Nullable String handler, @Nullable String status, @Nullable String search, @Nullable String tags,
+			@Nullable String meta, @Nullable String payload, @Nullable String createdFrom,
+			@Nullable String createdBefore, @Nullable Long before, @Nullable Long after, @Nullable Integer limit) {
+		if (kind.equals("batches")) {
+			try {
+				return batch(kind, Long.parseLong(name));
+			}
+			catch (NumberFormatException ex) {
+				throw new InvalidEndpointRequestException("Not a batch id: '" + name + "'", "Invalid batch id");
+			}
+		}
+		if (!kind.equals("jobs") || (!name.equals("search") && !name.equals("count"))) {
+			throw new InvalidEndpointRequestException("Unknown path '" + kind + "/" + name
+					+ "'; use /sqlqueue/batches/{id}, /sqlqueue/jobs/search or /sqlqueue/jobs/count", "Unknown path");
+		}
+		try {
+			JobFilter filter = filter(queue, handler, status, search, tags, meta, payload, createdFrom, createdBefore);
+			if (name.equals("count")) {
+				return new CountDescriptor(this.admin.count(filter), filter.isEmpty());
+			}
+			if (before != null && after != null) {
+				throw new InvalidEndpointRequestException("Give 'before' or 'after', not both", "Invalid cursor");
+			}
+			int size = (limit != null) ? limit : DEFAULT_PAGE_SIZE;
+			JobPage page = (after != null) ? this.admin.searchNewer(filter, after, size)
+					: this.admin.search(filter, before, size);
+			return new SearchDescriptor(page.jobs(), page.older(), page.newer());
+		}
+		catch (RefusedException ex) {
+			// The message is the reason: the 400's detail says what is wrong with the filter.
+			throw new InvalidEndpointRequestException(ex.getMessage(), ex.getMessage());
+		}
+	}
+
+	/** Jobs per page of a search when the request does not say. */
+	static final int DEFAULT_PAGE_SIZE = 50;
+
+	static JobFilter filter(@Nullable String queue, @Nullable String handler, @Nullable String status,
+			@Nullable String search, @Nullable String tags, @Nullable String meta, @Nullable String payload,
+			@Nullable String createdFrom, @Nullable String createdBefore) {
+		Map<String, @Nullable String> values = new HashMap<>();
+		values.put("queue", queue);
+		values.put("handler", handler);
+		values.put("status", status);
+		values.put("search", search);
+		values.put("tags", tags);
+		values.put("meta", meta);
+		values.put("payload", payload);
+		values.put("createdFrom", createdFrom);
+		values.put("createdBefore", createdBefore);
+		return FilterText.parse((parameter) -> {
+			String value = values.get(parameter);
+			return (value != null) ? List.of(value) : List.of();
+		});
 	}
 
 	/**
@@ -301,6 +377,44 @@ public class SqlQueueEndpoint {
 	}
 
 	/**
+	 * On the jobs ({@code POST /sqlqueue}): {@code action=retry-failed} as
+	 * {@link #retryFailed}; or {@code action=retry}, {@code cancel} or {@code delete} on every
+	 * job that matches the filter ({@link QueueAdmin#bulk}, in chunks; its parameters as
+	 * {@link #read}'s), refused (400) without any filter; or {@code action=count}, how many
+	 * match, to show before a bulk action is confirmed.
+	 */
+	@WriteOperation
+	public OperationResponseBody jobs(String action, @Nullable String queue, @Nullable String handler,
+			@Nullable Integer limit, @Nullable String status, @Nullable String search, @Nullable String tags,
+			@Nullable String meta, @Nullable String payload, @Nullable String createdFrom,
+			@Nullable String createdBefore, @Nullable String by, @Nullable Principal principal) {
+		if (action.equals("retry-failed")) {
+			return retryFailed(action, queue, handler, limit, by, principal);
+		}
+		BulkAction bulk = switch (action) {
+			case "retry" -> BulkAction.RETRY;
+			case "cancel" -> BulkAction.CANCEL;
+			case "delete" -> BulkAction.DELETE;
+			case "count" -> null;
+			default -> throw new InvalidEndpointRequestException("Unknown action '" + action
+					+ "'; use 'count', 'retry', 'cancel', 'delete' or 'retry-failed', or name a job: /sqlqueue/{id}",
+					"Unknown action");
+		};
+		try {
+			JobFilter filter = filter(queue, handler, status, search, tags, meta, payload, createdFrom, createdBefore);
+			if (bulk == null) {
+				return new CountDescriptor(this.admin.count(filter), filter.isEmpty());
+			}
+			BulkResult result = actingFor(principal, by).bulk(bulk, filter);
+			return new BulkDescriptor(action, result.done(), result.matched(), result.changed(), result.skipped(),
+					result.chunks(), result.message());
+		}
+		catch (RefusedException ex) {
+			throw new InvalidEndpointRequestException(ex.getMessage(), ex.getMessage());
+		}
+	}
+
+	/**
 	 * Retries ({@code action=retry-failed}) up to {@code limit} (1 to
 	 * {@link QueueAdmin#MAX_BULK}, that many when left out) failed jobs, oldest first, of this
 	 * queue and this handler (either left out for any).
@@ -311,7 +425,6 @@ public class SqlQueueEndpoint {
 	}
 
 	/** As {@link #retryFailed(String, String, String, Integer)}, for the signed-in user, else for {@code by}. */
-	@WriteOperation
 	public RetriedDescriptor retryFailed(String action, @Nullable String queue, @Nullable String handler,
 			@Nullable Integer limit, @Nullable String by, @Nullable Principal principal) {
 		if (!action.equals("retry-failed")) {
@@ -502,6 +615,8 @@ public class SqlQueueEndpoint {
 	 * running instance has it; {@code null} otherwise
 	 * @param history its ended attempts, oldest first, as the database keeps them
 	 * ({@link QueueAdmin#attempts})
+	 * @param tags the job's tags ({@link io.sqlqueue.Job#tags}), empty for none
+	 * @param meta the job's metadata ({@link io.sqlqueue.Job#meta}), empty for none
 	 */
 	public record JobDescriptor(long id, String queue, String handler, JobStatus status, int attempts,
 			int maxAttempts, int crashes, int priority, @JsonRawValue @Nullable String payload,
@@ -510,7 +625,7 @@ public class SqlQueueEndpoint {
 			@Nullable Instant deadline, @Nullable Instant cancelRequestedAt, Instant createdAt, Instant updatedAt,
 			@Nullable Instant startedAt, @Nullable Instant finishedAt,
 			@Nullable WorkflowDescriptor workflow, @Nullable String handlerNotice,
-			List<JobAttempt> history) implements OperationResponseBody {
+			List<JobAttempt> history, List<String> tags, Map<String, String> meta) implements OperationResponseBody {
 
 		static JobDescriptor of(JobRecord job, boolean showPayload, @Nullable WorkflowDescriptor workflow,
 				@Nullable String handlerNotice, List<JobAttempt> history) {
@@ -518,7 +633,8 @@ public class SqlQueueEndpoint {
 					job.maxAttempts(), job.crashes(), job.priority(), showPayload ? job.payload() : null,
 					job.result(), job.lastError(), job.uniqueKey(), job.groupKey(), job.leaseOwner(),
 					job.leaseExpiresAt(), job.runAt(), job.deadline(), job.cancelRequestedAt(), job.createdAt(),
-					job.updatedAt(), job.startedAt(), job.finishedAt(), workflow, handlerNotice, history);
+					job.updatedAt(), job.startedAt(), job.finishedAt(), workflow, handlerNotice, history, job.tags(),
+					job.meta());
 		}
 
 	}
@@ -566,6 +682,32 @@ public class SqlQueueEndpoint {
 	 * @param status the job's state afterwards, or {@code null} when there is no such job
 	 */
 	public record ActionDescriptor(long id, String action, boolean done, @Nullable JobStatus status,
+			String message) implements OperationResponseBody {
+	}
+
+	/**
+	 * How many jobs match a filter now.
+	 * @param all whether the filter named nothing (every job), which no bulk action takes
+	 */
+	public record CountDescriptor(long count, boolean all) implements OperationResponseBody {
+	}
+
+	/**
+	 * A page of a search, newest first.
+	 * @param older the {@code before} cursor of the next older page, or {@code null} for none
+	 * @param newer the {@code after} cursor of the next newer page, or {@code null} for none
+	 */
+	public record SearchDescriptor(List<JobSummary> jobs, @Nullable Long older, @Nullable Long newer)
+			implements OperationResponseBody {
+	}
+
+	/**
+	 * What a bulk action did ({@link BulkResult}).
+	 * @param matched the jobs its filter matched
+	 * @param changed the jobs it changed
+	 * @param skipped the jobs it passed over: in a state it does not apply to, or changed meanwhile
+	 */
+	public record BulkDescriptor(String action, boolean done, long matched, long changed, long skipped, int chunks,
 			String message) implements OperationResponseBody {
 	}
 

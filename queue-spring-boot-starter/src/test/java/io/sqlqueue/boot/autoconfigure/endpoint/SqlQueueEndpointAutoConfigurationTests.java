@@ -23,12 +23,16 @@ import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.admin.AdminResult;
+import io.sqlqueue.admin.JobSummary;
 import io.sqlqueue.admin.QueueAdmin;
 import io.sqlqueue.admin.Refusal;
 import io.sqlqueue.admin.TableHealth;
 import io.sqlqueue.boot.autoconfigure.FixedTableHealth;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.ActionDescriptor;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.BatchDescriptor;
+import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.BulkDescriptor;
+import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.CountDescriptor;
+import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.SearchDescriptor;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.JobDescriptor;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.KeyLimitDescriptor;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.LimitActionDescriptor;
@@ -321,6 +325,74 @@ class SqlQueueEndpointAutoConfigurationTests {
 			assertThatExceptionOfType(InvalidEndpointRequestException.class)
 				.isThrownBy(() -> endpoint.retryFailed("retry-failed", "mail", null, QueueAdmin.MAX_BULK + 1))
 				.withMessage("The limit must be 1 to 1000, not 1001");
+		});
+	}
+
+	@Test
+	void searchesCountsAndActsOnEveryJobThatMatchesAFilter() {
+		this.runner.run((context) -> {
+			JobQueue jobs = context.getBean(JobQueue.class);
+			List<Long> ids = jobs.enqueueAll(List.of(Job.of("mail.send", 1).queue("mail").tags("campaign-42"),
+					Job.of("mail.send", 2).queue("mail").tags("campaign-42").meta("tenant", "acme, inc"),
+					Job.of("mail.send", 3).queue("mail").tags("other")));
+			SqlQueueEndpoint endpoint = context.getBean(SqlQueueEndpoint.class);
+
+			SearchDescriptor page = (SearchDescriptor) endpoint.read("jobs", "search", null, null, null, null,
+					"campaign-42", null, null, null, null, null, null, 1);
+			assertThat(page.jobs()).extracting(JobSummary::id).containsExactly(ids.get(1));
+			assertThat(page.older()).isEqualTo(ids.get(1));
+			SearchDescriptor next = (SearchDescriptor) endpoint.read("jobs", "search", null, null, null, null,
+					"campaign-42", null, null, null, null, page.older(), null, 1);
+			assertThat(next.jobs()).extracting(JobSummary::id).containsExactly(ids.get(0));
+			assertThat(((CountDescriptor) endpoint.read("jobs", "count", "mail", null, "queued", null, "campaign-42",
+					"tenant=acme, inc", null, null, null, null, null, null)).count()).isOne();
+
+			CountDescriptor counted = (CountDescriptor) endpoint.jobs("count", "mail", null, null, null, null,
+					"campaign-42", null, null, null, null, null, null);
+			assertThat(counted.count()).isEqualTo(2);
+			BulkDescriptor cancelled = (BulkDescriptor) endpoint.jobs("cancel", "mail", null, null, null, null,
+					"campaign-42", null, null, null, null, "ops", null);
+			assertThat(cancelled.done()).isTrue();
+			assertThat(cancelled.changed()).isEqualTo(2);
+			assertThat(context.getBean(QueueAdmin.class).audit(1)).singleElement().satisfies((entry) -> {
+				assertThat(entry.actor()).isEqualTo("ops");
+				assertThat(entry.action()).isEqualTo("bulk-cancel");
+				assertThat(entry.queue()).isEqualTo("mail");
+				assertThat(entry.jobs()).isEqualTo(2);
+				assertThat(entry.detail()).isEqualTo("queue=mail tags=[campaign-42]");
+			});
+			assertThat(cancelled.message()).startsWith("Cancelled (or, running, asked to stop) 2 of 2 matching jobs");
+			assertThat(jobs.find(ids.get(2))).map(JobRecord::status).hasValue(JobStatus.QUEUED);
+			BulkDescriptor none = (BulkDescriptor) endpoint.jobs("delete", null, null, null, null, null, "nobody", null,
+					null, null, null, null, null);
+			assertThat(none.done()).isFalse();
+			assertThat(none.message()).isEqualTo("No job matches the filter: nothing to delete");
+
+			assertThatExceptionOfType(InvalidEndpointRequestException.class)
+				.isThrownBy(() -> endpoint.jobs("cancel", null, null, null, null, null, null, null, null, null, null, null,
+						null))
+				.withMessageStartingWith("A bulk action needs a filter");
+			assertThatExceptionOfType(InvalidEndpointRequestException.class)
+				.isThrownBy(() -> endpoint.read("jobs", "search", null, null, null, null, "a b", null, null, null, null,
+						null, null, null))
+				.withMessageContaining("Invalid tag 'a b'");
+			assertThatExceptionOfType(InvalidEndpointRequestException.class)
+				.isThrownBy(() -> endpoint.read("jobs", "count", null, null, null, null, null, "no-equals-sign", null,
+						null, null, null, null, null))
+				.withMessageContaining("'meta' must be name=value");
+			assertThatExceptionOfType(InvalidEndpointRequestException.class)
+				.isThrownBy(() -> endpoint.read("jobs", "count", null, null, null, null, null, null, null, "yesterday",
+						null, null, null, null))
+				.withMessageContaining("'createdFrom' must be an ISO-8601 instant");
+			// H2: the payload cannot be searched, and says so.
+			assertThatExceptionOfType(InvalidEndpointRequestException.class)
+				.isThrownBy(() -> endpoint.read("jobs", "count", null, null, null, null, null, null, "customer.id=7",
+						null, null, null, null, null))
+				.withMessageContaining("cannot search jobs by payload field");
+			assertThat(jobs.find(ids.get(2))).map(JobRecord::status).hasValue(JobStatus.QUEUED);
+			JobDescriptor labelled = endpoint.job(ids.get(1));
+			assertThat(labelled.tags()).containsExactly("campaign-42");
+			assertThat(labelled.meta()).containsEntry("tenant", "acme, inc");
 		});
 	}
 

@@ -1,4 +1,4 @@
-package io.sqlqueue.internal.store;
+package io.sqlqueue.admin;
 
 import java.util.List;
 

@@ -1,0 +1,10 @@
+SELECT j.id, j.queue, j.handler, j.status, j.priority, j.attempts, j.max_attempts, j.run_at,
+    j.created_at, j.started_at, j.finished_at, j.unique_key, j.group_key, j.lease_owner,
+    SUBSTR(j.last_error, 1, 200) AS error_head
+FROM queue_job_meta d
+JOIN queue_job j ON j.id = d.job_id
+WHERE d.job_id > ?
+  AND j.id > ?
+  AND d.meta_name = ? AND d.meta_value = ?
+ORDER BY d.job_id ASC
+LIMIT ?

@@ -1,0 +1,8 @@
+SELECT j.id, j.queue, j.handler, j.status, j.priority, j.attempts, j.max_attempts, j.run_at,
+    j.created_at, j.started_at, j.finished_at, j.unique_key, j.group_key, j.lease_owner,
+    SUBSTR(j.last_error, 1, 200) AS error_head
+FROM queue_job j
+WHERE j.id < ?
+  AND (j.payload #>> CAST(? AS text[])) = ?
+ORDER BY j.id DESC
+LIMIT ?

@@ -1,0 +1,14 @@
+SELECT j.id, j.queue, j.handler, j.status, j.priority, j.attempts, j.max_attempts, j.run_at,
+    j.created_at, j.started_at, j.finished_at, j.unique_key, j.group_key, j.lease_owner,
+    SUBSTR(j.last_error, 1, 200) AS error_head
+FROM queue_job_tag d
+JOIN queue_job j ON j.id = d.job_id
+WHERE d.job_id < ?
+  AND j.id < ?
+  AND d.tag = ?
+  AND j.queue = ?
+  AND j.created_at >= CAST(? AS timestamptz)
+  AND EXISTS (SELECT 1 FROM queue_job_tag t WHERE t.job_id = j.id AND t.tag = ?)
+  AND EXISTS (SELECT 1 FROM queue_job_meta m WHERE m.job_id = j.id AND m.meta_name = ? AND m.meta_value = ?)
+ORDER BY d.job_id DESC
+LIMIT ?

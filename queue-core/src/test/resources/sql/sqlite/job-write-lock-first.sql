@@ -1,0 +1,1 @@
+UPDATE queue_job SET version = version WHERE id = -1
