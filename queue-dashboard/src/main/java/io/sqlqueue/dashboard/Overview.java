@@ -3,6 +3,7 @@ package io.sqlqueue.dashboard;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 
@@ -36,11 +37,13 @@ public record Overview(Instant countedAt, @Nullable String instance, int minutes
 	 * @param queued its {@code QUEUED} jobs by why they wait (read with the counts, in a
 	 * statement of its own, so the parts may differ a little from the {@code QUEUED} count)
 	 * @param paused its pause, or {@code null} when it is not paused
+	 * @param estimated the states whose count in {@code jobs} is an estimate (a large PostgreSQL
+	 * table), shown with a "≈"
 	 */
 	public record QueueLine(String name, Map<JobStatus, Long> jobs, long oldestDueAgeMillis,
 			@Nullable Integer busyWorkers, @Nullable Integer totalWorkers, List<Long> succeededPerMinute,
 			List<Long> failedPerMinute, List<String> limits, Map<String, Long> throttled, Queued queued,
-			@Nullable Paused paused) {
+			@Nullable Paused paused, Set<JobStatus> estimated) {
 	}
 
 	/**

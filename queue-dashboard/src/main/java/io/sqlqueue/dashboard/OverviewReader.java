@@ -5,8 +5,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
@@ -109,9 +111,13 @@ public class OverviewReader {
 				jobs.put(status, 0L);
 			}
 			long oldest = 0;
+			Set<JobStatus> estimated = EnumSet.noneOf(JobStatus.class);
 			for (QueueCount count : counts.jobs()) {
 				if (count.queue().equals(name)) {
 					jobs.merge(count.status(), count.jobs(), Long::sum);
+					if (count.estimated()) {
+						estimated.add(count.status());
+					}
 					if (count.status() == JobStatus.QUEUED) {
 						oldest = count.oldestDueAge().toMillis();
 					}
@@ -121,7 +127,7 @@ public class OverviewReader {
 					perMinute(counts.finished(), name, JobStatus.SUCCEEDED),
 					perMinute(counts.finished(), name, JobStatus.FAILED), counts.limits().getOrDefault(name, List.of()),
 					counts.throttled().getOrDefault(name, Map.of()),
-					queued.getOrDefault(name, Overview.Queued.NONE), paused.get(name)));
+					queued.getOrDefault(name, Overview.Queued.NONE), paused.get(name), estimated));
 		}
 		return new Overview(counts.readAt(), this.instance, MINUTES, queues, counts.schedules(), instances);
 	}

@@ -249,7 +249,7 @@
         var count = queue.jobs.QUEUED || 0;
         var split = queue.queued;
         return el('td', {'class': 'num count-' + (count ? 'QUEUED' : 'zero')},
-            count ? el('a', {href: jobsLink({queue: queue.name, status: 'QUEUED'})}, count.toLocaleString()) : '0',
+            count ? el('a', {href: jobsLink({queue: queue.name, status: 'QUEUED'})}, countText(queue, 'QUEUED')) : '0',
             split.delayed || split.backingOff ? el('div', {'class': 'queued-split'},
                 el('span', {'class': 'due', title: 'due now, waiting for a worker or a limit'},
                     split.due.toLocaleString() + ' due now'),
@@ -257,6 +257,13 @@
                     split.delayed.toLocaleString() + ' delayed') : '',
                 split.backingOff ? el('span', {'class': 'backoff', title: 'failed an attempt, waiting to retry'},
                     split.backingOff.toLocaleString() + ' retry backoff') : '') : '');
+    }
+
+    // A count the server estimated (a large PostgreSQL table) reads "≈ 2,500,000", with why on hover.
+    function countText(queue, state) {
+        var count = (queue.jobs[state] || 0).toLocaleString();
+        return (queue.estimated || []).indexOf(state) < 0 ? count
+            : el('span', {'class': 'estimated', title: 'estimated from a sample of the table'}, '\u2248 ' + count);
     }
 
     function queueRow(queue) {
@@ -275,7 +282,7 @@
                 return;
             }
             cells.push(el('td', {'class': 'num count-' + (count ? state : 'zero')},
-                count ? el('a', {href: jobsLink({queue: queue.name, status: state})}, count.toLocaleString()) : '0'));
+                count ? el('a', {href: jobsLink({queue: queue.name, status: state})}, countText(queue, state)) : '0'));
         });
         cells.push(el('td', {'class': 'num oldest'}, queue.oldestDueAgeMillis > 0 ? age(queue.oldestDueAgeMillis) : '–'));
         cells.push(el('td', {'class': 'num workers'}, queue.totalWorkers === null ? 'not served here'

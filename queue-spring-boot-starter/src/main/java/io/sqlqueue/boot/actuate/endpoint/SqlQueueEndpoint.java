@@ -4,9 +4,11 @@ import java.security.Principal;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumMap;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 
 import com.fasterxml.jackson.annotation.JsonRawValue;
@@ -125,6 +127,7 @@ public class SqlQueueEndpoint {
 		Map<String, Integer> total = (this.manager != null) ? this.manager.totalWorkers() : Map.of();
 		Map<String, Map<JobStatus, Long>> jobsByQueue = new TreeMap<>();
 		Map<String, Duration> oldest = new TreeMap<>();
+		Map<String, Set<JobStatus>> estimated = new TreeMap<>();
 		Map<String, PausedDescriptor> paused = new TreeMap<>();
 		this.admin.pausedQueues()
 			.forEach((queue) -> paused.put(queue.queue(), new PausedDescriptor(queue.pausedAt(), queue.pausedBy())));
@@ -134,6 +137,9 @@ public class SqlQueueEndpoint {
 		limits.keySet().forEach((queue) -> jobsByQueue.computeIfAbsent(queue, (key) -> zeroCounts()));
 		for (QueueCount count : counts) {
 			jobsByQueue.computeIfAbsent(count.queue(), (key) -> zeroCounts()).merge(count.status(), count.jobs(), Long::sum);
+			if (count.estimated()) {
+				estimated.computeIfAbsent(count.queue(), (key) -> EnumSet.noneOf(JobStatus.class)).add(count.status());
+			}
 			if (count.status() == JobStatus.QUEUED) {
 				oldest.put(count.queue(), count.oldestDueAge());
 			}
@@ -143,7 +149,7 @@ public class SqlQueueEndpoint {
 		jobsByQueue.forEach((queue, jobs) -> queues.put(queue,
 				new QueueDescriptor(jobs, oldest.getOrDefault(queue, Duration.ZERO).toString(), busy.get(queue),
 						total.get(queue), LimitsDescriptor.of(limits.get(queue)), held.getOrDefault(queue, Map.of()),
-						paused.get(queue))));
+						paused.get(queue), estimated.getOrDefault(queue, Set.of()))));
 		Map<String, ScheduleDescriptor> schedules = new TreeMap<>();
 		if (this.schedules != null) {
 			this.schedules.list().forEach((schedule) -> schedules.put(schedule.name(), ScheduleDescriptor.of(schedule)));
@@ -552,10 +558,12 @@ public class SqlQueueEndpoint {
 	 * @param throttled due jobs that a limit holds back now, by the limit ({@code queue-concurrency},
 	 * {@code queue-rate}, {@code key-concurrency}, {@code key-rate})
 	 * @param paused the queue's pause, or {@code null} when it is not paused
+	 * @param estimated the states whose count in {@code jobs} is an estimate (on a large
+	 * PostgreSQL table: docs/operations.md#counts-on-a-large-table), empty when all are counted
 	 */
 	public record QueueDescriptor(Map<JobStatus, Long> jobs, String oldestDueAge, @Nullable Integer busyWorkers,
 			@Nullable Integer totalWorkers, @Nullable LimitsDescriptor limits, Map<String, Long> throttled,
-			@Nullable PausedDescriptor paused) {
+			@Nullable PausedDescriptor paused, Set<JobStatus> estimated) {
 	}
 
 	/**
