@@ -9,6 +9,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.json.JsonMapper;
 
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
 import io.sqlqueue.Job;
 import io.sqlqueue.JobListener;
 import io.sqlqueue.JobQueue;
@@ -96,6 +99,28 @@ abstract class QueueAdminConformance {
 		assertThat(this.admin.retry(failed)).isEqualTo(new AdminResult(false, Refusal.UNIQUE_KEY_TAKEN,
 				"Job " + failed + " cannot be retried: An unfinished job with unique key 'report:2026-11' already exists",
 				JobStatus.FAILED, List.of()));
+	}
+
+	/**
+	 * On PostgreSQL the refused update fails its statement: without a savepoint the caller's
+	 * transaction would be aborted, and neither its own writes nor the refusal's message could
+	 * be had.
+	 */
+	@Test
+	void aRetryRefusedForItsUniqueKeyLeavesTheCallersTransactionUsable() {
+		long failed = queue().enqueue(Job.of("report.build", null).uniqueKey("report:2026-12"));
+		fail(JobQueue.DEFAULT_QUEUE, "report.build");
+		queue().enqueue(Job.of("report.build", null).uniqueKey("report:2026-12"));
+		TransactionTemplate caller = new TransactionTemplate(
+				new DataSourceTransactionManager(this.database.dataSource()));
+		long enqueuedInIt = caller.execute((status) -> {
+			long before = queue().enqueue("report.build", 1);
+			assertThat(this.admin.retry(failed).refusal()).isEqualTo(Refusal.UNIQUE_KEY_TAKEN);
+			assertThat(queue().find(before)).map(JobRecord::status).hasValue(JobStatus.QUEUED);
+			return before;
+		});
+		assertThat(this.fixture.status(enqueuedInIt)).isEqualTo(JobStatus.QUEUED);
+		assertThat(this.fixture.status(failed)).isEqualTo(JobStatus.FAILED);
 	}
 
 	@Test

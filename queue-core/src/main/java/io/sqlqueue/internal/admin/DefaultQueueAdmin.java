@@ -7,6 +7,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 
 import org.jspecify.annotations.Nullable;
@@ -104,15 +105,25 @@ public class DefaultQueueAdmin implements QueueAdmin {
 		if (this.jobs.find(id).isEmpty()) {
 			return AdminResult.refused(Refusal.NO_SUCH_JOB, null, id);
 		}
-		try {
-			if (audited(() -> this.jobs.retry(id), () -> log("retry", null, id, null, 1, null))) {
-				// The state the retry left, not a later read: a worker may have claimed the job already.
-				return AdminResult.done("Job " + id + " is queued again with a fresh set of attempts", JobStatus.QUEUED,
-						List.of(id));
+		// Caught inside the transaction, not thrown through it: when the caller has one, the
+		// action joins it, and an exception passing through would mark it rollback-only.
+		AtomicReference<DuplicateJobException> taken = new AtomicReference<>();
+		boolean retried = audited(() -> {
+			try {
+				return this.jobs.retry(id);
 			}
+			catch (DuplicateJobException ex) {
+				taken.set(ex);
+				return false;
+			}
+		}, () -> log("retry", null, id, null, 1, null));
+		if (retried) {
+			// The state the retry left, not a later read: a worker may have claimed the job already.
+			return AdminResult.done("Job " + id + " is queued again with a fresh set of attempts", JobStatus.QUEUED,
+					List.of(id));
 		}
-		catch (DuplicateJobException ex) {
-			return AdminResult.refused(Refusal.UNIQUE_KEY_TAKEN, current(id), id, ex.getMessage());
+		if (taken.get() != null) {
+			return AdminResult.refused(Refusal.UNIQUE_KEY_TAKEN, current(id), id, taken.get().getMessage());
 		}
 		return notInState(Refusal.NOT_FAILED, id);
 	}

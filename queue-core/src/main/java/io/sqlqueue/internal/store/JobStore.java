@@ -598,11 +598,22 @@ public class JobStore implements QueueStore {
 				|| !this.jdbc.queryForList(this.sql.exists, Integer.class, id).isEmpty();
 	}
 
-	/** Queues a {@code FAILED} job again with a fresh set of attempts; false when it is not failed. */
+	/**
+	 * Queues a {@code FAILED} job again with a fresh set of attempts; false when it is not
+	 * failed. Inside a caller's transaction (an operator's audited retry runs in one) the
+	 * update runs under a savepoint: on PostgreSQL a unique key that an unfinished job holds
+	 * fails the statement, and without the savepoint that failure would abort the caller's
+	 * whole transaction, its own writes and the read that names the key included.
+	 */
 	@Override
 	public boolean retryFailed(long id) {
 		try {
-			return isThere(id) && this.jdbc.update(this.sql.retryFailed, id) == 1;
+			if (!isThere(id)) {
+				return false;
+			}
+			return this.transactions.callerHasOne()
+					? this.transactions.inSavepoint(() -> this.jdbc.update(this.sql.retryFailed, id) == 1)
+					: this.jdbc.update(this.sql.retryFailed, id) == 1;
 		}
 		catch (DuplicateKeyException ex) {
 			String key = find(id).map(JobRecord::uniqueKey).orElse("?");
