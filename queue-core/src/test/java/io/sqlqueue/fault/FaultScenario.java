@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.awaitility.core.ConditionFactory;
 import org.awaitility.core.ConditionTimeoutException;
@@ -36,6 +37,9 @@ import static org.awaitility.Awaitility.await;
  */
 @Tag("fault")
 abstract class FaultScenario {
+
+	/** Added to from the awaiting thread too ({@link #keepQueued} in a wait's condition). */
+	private final AtomicInteger enqueued = new AtomicInteger();
 
 	/** Enough for a drain of a few thousand jobs on a loaded box, well within a worker's life. */
 	static final Duration DRAIN_WAIT = Duration.ofSeconds(90);
@@ -92,6 +96,25 @@ abstract class FaultScenario {
 			jobs.add(Job.of(handler, i).queue(FaultWorker.QUEUE).maxAttempts(MAX_ATTEMPTS));
 		}
 		this.fixture.queue().enqueueAll(jobs);
+		this.enqueued.addAndGet(count);
+	}
+
+	/** The jobs this scenario enqueued in all: what the drain waits for and the checks count. */
+	protected int enqueued() {
+		return this.enqueued.get();
+	}
+
+	/**
+	 * Enqueues {@code count} more jobs when fewer than that are still queued. A scenario that
+	 * waits for one worker to reach a state (run jobs, stand between a write and its commit)
+	 * while another worker drains the queue must keep work there until it does: on a loaded
+	 * machine a worker's JVM starts slowly, and the other drained everything first (seen twice
+	 * in CI).
+	 */
+	protected void keepQueued(int count) {
+		if (queued() < count) {
+			enqueue(count);
+		}
 	}
 
 	/** Starts a worker JVM named {@code name} in this run and waits until it serves the queue. */
