@@ -5,4 +5,5 @@ DELETE FROM queue_job;
 DELETE FROM queue_rate_window;
 DELETE FROM queue_paused;
 DELETE FROM queue_audit;
+DELETE FROM queue_count;
 UPDATE queue_flow SET window_start = 0, window_starts = 0, previous_starts = 0

@@ -53,7 +53,7 @@ record Target(String url, String user, String password, @Nullable String schema)
 		else {
 			for (String table : new String[] { "queue_job", "queue_schedule", "queue_limit", "queue_flow",
 					"queue_rate_window", "queue_dependency", "queue_batch", "queue_paused", "queue_instance", "queue_attempt",
-					"queue_audit", "queue_job_tag", "queue_job_meta",
+					"queue_audit", "queue_job_tag", "queue_job_meta", "queue_count", "queue_count_turn",
 					"sqlqueue_schema_history" }) {
 				jdbc().execute("DROP TABLE IF EXISTS " + table);
 			}

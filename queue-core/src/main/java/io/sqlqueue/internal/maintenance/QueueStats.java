@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
@@ -15,12 +16,20 @@ import org.springframework.scheduling.TaskScheduler;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.internal.store.ClusterStore;
 import io.sqlqueue.internal.store.QueueCount;
+import io.sqlqueue.internal.store.SharedCounts;
 
 /**
- * The queue's counts by queue and state, read by one grouped query on a schedule and kept
- * for gauges and health checks, so that looking never queries the database; with them, the
- * paused queues.
+ * The queue's counts by queue and state, read on a schedule and kept for gauges and health
+ * checks, so that looking never queries the database; with them, the paused queues.
+ * <p>
+ * Counted once for the cluster: each pass, the instance that takes the turn
+ * ({@link ClusterStore#takeCountTurn}, at most one per 0.9 interval across the cluster)
+ * counts the jobs (the {@link JobStore#countsByQueue() store's count}, and the due jobs
+ * limits hold back) and shares them through {@code queue_count}; the others read those rows.
+ * Where nothing was shared yet, or the schema predates {@code queue_count} (an instance that
+ * does not migrate), the instance counts for itself, as every instance did before.
  */
 public class QueueStats extends PeriodicTask {
 
@@ -28,21 +37,39 @@ public class QueueStats extends PeriodicTask {
 
 	private final JobStore store;
 
+	/**
+	 * Of the interval: the least time between two turns. A little less than one interval, so
+	 * that an instance whose pass comes a little early (its schedule drifts by each pass's own
+	 * length) still finds the turn free; several instances' passes then count about once per
+	 * interval between them.
+	 */
+	private static final double TURN_GAP = 0.9;
+
 	private final @Nullable FlowControl flowControl;
 
-	private volatile Snapshot latest = new Snapshot(List.of(), Map.of(), Set.of(), null, null);
+	private final @Nullable String instance;
 
+	private final Duration turnGap;
+
+	private volatile Snapshot latest = new Snapshot(List.of(), Map.of(), Set.of(), null, null, null);
+
+	/** Counts for this instance alone, with no limits' throttled jobs. */
 	public QueueStats(JobStore store, TaskScheduler scheduler, Duration interval) {
-		this(store, scheduler, interval, null);
+		this(store, scheduler, interval, null, null);
 	}
 
 	/**
 	 * @param flowControl whose limits' throttled jobs are counted too, or {@code null} for none
+	 * @param instance this instance's id, which takes turns to count for the cluster; or
+	 * {@code null} to count on every pass for this instance alone
 	 */
-	public QueueStats(JobStore store, TaskScheduler scheduler, Duration interval, @Nullable FlowControl flowControl) {
+	public QueueStats(JobStore store, TaskScheduler scheduler, Duration interval, @Nullable FlowControl flowControl,
+			@Nullable String instance) {
 		super(scheduler, interval, "stats");
 		this.store = store;
 		this.flowControl = flowControl;
+		this.instance = instance;
+		this.turnGap = Duration.ofMillis((long) (interval.toMillis() * TURN_GAP));
 	}
 
 	/** Counts are wanted from the start: the first read runs at once. */
@@ -53,21 +80,92 @@ public class QueueStats extends PeriodicTask {
 
 	@Override
 	protected void runPass() {
-		refresh();
+		refreshInTurn();
 	}
 
-	/** Reads the counts now; a failure is kept in the snapshot (the database is unreachable). */
+	/**
+	 * What each scheduled pass does: counts if it is this instance's turn, else reads the
+	 * counts another instance shared; a failure is kept in the snapshot (the database is
+	 * unreachable).
+	 */
+	public Snapshot refreshInTurn() {
+		return read(this.turnGap);
+	}
+
+	/**
+	 * Counts now, whoever's turn it is, and shares the counts (for a look that must be
+	 * current, and for tests); a failure is kept in the snapshot.
+	 */
 	public Snapshot refresh() {
+		return read(Duration.ZERO);
+	}
+
+	private Snapshot read(Duration gap) {
 		try {
-			List<QueueCount> counts = this.store.countsByQueue();
-			this.latest = new Snapshot(counts, throttled(), paused(), Instant.now(), null);
+			this.latest = (this.instance != null) ? countForTheCluster(this.instance, gap) : countHere();
 		}
 		catch (RuntimeException ex) {
 			logger.debug("sqlqueue could not read its counts", ex);
 			this.latest = new Snapshot(this.latest.counts(), this.latest.throttled(), this.latest.paused(),
-					this.latest.sampledAt(), ex);
+					this.latest.sampledAt(), this.latest.countedBy(), ex);
 		}
+		refreshed(this.latest);
 		return this.latest;
+	}
+
+	/** Called with each new snapshot, on the refreshing thread; does nothing unless overridden. */
+	protected void refreshed(Snapshot snapshot) {
+	}
+
+	private Snapshot countForTheCluster(String instance, Duration gap) {
+		OptionalLong turn = takeTurn(instance, gap);
+		if (turn.isPresent()) {
+			Snapshot counted = countHere();
+			share(instance, turn.getAsLong(), counted);
+			return counted;
+		}
+		SharedCounts shared = shared();
+		if (shared == null || !shared.counted()) {
+			return countHere();
+		}
+		return new Snapshot(shared.counts(), shared.throttled(), paused(), Instant.now().minus(shared.age()),
+				shared.countedBy(), null);
+	}
+
+	private OptionalLong takeTurn(String instance, Duration gap) {
+		try {
+			return this.store.cluster().takeCountTurn(instance, gap);
+		}
+		catch (RuntimeException ex) {
+			// A schema without queue_count_turn, or the turn's row held: the shared counts decide.
+			logger.debug("sqlqueue could not take a turn to count", ex);
+			return OptionalLong.empty();
+		}
+	}
+
+	private @Nullable SharedCounts shared() {
+		try {
+			return this.store.cluster().sharedCounts();
+		}
+		catch (RuntimeException ex) {
+			logger.debug("sqlqueue could not read the shared counts", ex);
+			return null;
+		}
+	}
+
+	private void share(String instance, long turn, Snapshot counted) {
+		try {
+			if (!this.store.cluster().shareCounts(instance, turn, counted.counts(), counted.throttled())) {
+				logger.debug("sqlqueue counted past its turn {}: another instance counts now", turn);
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.debug("sqlqueue could not share its counts", ex);
+		}
+	}
+
+	private Snapshot countHere() {
+		return new Snapshot(this.store.countsByQueue(), throttled(), paused(), Instant.now(), this.instance, null);
 	}
 
 	/**
@@ -98,11 +196,13 @@ public class QueueStats extends PeriodicTask {
 	 * @param throttled due jobs that limits hold back, per limited queue and by the limit that
 	 * does (see {@link FlowControl#throttled()})
 	 * @param paused the queues paused across the cluster (no instance claims their jobs)
-	 * @param sampledAt when they were last read successfully, or {@code null} if never
+	 * @param sampledAt when they were last counted, or {@code null} if never
+	 * @param countedBy the instance that counted them (this one or another), or {@code null}
+	 * when not known (counted here by a {@link QueueStats} without an instance id)
 	 * @param failure why the last read failed, or {@code null} if it worked
 	 */
 	public record Snapshot(List<QueueCount> counts, Map<String, Map<String, Long>> throttled, Set<String> paused,
-			@Nullable Instant sampledAt, @Nullable Throwable failure) {
+			@Nullable Instant sampledAt, @Nullable String countedBy, @Nullable Throwable failure) {
 
 		/** Whether the queue was paused when last read. */
 		public boolean isPaused(String queue) {

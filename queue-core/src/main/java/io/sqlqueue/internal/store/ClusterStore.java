@@ -3,19 +3,27 @@ package io.sqlqueue.internal.store;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
 import java.util.Set;
+import java.util.TreeMap;
 
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.JdbcTemplate;
 
+import io.sqlqueue.JobStatus;
+
 /**
  * What the instances of one queue share beyond its jobs, as SQL: the paused queues
- * ({@code queue_paused}) and the instances' own rows ({@code queue_instance}). Every write
+ * ({@code queue_paused}), the instances' own rows ({@code queue_instance}) and the counts
+ * one of them counts for all ({@code queue_count}, {@code queue_count_turn}). Every write
  * is one short transaction of its own on a small table keyed by name or id, so none waits
  * for more than another such write of the same row; reads take no locks.
  * <p>
@@ -23,6 +31,9 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * clocks agree on which of them is gone.
  */
 public class ClusterStore {
+
+	/** The kind of a shared count of due jobs a limit holds back: this, then the limit's name. */
+	private static final String THROTTLED = "throttled:";
 
 	private final Dialect dialect;
 
@@ -133,6 +144,74 @@ public class ClusterStore {
 	/** Every instance's row, the longest running first. */
 	public List<InstanceRow> instances() {
 		return this.jdbc.query(this.sql.instances, this::instance);
+	}
+
+	/**
+	 * Takes the turn to count for the cluster when no instance took it within {@code gap}:
+	 * the turn's number, or empty when another instance holds it. At most one instance gets a
+	 * turn per gap, on the database's clock: takers wait for each other on the turn's one row,
+	 * and the later finds it taken.
+	 */
+	public OptionalLong takeCountTurn(String taker, Duration gap) {
+		return this.transactions.inNewReadCommitted(() -> {
+			if (this.jdbc.update(this.sql.takeCountTurn, taker, -gap.toMillis()) != 1) {
+				return OptionalLong.empty();
+			}
+			Long turn = this.jdbc.queryForObject(this.sql.countTurn, Long.class, taker);
+			return (turn != null) ? OptionalLong.of(turn) : OptionalLong.empty();
+		});
+	}
+
+	/**
+	 * Writes the counts of the turn {@code turn}, replacing those there, in one transaction;
+	 * false, writing nothing, when another instance has taken a later turn meanwhile (this one
+	 * stalled past its gap), so older counts never overwrite newer ones.
+	 */
+	public boolean shareCounts(String counter, long turn, List<QueueCount> counts,
+			Map<String, Map<String, Long>> throttled) {
+		List<Object[]> rows = new ArrayList<>();
+		counts.forEach((count) -> rows.add(new Object[] { count.queue(), count.status().name(), count.jobs(),
+				count.oldestDueAge().toMillis(), count.estimated() }));
+		throttled.forEach((queue, byLimit) -> byLimit.forEach(
+				(limit, jobs) -> rows.add(new Object[] { queue, THROTTLED + limit, jobs, 0L, false })));
+		return this.transactions.inNewReadCommitted(() -> {
+			if (this.jdbc.update(this.sql.endCountTurn, counter, turn, counter) != 1) {
+				return false;
+			}
+			this.jdbc.update(this.sql.deleteCounts);
+			this.jdbc.batchUpdate(this.sql.insertCount, rows);
+			return true;
+		});
+	}
+
+	/** The counts last shared, read in one statement, so never half of one turn's and half of another's. */
+	public SharedCounts sharedCounts() {
+		List<QueueCount> counts = new ArrayList<>();
+		Map<String, Map<String, Long>> throttled = new TreeMap<>();
+		String[] countedBy = new String[1];
+		Duration[] age = { Duration.ZERO };
+		this.jdbc.query(this.sql.sharedCounts, (rs) -> {
+			countedBy[0] = rs.getString("counted_by");
+			Instant countedAt = this.dialect.getTimestamp(rs, "counted_at");
+			Instant now = this.dialect.getTimestamp(rs, "db_now");
+			if (countedAt != null && now != null && now.isAfter(countedAt)) {
+				age[0] = Duration.between(countedAt, now);
+			}
+			String kind = rs.getString("kind");
+			if (kind == null) {
+				return;
+			}
+			String queue = rs.getString("queue");
+			long jobs = rs.getLong("jobs");
+			if (kind.startsWith(THROTTLED)) {
+				throttled.computeIfAbsent(queue, (key) -> new TreeMap<>()).put(kind.substring(THROTTLED.length()), jobs);
+			}
+			else {
+				counts.add(new QueueCount(queue, JobStatus.valueOf(kind), jobs,
+						Duration.ofMillis(rs.getLong("oldest_due_ms")), rs.getBoolean("estimated")));
+			}
+		});
+		return new SharedCounts(List.copyOf(counts), throttled, countedBy[0], age[0]);
 	}
 
 	private InstanceRow instance(ResultSet rs, int row) throws SQLException {

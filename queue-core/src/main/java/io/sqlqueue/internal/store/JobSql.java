@@ -186,11 +186,13 @@ final class JobSql {
 		// Every table the queue writes often: claims and completions (queue_job), limited claims
 		// (queue_flow, queue_rate_window), workflows' settling (queue_dependency, queue_batch) and
 		// schedules' fires (queue_schedule), instances' beats (queue_instance), attempts' history
-		// (queue_attempt, deleted by the pruner). Without vacuum each keeps its dead rows and never gets statistics.
+		// (queue_attempt, deleted by the pruner), the shared counts (queue_count, queue_count_turn:
+		// rewritten every stats interval). Without vacuum each keeps its dead rows and never gets statistics.
 		String prefix = (checkedSchema != null) ? dialect.quote(checkedSchema) + "." : "";
 		this.vacuum = dialect.vacuumStatement(List.of(this.table, prefix + "queue_flow", prefix + "queue_rate_window",
 				prefix + "queue_dependency", prefix + "queue_batch", prefix + "queue_schedule",
-				prefix + "queue_instance", prefix + "queue_attempt"));
+				prefix + "queue_instance", prefix + "queue_attempt", prefix + "queue_count",
+				prefix + "queue_count_turn"));
 		this.tableName = this.table;
 		this.writeLockFirst = dialect.writeLockFirst(this.table);
 		// A job whose cancel was asked for while it ran is never queued again (reschedule,

@@ -46,11 +46,11 @@ public class QueueReset {
 				"DELETE FROM %squeue_batch".formatted(prefix), "DELETE FROM %squeue_attempt".formatted(prefix),
 				"DELETE FROM %squeue_job".formatted(prefix),
 				"DELETE FROM %squeue_rate_window".formatted(prefix), "DELETE FROM %squeue_paused".formatted(prefix),
-				"DELETE FROM %squeue_audit".formatted(prefix),
+				"DELETE FROM %squeue_audit".formatted(prefix), "DELETE FROM %squeue_count".formatted(prefix),
 				"UPDATE %squeue_flow SET window_start = 0, window_starts = 0, previous_starts = 0".formatted(prefix));
 	}
 
-	/** Deletes every job, attempt, edge, batch, rate window, pause and audit entry; sets every queue's own rate window back to empty. */
+	/** Deletes every job, attempt, edge, batch, rate window, pause, audit entry and shared count; sets every queue's own rate window back to empty. */
 	public void reset() {
 		this.transactions.inNewBoundedLockWait(this.jdbc, LOCK_WAIT, () -> {
 			this.statements.forEach(this.jdbc::update);

@@ -28,8 +28,9 @@ public class MaintenanceProperties {
 	private Duration vacuumInterval = Duration.ofMinutes(1);
 
 	/**
-	 * How often the jobs per queue and state are counted (one grouped query) for the
-	 * gauges and the health indicator.
+	 * How often the jobs per queue and state are counted for the gauges and the health
+	 * indicator: once per interval for the whole cluster, by the instance whose turn it is,
+	 * the others reading its counts.
 	 */
 	private Duration statsInterval = Duration.ofSeconds(30);
 

@@ -21,17 +21,18 @@ public class NotifyingQueueStats extends QueueStats {
 
 	private final List<Consumer<Snapshot>> subscribers = new CopyOnWriteArrayList<>();
 
-	/** Counts the jobs the limits of {@code flowControl} (when not {@code null}) hold back too. */
+	/**
+	 * Counts the jobs the limits of {@code flowControl} (when not {@code null}) hold back too,
+	 * taking the cluster's turns to count as {@code instance} (when not {@code null}).
+	 */
 	public NotifyingQueueStats(JobStore store, TaskScheduler scheduler, Duration interval,
-			@Nullable FlowControl flowControl) {
-		super(store, scheduler, interval, flowControl);
+			@Nullable FlowControl flowControl, @Nullable String instance) {
+		super(store, scheduler, interval, flowControl, instance);
 	}
 
 	@Override
-	public Snapshot refresh() {
-		Snapshot snapshot = super.refresh();
+	protected void refreshed(Snapshot snapshot) {
 		this.subscribers.forEach((subscriber) -> subscriber.accept(snapshot));
-		return snapshot;
 	}
 
 	/** Calls {@code subscriber} after each refresh, on the refreshing thread. */

@@ -504,9 +504,12 @@ public final class SqlQueueAutoConfiguration {
 		@ConditionalOnMissingBean
 		@DependsOnDatabaseInitialization
 		QueueStats sqlqueueQueueStats(JobStore store, SqlQueueProperties properties,
-				@Qualifier(TASK_SCHEDULER_BEAN_NAME) TaskScheduler scheduler, ObjectProvider<FlowControl> flowControl) {
+				@Qualifier(TASK_SCHEDULER_BEAN_NAME) TaskScheduler scheduler, ObjectProvider<FlowControl> flowControl,
+				ObjectProvider<Manager> manager) {
+			// The Manager's id takes the cluster's turns to count; without a Manager this instance counts alone.
+			Manager counter = manager.getIfUnique();
 			return new NotifyingQueueStats(store, scheduler, properties.getMaintenance().getStatsInterval(),
-					flowControl.getIfUnique());
+					flowControl.getIfUnique(), (counter != null) ? counter.settings().workerId() : null);
 		}
 
 		@Bean

@@ -115,6 +115,9 @@ public class SqlQueueHealthIndicator extends AbstractHealthIndicator {
 		if (snapshot.sampledAt() != null) {
 			builder.withDetail("sampledAt", snapshot.sampledAt().toString());
 		}
+		if (snapshot.countedBy() != null) {
+			builder.withDetail("countedBy", snapshot.countedBy());
+		}
 		builder.withDetail("maxDueAge", this.maxDueAge.toString());
 		Map<String, Object> queues = new TreeMap<>();
 		Map<String, String> stale = new TreeMap<>();

@@ -132,6 +132,15 @@ class SqlQueueAutoConfigurationTests {
 	}
 
 	@Test
+	void countsForTheClusterAsTheManagersInstance() {
+		this.runner.withPropertyValues("sqlqueue.manager.worker-id=node-7").run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context.getBean(QueueStats.class).refresh().countedBy()).isEqualTo("node-7");
+			assertThat(context.getBean(JobStore.class).cluster().sharedCounts().countedBy()).isEqualTo("node-7");
+		});
+	}
+
+	@Test
 	void bindsRetentionAndStatsInterval() {
 		this.runner
 			.withPropertyValues("sqlqueue.retention.succeeded=1h", "sqlqueue.retention.cancelled=0",

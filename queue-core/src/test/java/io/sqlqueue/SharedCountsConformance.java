@@ -1,0 +1,139 @@
+package io.sqlqueue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import org.junit.jupiter.api.Test;
+
+import org.springframework.scheduling.concurrent.SimpleAsyncTaskScheduler;
+
+import io.sqlqueue.internal.maintenance.QueueStats;
+import io.sqlqueue.internal.store.ClusterStore;
+import io.sqlqueue.internal.store.QueueCount;
+import io.sqlqueue.internal.store.SharedCounts;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The counts one instance counts for the cluster on every database: the others read them
+ * instead of counting, the next turn comes after the gap, a counter that stalled past its
+ * turn writes nothing, turns taken at once go to one instance, and an instance whose schema
+ * has no shared counts counts for itself. {@link QueueConformanceTests} implements this.
+ */
+interface SharedCountsConformance extends ConformanceSupport {
+
+	private QueueStats stats(String instance, Duration interval) {
+		// The scheduler is never started: the tests run the passes themselves.
+		return new QueueStats(fixture().store(), new SimpleAsyncTaskScheduler(), interval, null, instance);
+	}
+
+	private void enqueue(int jobs) {
+		for (int i = 0; i < jobs; i++) {
+			fixture().queue().enqueue(Job.of("counted.job", i).queue("counted"));
+		}
+	}
+
+	@Test
+	default void oneInstanceCountsAndTheOthersReadItsCounts() {
+		QueueStats first = stats("instance-a", Duration.ofMinutes(1));
+		QueueStats second = stats("instance-b", Duration.ofMinutes(1));
+		enqueue(2);
+		QueueStats.Snapshot counted = first.refreshInTurn();
+		assertThat(counted.failure()).isNull();
+		assertThat(counted.countedBy()).isEqualTo("instance-a");
+		assertThat(counted.jobs("counted", JobStatus.QUEUED)).isEqualTo(2);
+		enqueue(1);
+		// Within the turn's gap the second reads the first's counts: had it counted, it would see 3.
+		QueueStats.Snapshot read = second.refreshInTurn();
+		assertThat(read.failure()).isNull();
+		assertThat(read.countedBy()).isEqualTo("instance-a");
+		assertThat(read.jobs("counted", JobStatus.QUEUED)).isEqualTo(2);
+		assertThat(read.sampledAt()).isNotNull();
+		assertThat(first.refreshInTurn().jobs("counted", JobStatus.QUEUED)).isEqualTo(2);
+	}
+
+	@Test
+	default void theNextTurnComesAfterTheGap() {
+		QueueStats first = stats("instance-a", Duration.ofMillis(300));
+		QueueStats second = stats("instance-b", Duration.ofMillis(300));
+		enqueue(2);
+		assertThat(first.refreshInTurn().countedBy()).isEqualTo("instance-a");
+		enqueue(1);
+		sleepQuietly(400);
+		QueueStats.Snapshot counted = second.refreshInTurn();
+		assertThat(counted.countedBy()).isEqualTo("instance-b");
+		assertThat(counted.jobs("counted", JobStatus.QUEUED)).isEqualTo(3);
+		assertThat(first.refreshInTurn().jobs("counted", JobStatus.QUEUED)).isEqualTo(3);
+	}
+
+	@Test
+	default void aCounterThatStalledPastItsTurnWritesNothing() {
+		ClusterStore cluster = fixture().store().cluster();
+		OptionalLong stalled = cluster.takeCountTurn("stalled", Duration.ofMillis(100));
+		assertThat(stalled).isPresent();
+		sleepQuietly(200);
+		OptionalLong next = cluster.takeCountTurn("next", Duration.ofMillis(100));
+		assertThat(next).isPresent();
+		assertThat(next.getAsLong()).isGreaterThan(stalled.getAsLong());
+		List<QueueCount> newer = List.of(new QueueCount("mail", JobStatus.QUEUED, 5, Duration.ofSeconds(7), true));
+		assertThat(cluster.shareCounts("next", next.getAsLong(), newer, Map.of("mail", Map.of("key-rate", 4L))))
+			.isTrue();
+		List<QueueCount> older = List.of(new QueueCount("mail", JobStatus.QUEUED, 1, Duration.ZERO));
+		assertThat(cluster.shareCounts("stalled", stalled.getAsLong(), older, Map.of())).isFalse();
+		SharedCounts shared = cluster.sharedCounts();
+		assertThat(shared.countedBy()).isEqualTo("next");
+		assertThat(shared.counts()).containsExactlyElementsOf(newer);
+		assertThat(shared.throttled()).isEqualTo(Map.of("mail", Map.of("key-rate", 4L)));
+		assertThat(shared.age()).isLessThan(Duration.ofMinutes(1));
+	}
+
+	@Test
+	default void turnsTakenAtOnceGoToOneInstance() throws Exception {
+		ClusterStore cluster = fixture().store().cluster();
+		int takers = 6;
+		ExecutorService threads = Executors.newFixedThreadPool(takers);
+		try {
+			for (int round = 0; round < 3; round++) {
+				CyclicBarrier start = new CyclicBarrier(takers);
+				List<Future<OptionalLong>> turns = new ArrayList<>();
+				for (int i = 0; i < takers; i++) {
+					String taker = "taker-" + i;
+					turns.add(threads.submit(() -> {
+						start.await(10, TimeUnit.SECONDS);
+						return cluster.takeCountTurn(taker, Duration.ofMillis(250));
+					}));
+				}
+				int taken = 0;
+				for (Future<OptionalLong> turn : turns) {
+					taken += turn.get(30, TimeUnit.SECONDS).isPresent() ? 1 : 0;
+				}
+				assertThat(taken).as("turns taken in round %d", round).isEqualTo(1);
+				sleepQuietly(350);
+			}
+		}
+		finally {
+			threads.shutdownNow();
+		}
+	}
+
+	@Test
+	default void anInstanceWhoseSchemaHasNoSharedCountsCountsForItself() {
+		fixture().jdbc().execute("DROP TABLE " + table("queue_count_turn"));
+		fixture().jdbc().execute("DROP TABLE " + table("queue_count"));
+		enqueue(2);
+		QueueStats.Snapshot counted = stats("instance-old-schema", Duration.ofMinutes(1)).refreshInTurn();
+		assertThat(counted.failure()).isNull();
+		assertThat(counted.jobs("counted", JobStatus.QUEUED)).isEqualTo(2);
+		enqueue(1);
+		assertThat(stats("another", Duration.ofMinutes(1)).refreshInTurn().jobs("counted", JobStatus.QUEUED)).isEqualTo(3);
+	}
+
+}

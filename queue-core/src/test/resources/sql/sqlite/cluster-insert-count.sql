@@ -1,0 +1,1 @@
+INSERT INTO queue_count (queue, kind, jobs, oldest_due_ms, estimated) VALUES (?, ?, ?, ?, ?)
