@@ -9,6 +9,9 @@ import java.util.concurrent.TimeUnit;
 import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
 import io.sqlqueue.admin.AdminResult;
 import io.sqlqueue.admin.QueueAdmin;
 import io.sqlqueue.admin.Refusal;
@@ -105,11 +108,14 @@ interface PauseConformance extends ConformanceSupport {
 		awaitStatus(queued, JobStatus.SUCCEEDED);
 	}
 
-	@Test
-	default void claimedJobsNotStartedGoBackWhenTheirQueueIsPaused() throws Exception {
+	/** An instance with one worker, held by a job, and five jobs it claimed ahead of that worker. */
+	record HeldWorker(Manager manager, long held, List<Long> claimedAhead, CountDownLatch release) {
+	}
+
+	private HeldWorker claimAheadOfAHeldWorker(String handler) throws InterruptedException {
 		CountDownLatch started = new CountDownLatch(1);
 		CountDownLatch release = new CountDownLatch(1);
-		pausableHandler("pause.prefetched", (payload, context) -> {
+		pausableHandler(handler, (payload, context) -> {
 			if (payload.equals("1")) {
 				started.countDown();
 				release.await(30, TimeUnit.SECONDS);
@@ -122,37 +128,70 @@ interface PauseConformance extends ConformanceSupport {
 				QueueFixture.fastSettings().pollInterval(POLL).defaultConcurrency(1).prefetch(10).build(), 8);
 		List<Long> fast = new ArrayList<>();
 		for (int i = 0; i < 20; i++) {
-			fast.add(fixture().queue().enqueue("pause.prefetched", 0));
+			fast.add(fixture().queue().enqueue(handler, 0));
 		}
 		for (long id : fast) {
 			awaitStatus(id, JobStatus.SUCCEEDED);
 		}
-		long held = fixture().queue().enqueue("pause.prefetched", 1);
+		long held = fixture().queue().enqueue(handler, 1);
 		assertThat(started.await(30, TimeUnit.SECONDS)).isTrue();
 		List<Long> claimedAhead = new ArrayList<>();
 		for (int i = 0; i < 5; i++) {
-			claimedAhead.add(fixture().queue().enqueue("pause.prefetched", 0));
+			claimedAhead.add(fixture().queue().enqueue(handler, 0));
 		}
 		await().atMost(Duration.ofSeconds(10))
 			.until(() -> claimedAhead.stream().allMatch((id) -> fixture().status(id) == JobStatus.RUNNING));
-		assertThat(admin(manager).pauseQueue("pausable").done()).isTrue();
-		// Given back when the pause returns, not when the held worker frees: QUEUED, no attempt spent.
-		for (long id : claimedAhead) {
+		return new HeldWorker(manager, held, claimedAhead, release);
+	}
+
+	/** Given back: {@code QUEUED}, no attempt spent; then, once resumed, run once each. */
+	private void assertGivenBackAndRunAfterTheResume(HeldWorker worker) {
+		for (long id : worker.claimedAhead()) {
 			JobRecord job = fixture().job(id);
 			assertThat(job.status()).isEqualTo(JobStatus.QUEUED);
 			assertThat(job.attempts()).isZero();
 		}
-		release.countDown();
-		awaitStatus(held, JobStatus.SUCCEEDED);
+		worker.release().countDown();
+		awaitStatus(worker.held(), JobStatus.SUCCEEDED);
 		sleepQuietly(POLL.multipliedBy(2).toMillis());
-		for (long id : claimedAhead) {
+		for (long id : worker.claimedAhead()) {
 			assertThat(fixture().status(id)).isEqualTo(JobStatus.QUEUED);
 		}
-		assertThat(admin(manager).resumeQueue("pausable").done()).isTrue();
-		for (long id : claimedAhead) {
+		assertThat(admin(worker.manager()).resumeQueue("pausable").done()).isTrue();
+		for (long id : worker.claimedAhead()) {
 			awaitStatus(id, JobStatus.SUCCEEDED);
 			assertThat(fixture().job(id).attempts()).isEqualTo(1);
 		}
+	}
+
+	@Test
+	default void claimedJobsNotStartedGoBackWhenTheirQueueIsPaused() throws Exception {
+		HeldWorker worker = claimAheadOfAHeldWorker("pause.prefetched");
+		assertThat(admin(worker.manager()).pauseQueue("pausable").done()).isTrue();
+		// Given back when the pause returns, not when the held worker frees.
+		assertGivenBackAndRunAfterTheResume(worker);
+	}
+
+	/**
+	 * A pause from code inside a transaction of the caller's that read before it and then rolls
+	 * back: the pause and the give-back each commit on their own (the jobs are the instance's,
+	 * not the caller's; given back in the caller's transaction, a rollback would leave them
+	 * {@code RUNNING} with no worker renewing their leases, to be reaped as crashes), and the
+	 * pausing instance stops at once (it reads the paused queues outside the caller's snapshot,
+	 * which on MariaDB's REPEATABLE READ would not show the pause).
+	 */
+	@Test
+	default void aPauseInACallersTransactionThatRollsBackStopsAndGivesBackAtOnce() throws Exception {
+		HeldWorker worker = claimAheadOfAHeldWorker("pause.in-transaction");
+		TransactionTemplate caller = new TransactionTemplate(
+				new DataSourceTransactionManager(isolatedDatabase().dataSource()));
+		caller.executeWithoutResult((status) -> {
+			fixture().jdbc().queryForObject("SELECT COUNT(*) FROM " + table("queue_job"), Long.class);
+			assertThat(admin(worker.manager()).pauseQueue("pausable").done()).isTrue();
+			assertThat(worker.manager().pausedQueues()).containsExactly("pausable");
+			status.setRollbackOnly();
+		});
+		assertGivenBackAndRunAfterTheResume(worker);
 	}
 
 	@Test

@@ -82,9 +82,10 @@ final class Claimer {
 	 * back the claimed jobs of a queue paused since that have not started.
 	 */
 	void pausedChanged(Workers workers) {
-		if (this.paused.refresh()) {
-			workers.releasePaused(this.paused);
-		}
+		this.paused.refresh();
+		// Whether or not this read found the change: the poll loop may have read it first and
+		// be giving the jobs back now; this waits for that, so a pause returns once they are back.
+		workers.releasePaused(this.paused);
 	}
 
 	/** Claims may begin, for the handlers the registry has now. */

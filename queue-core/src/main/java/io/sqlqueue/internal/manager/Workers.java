@@ -59,6 +59,9 @@ final class Workers {
 
 	private final Set<Attempt> inFlight = ConcurrentHashMap.newKeySet();
 
+	/** Held while a pause's claimed jobs are given back (see {@link #releasePaused}). */
+	private final Object releasing = new Object();
+
 	/**
 	 * @param listener guarded already (see {@link JobListener#guarded})
 	 * @param scheduler where the Completer's flushes run
@@ -308,11 +311,15 @@ final class Workers {
 	/**
 	 * A queue was paused: its claimed jobs that have not started go back to {@code QUEUED},
 	 * and a worker that takes one before this drain does gives it back too (see {@link #work}).
+	 * One release at a time: a second (the pausing thread's, after the poll loop read the
+	 * pause first) returns only once the first has given its jobs back.
 	 */
 	void releasePaused(PausedQueues paused) {
-		for (Lane lane : this.lanes.values()) {
-			if (paused.contains(lane.queue)) {
-				lane.drain().forEach(this::giveBack);
+		synchronized (this.releasing) {
+			for (Lane lane : this.lanes.values()) {
+				if (paused.contains(lane.queue)) {
+					lane.drain().forEach(this::giveBack);
+				}
 			}
 		}
 	}

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
 
@@ -51,9 +52,15 @@ public class ClusterStore {
 		this.sql = new ClusterSql(dialect, schema);
 	}
 
-	/** The names of the paused queues: what every instance's poll loop reads once per poll interval. */
+	/**
+	 * The names of the paused queues: what every instance's poll loop reads once per poll
+	 * interval. Never in a caller's transaction: a pause in a caller's transaction that had read
+	 * before (MariaDB's REPEATABLE READ keeps that snapshot) would not see the pause it just
+	 * committed in a transaction of its own, and this instance would claim on.
+	 */
 	public Set<String> pausedQueues() {
-		return new HashSet<>(this.jdbc.queryForList(this.sql.pausedNames, String.class));
+		Supplier<Set<String>> read = () -> new HashSet<>(this.jdbc.queryForList(this.sql.pausedNames, String.class));
+		return this.transactions.callerHasOne() ? this.transactions.inNewReadCommitted(read) : read.get();
 	}
 
 	/** The paused queues, by name. */

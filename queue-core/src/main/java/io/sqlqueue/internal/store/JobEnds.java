@@ -85,10 +85,19 @@ final class JobEnds {
 		return held;
 	}
 
-	/** Gives back a claimed job that never started; the claim does not count as an attempt. */
+	/**
+	 * Gives back a claimed job that never started; the claim does not count as an attempt.
+	 * Always in a transaction of its own, whoever calls: the job is this instance's, not the
+	 * caller's. A pause in a caller's transaction gives back this instance's claimed-ahead
+	 * jobs on the caller's thread; had the give-back joined that transaction, a rollback would
+	 * leave them {@code RUNNING} with no worker renewing their leases, to be reaped as crashes.
+	 */
 	boolean release(Lease lease) {
 		// A give-back is no attempt: no row of history.
-		return attemptEnd(null, this.sql.release, lease.jobId(), lease.jobId(), lease.token());
+		Supplier<Boolean> giveBack = () -> end(this.transactions::inCallerOrNewForSettling, this.sql.release, null,
+				lease.jobId(), lease.jobId(), lease.token());
+		return Boolean.TRUE.equals(
+				this.transactions.rowLocks() ? bounded(giveBack) : this.transactions.inNewTransaction(giveBack));
 	}
 
 	/** Cancels a {@code QUEUED} or {@code WAITING} job, and settles what it ends. */
