@@ -8,6 +8,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.Test;
 
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
 import io.sqlqueue.admin.BulkAction;
 import io.sqlqueue.admin.BulkResult;
 import io.sqlqueue.admin.JobFilter;
@@ -100,6 +103,30 @@ interface BulkConformance extends ConformanceSupport {
 				+ " WHERE meta_value = '2'", Integer.class)).isEqualTo(3);
 		assertThat(fixture().jdbc().queryForObject("SELECT COUNT(*) FROM " + table("queue_job_tag")
 				+ " WHERE tag = 'campaign'", Integer.class)).isEqualTo(600);
+	}
+
+	/**
+	 * A bulk action from code inside a transaction of the caller's that then rolls back: its
+	 * chunks committed on their own as they went (no lock held until the caller ends), so the
+	 * jobs stay cancelled, and its audit entry stays with them.
+	 */
+	@Test
+	default void aBulkActionInACallersTransactionCommitsOnItsOwn() {
+		List<Long> ids = fixture().queue()
+			.enqueueAll(List.of(Job.of("work", 1).tags("wave"), Job.of("work", 2).tags("wave")));
+		TransactionTemplate caller = new TransactionTemplate(
+				new DataSourceTransactionManager(isolatedDatabase().dataSource()));
+		caller.executeWithoutResult((status) -> {
+			assertThat(fixture().count("status = 'QUEUED'")).isEqualTo(2);
+			BulkResult cancelled = admin(null).bulk(BulkAction.CANCEL, JobFilter.builder().tag("wave").build());
+			assertThat(cancelled.changed()).isEqualTo(2);
+			status.setRollbackOnly();
+		});
+		for (long id : ids) {
+			assertThat(fixture().status(id)).isEqualTo(JobStatus.CANCELLED);
+		}
+		assertThat(fixture().jdbc().queryForObject("SELECT COUNT(*) FROM " + table("queue_audit")
+				+ " WHERE action = 'bulk-cancel'", Integer.class)).isEqualTo(1);
 	}
 
 	/**

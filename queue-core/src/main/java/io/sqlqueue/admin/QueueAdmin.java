@@ -58,8 +58,9 @@ public interface QueueAdmin {
 
 	/**
 	 * Retries, cancels or deletes every job that matches the filter, in chunks of at most
-	 * {@link #BULK_CHUNK} jobs by id, each in short transactions of its own, so no lock is held
-	 * for long and workers run on meanwhile. Each job changes as the one-job action changes it
+	 * {@link #BULK_CHUNK} jobs by id, each in short transactions of its own (also when called
+	 * inside a transaction: that one is suspended, and the changes do not roll back with it),
+	 * so no lock is held for long and workers run on meanwhile. Each job changes as the one-job action changes it
 	 * ({@link #retry}, {@link #cancel}; a delete as the retention's pruning) or not at all: one
 	 * whose state the action does not apply to, or that changed meanwhile, is counted as
 	 * skipped. Jobs enqueued after the action began are left alone. Not done

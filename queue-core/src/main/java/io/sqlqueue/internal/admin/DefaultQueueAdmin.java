@@ -180,12 +180,16 @@ public class DefaultQueueAdmin implements QueueAdmin {
 
 	@Override
 	public BulkResult bulk(BulkAction action, JobFilter filter) {
-		BulkResult result = new BulkRun(this.jobs, this.store, BULK_CHUNK).run(action, filter);
-		if (result.changed() > 0) {
-			// After the run, not in its transaction: a bulk action is many short transactions.
-			log("bulk-" + action.name().toLowerCase(Locale.ROOT), filter.queue(), null, null,
-					(int) Math.min(Integer.MAX_VALUE, result.changed()), describe(filter));
-		}
+		// Outside a caller's transaction: its chunks commit as they go (no lock held until the
+		// caller commits), and so does the audit entry that records them, just after.
+		BulkResult result = this.store.outsideCallerTransaction(() -> {
+			BulkResult run = new BulkRun(this.jobs, this.store, BULK_CHUNK).run(action, filter);
+			if (run.changed() > 0) {
+				log("bulk-" + action.name().toLowerCase(Locale.ROOT), filter.queue(), null, null,
+						(int) Math.min(Integer.MAX_VALUE, run.changed()), describe(filter));
+			}
+			return run;
+		});
 		if (action == BulkAction.RETRY && result.changed() > 0 && this.manager != null) {
 			this.manager.wakeUp((filter.queue() != null) ? Set.of(filter.queue()) : this.manager.totalWorkers().keySet());
 		}

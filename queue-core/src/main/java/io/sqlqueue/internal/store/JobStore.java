@@ -204,6 +204,15 @@ public class JobStore implements QueueStore {
 		return this.browser;
 	}
 
+	/**
+	 * Runs {@code work} with the caller's transaction on the queue's data source, if any,
+	 * suspended: the store's verbs inside start transactions of their own (a bulk action's
+	 * chunks, which must not hold their locks until the caller commits, nor roll back with it).
+	 */
+	public <T> T outsideCallerTransaction(Supplier<T> work) {
+		return this.transactions.outsideCaller(work);
+	}
+
 	@Override
 	public ClusterStore cluster() {
 		return this.cluster;

@@ -49,6 +49,9 @@ final class StoreTransactions {
 	/** Reads only: the caller's, else a new read-only one. */
 	private final TransactionTemplate readOnly;
 
+	/** None: the caller's suspended, so that what runs inside starts transactions of its own. */
+	private final TransactionTemplate outsideCaller;
+
 	private final DataSource dataSource;
 
 	private final Dialect dialect;
@@ -78,6 +81,7 @@ final class StoreTransactions {
 		this.newForSettling = this.rowLocks ? this.newReadCommitted : this.newTransaction;
 		this.readOnly = template(manager, TransactionDefinition.PROPAGATION_REQUIRED, null);
 		this.readOnly.setReadOnly(true);
+		this.outsideCaller = template(manager, TransactionDefinition.PROPAGATION_NOT_SUPPORTED, null);
 		this.limitedClaim = dialect.checksIsolationInFlowLock() ? this.callerOrNew : this.callerOrNewReadCommitted;
 	}
 
@@ -132,6 +136,11 @@ final class StoreTransactions {
 	}
 
 	/** A new transaction, never the caller's: the queue's own writes, even inside a handler's transaction. */
+	/** Runs {@code work} with the caller's transaction, if any, suspended until it returns. */
+	<T> T outsideCaller(Supplier<T> work) {
+		return this.outsideCaller.execute((status) -> work.get());
+	}
+
 	<T> T inNewTransaction(Supplier<T> work) {
 		return this.newTransaction.execute((status) -> work.get());
 	}
