@@ -44,6 +44,12 @@ final class JobSql {
 
 	final @Nullable String vacuum;
 
+	/**
+	 * {@link #vacuum} one table at a time, for a schema older than the code (one statement
+	 * over a list fails whole when a table of it is missing).
+	 */
+	final List<String> vacuumEach;
+
 	/** The table's name as {@code regclass} reads it. */
 	final String tableName;
 
@@ -189,10 +195,13 @@ final class JobSql {
 		// (queue_attempt, deleted by the pruner), the shared counts (queue_count, queue_count_turn:
 		// rewritten every stats interval). Without vacuum each keeps its dead rows and never gets statistics.
 		String prefix = (checkedSchema != null) ? dialect.quote(checkedSchema) + "." : "";
-		this.vacuum = dialect.vacuumStatement(List.of(this.table, prefix + "queue_flow", prefix + "queue_rate_window",
+		List<String> vacuumed = List.of(this.table, prefix + "queue_flow", prefix + "queue_rate_window",
 				prefix + "queue_dependency", prefix + "queue_batch", prefix + "queue_schedule",
 				prefix + "queue_instance", prefix + "queue_attempt", prefix + "queue_count",
-				prefix + "queue_count_turn"));
+				prefix + "queue_count_turn");
+		this.vacuum = dialect.vacuumStatement(vacuumed);
+		this.vacuumEach = (this.vacuum != null)
+				? vacuumed.stream().map((table) -> dialect.vacuumStatement(List.of(table))).toList() : List.of();
 		this.tableName = this.table;
 		this.writeLockFirst = dialect.writeLockFirst(this.table);
 		// A job whose cancel was asked for while it ran is never queued again (reschedule,

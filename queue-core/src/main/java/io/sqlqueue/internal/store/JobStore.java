@@ -20,6 +20,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import org.springframework.dao.DuplicateKeyException;
+import org.springframework.jdbc.BadSqlGrammarException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.core.ParameterizedPreparedStatementSetter;
 import org.springframework.jdbc.core.RowMapper;
@@ -720,11 +721,29 @@ public class JobStore implements QueueStore {
 		return query != null && Boolean.TRUE.equals(this.jdbc.queryForObject(query, Boolean.class, this.sql.tableName));
 	}
 
-	/** Reclaims the table's dead rows where the database needs to be told ({@code VACUUM} on PostgreSQL). */
+	/**
+	 * Reclaims the tables' dead rows where the database needs to be told ({@code VACUUM} on
+	 * PostgreSQL): one statement over every table; on a schema older than the code
+	 * ({@code sqlqueue.migrate=false}, a table of the list not created yet) that statement
+	 * fails whole, so each table is then vacuumed on its own and the missing ones passed over.
+	 */
 	@Override
 	public void vacuum() {
-		if (this.sql.vacuum != null) {
+		if (this.sql.vacuum == null) {
+			return;
+		}
+		try {
 			this.jdbc.execute(this.sql.vacuum);
+		}
+		catch (BadSqlGrammarException ex) {
+			for (String statement : this.sql.vacuumEach) {
+				try {
+					this.jdbc.execute(statement);
+				}
+				catch (BadSqlGrammarException missing) {
+					logger.debug("sqlqueue passed over a table its schema does not have: {}", statement, missing);
+				}
+			}
 		}
 	}
 
