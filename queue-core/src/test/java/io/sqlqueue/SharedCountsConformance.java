@@ -19,6 +19,7 @@ import io.sqlqueue.internal.maintenance.QueueStats;
 import io.sqlqueue.internal.store.ClusterStore;
 import io.sqlqueue.internal.store.QueueCount;
 import io.sqlqueue.internal.store.SharedCounts;
+import io.sqlqueue.test.OpenTransaction;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -79,7 +80,8 @@ interface SharedCountsConformance extends ConformanceSupport {
 		ClusterStore cluster = fixture().store().cluster();
 		OptionalLong stalled = cluster.takeCountTurn("stalled", Duration.ofMillis(100));
 		assertThat(stalled).isPresent();
-		sleepQuietly(200);
+		// Past three gaps: an unshared turn passes on.
+		sleepQuietly(400);
 		OptionalLong next = cluster.takeCountTurn("next", Duration.ofMillis(100));
 		assertThat(next).isPresent();
 		assertThat(next.getAsLong()).isGreaterThan(stalled.getAsLong());
@@ -123,6 +125,72 @@ interface SharedCountsConformance extends ConformanceSupport {
 		long first = taken.stream().filter(OptionalLong::isPresent).findFirst().orElseThrow().getAsLong();
 		// No gap: the next taker gets the next turn at once.
 		assertThat(cluster.takeCountTurn("after", Duration.ZERO)).hasValue(first + 1);
+	}
+
+	/**
+	 * A count that takes longer than the gap (a big table, a short interval) keeps its turn
+	 * until it shared, up to three gaps: were the turn taken from it, its share would be
+	 * refused, and with counts slower than the gap no share would ever land.
+	 */
+	@Test
+	default void aTurnWhoseCountsAreNotSharedYetIsKeptForThreeGaps() {
+		ClusterStore cluster = fixture().store().cluster();
+		// Three gaps (1.5 s) leave a loaded machine room between the takes below.
+		Duration gap = Duration.ofMillis(500);
+		OptionalLong slow = cluster.takeCountTurn("slow", gap);
+		assertThat(slow).isPresent();
+		sleepQuietly(600);
+		assertThat(cluster.takeCountTurn("eager", gap)).as("a turn taken past one gap, its counts not shared").isEmpty();
+		assertThat(cluster.shareCounts("slow", slow.getAsLong(), List.of(), Map.of())).isTrue();
+		sleepQuietly(600);
+		OptionalLong next = cluster.takeCountTurn("next", gap);
+		assertThat(next).as("a turn taken past one gap, its counts shared").isPresent();
+		// Its counter stops before it shares: after three gaps the turn passes on.
+		sleepQuietly(1600);
+		assertThat(cluster.takeCountTurn("after-a-crash", gap)).isPresent();
+	}
+
+	/**
+	 * Counts shared long ago and a turn taken but never shared (its counter stopped): this
+	 * instance counts for itself rather than show counts many intervals old.
+	 */
+	@Test
+	default void sharedCountsManyIntervalsOldAreNotUsed() {
+		ClusterStore cluster = fixture().store().cluster();
+		OptionalLong old = cluster.takeCountTurn("old", Duration.ZERO);
+		assertThat(cluster.shareCounts("old", old.getAsLong(),
+				List.of(new QueueCount("counted", JobStatus.QUEUED, 99, Duration.ZERO)), Map.of())).isTrue();
+		enqueue(2);
+		sleepQuietly(600);
+		assertThat(cluster.takeCountTurn("stopped", Duration.ZERO)).isPresent();
+		// Interval 100 ms: the shared counts are six intervals old, the turn not free for three gaps.
+		QueueStats.Snapshot read = stats("reader", Duration.ofMillis(100)).refreshInTurn();
+		assertThat(read.jobs("counted", JobStatus.QUEUED)).isEqualTo(2);
+	}
+
+	/**
+	 * A counter frozen (or cut off) while it holds the turn's row keeps no other instance's
+	 * stats pass waiting beyond the store's bounded lock wait: the pass reads the shared
+	 * counts, or counts for itself.
+	 */
+	@Test
+	default void aHeldTurnRowKeepsNoOtherInstancesPassWaiting() throws Exception {
+		assumeRowLocks();
+		enqueue(1);
+		try (OpenTransaction<Integer> frozen = OpenTransaction.begin(isolatedDatabase().dataSource(),
+				() -> fixture().jdbc().update("UPDATE " + table("queue_count_turn") + " SET counted_by = 'frozen'"))) {
+			assertThat(frozen.result()).isEqualTo(1);
+			ExecutorService thread = Executors.newSingleThreadExecutor();
+			try {
+				Future<QueueStats.Snapshot> pass = thread.submit(stats("other", Duration.ofMinutes(1))::refreshInTurn);
+				QueueStats.Snapshot read = pass.get(20, TimeUnit.SECONDS);
+				assertThat(read.failure()).isNull();
+				assertThat(read.jobs("counted", JobStatus.QUEUED)).isEqualTo(1);
+			}
+			finally {
+				thread.shutdownNow();
+			}
+		}
 	}
 
 	@Test

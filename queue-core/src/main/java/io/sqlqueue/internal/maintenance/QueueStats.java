@@ -25,8 +25,8 @@ import io.sqlqueue.internal.store.SharedCounts;
  * checks, so that looking never queries the database; with them, the paused queues.
  * <p>
  * Counted once for the cluster: each pass, the instance that takes the turn
- * ({@link ClusterStore#takeCountTurn}, at most one per 0.9 interval across the cluster)
- * counts the jobs (the {@link JobStore#countsByQueue() store's count}, and the due jobs
+ * ({@link ClusterStore#takeCountTurn}: free 0.9 interval after it was last taken once that
+ * turn's counts were shared, three times that if they never were) counts the jobs (the {@link JobStore#countsByQueue() store's count}, and the due jobs
  * limits hold back) and shares them through {@code queue_count}; the others read those rows.
  * Where nothing was shared yet, or the schema predates {@code queue_count} (an instance that
  * does not migrate), the instance counts for itself, as every instance did before.
@@ -44,6 +44,13 @@ public class QueueStats extends PeriodicTask {
 	 * interval between them.
 	 */
 	private static final double TURN_GAP = 0.9;
+
+	/**
+	 * Shared counts older than this many intervals are not used. A turn whose counts were not
+	 * shared passes to another instance after three gaps ({@link ClusterStore#takeCountTurn}),
+	 * so counts this old mean that no instance manages to count for the cluster.
+	 */
+	private static final int STALE_TURNS = 4;
 
 	private final @Nullable FlowControl flowControl;
 
@@ -125,7 +132,9 @@ public class QueueStats extends PeriodicTask {
 			return counted;
 		}
 		SharedCounts shared = shared();
-		if (shared == null || !shared.counted()) {
+		if (shared == null || !shared.counted() || shared.age().compareTo(interval().multipliedBy(STALE_TURNS)) > 0) {
+			// None shared, or none for several intervals (whoever counts cannot, or none of this
+			// version runs): this instance's gauges and health go on from counts of its own.
 			return countHere();
 		}
 		return new Snapshot(shared.counts(), shared.throttled(), paused(), Instant.now().minus(shared.age()),

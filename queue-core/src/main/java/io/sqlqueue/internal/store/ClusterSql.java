@@ -41,7 +41,11 @@ final class ClusterSql {
 	/** Every instance row, with the database's clock ({@code db_now}). */
 	final String instances;
 
-	/** Takes the turn to count if it was last taken before the gap; parameters: taker, minus the gap in ms. */
+	/**
+	 * Takes the turn to count if it was last taken before the gap and its counts were shared,
+	 * or before three gaps whether or not; parameters: taker, minus the gap in ms, minus three
+	 * gaps in ms.
+	 */
 	final String takeCountTurn;
 
 	/** The turn the taker holds; parameters: taker. */
@@ -91,7 +95,8 @@ final class ClusterSql {
 				FROM %s ORDER BY started_at, id""".formatted(now, instanceTable);
 		this.takeCountTurn = """
 				UPDATE %s SET turn = turn + 1, taken_by = ?, taken_at = %s
-				WHERE id = 1 AND taken_at < %s""".formatted(turnTable, now, dialect.nowPlusMillis());
+				WHERE id = 1 AND taken_at < %s AND (counted_at >= taken_at OR taken_at < %s)"""
+			.formatted(turnTable, now, dialect.nowPlusMillis(), dialect.nowPlusMillis());
 		this.countTurn = "SELECT turn FROM %s WHERE id = 1 AND taken_by = ?".formatted(turnTable);
 		this.endCountTurn = """
 				UPDATE %s SET counted_by = ?, counted_at = %s

@@ -160,8 +160,8 @@ public class ClusterStore {
 	 * and the later finds it taken.
 	 */
 	public OptionalLong takeCountTurn(String taker, Duration gap) {
-		return this.transactions.inNewReadCommitted(() -> {
-			if (this.jdbc.update(this.sql.takeCountTurn, taker, -gap.toMillis()) != 1) {
+		return onTurnRow(() -> {
+			if (this.jdbc.update(this.sql.takeCountTurn, taker, -gap.toMillis(), -gap.multipliedBy(3).toMillis()) != 1) {
 				return OptionalLong.empty();
 			}
 			Long turn = this.jdbc.queryForObject(this.sql.countTurn, Long.class, taker);
@@ -181,7 +181,7 @@ public class ClusterStore {
 				count.oldestDueAge().toMillis(), count.estimated() }));
 		throttled.forEach((queue, byLimit) -> byLimit.forEach(
 				(limit, jobs) -> rows.add(new Object[] { queue, THROTTLED + limit, jobs, 0L, false })));
-		return this.transactions.inNewReadCommitted(() -> {
+		return onTurnRow(() -> {
 			if (this.jdbc.update(this.sql.endCountTurn, counter, turn, counter) != 1) {
 				return false;
 			}
@@ -189,6 +189,17 @@ public class ClusterStore {
 			this.jdbc.batchUpdate(this.sql.insertCount, rows);
 			return true;
 		});
+	}
+
+	/**
+	 * Runs {@code work} on the turn's row in a transaction of its own whose wait for that row
+	 * lasts at most {@link JobStore#OWN_LOCK_WAIT}: an instance frozen (or cut off) while it
+	 * holds the row keeps no other instance's stats pass waiting; the pass fails and the next
+	 * tries again. SQLite: its busy timeout bounds the wait.
+	 */
+	private <T> T onTurnRow(Supplier<T> work) {
+		return this.transactions.rowLocks() ? this.transactions.inNewBoundedLockWait(this.jdbc, JobStore.OWN_LOCK_WAIT, work)
+				: this.transactions.inNewTransaction(work);
 	}
 
 	/** The counts last shared, read in one statement, so never half of one turn's and half of another's. */

@@ -47,6 +47,8 @@ public class QueueReset {
 				"DELETE FROM %squeue_job".formatted(prefix),
 				"DELETE FROM %squeue_rate_window".formatted(prefix), "DELETE FROM %squeue_paused".formatted(prefix),
 				"DELETE FROM %squeue_audit".formatted(prefix), "DELETE FROM %squeue_count".formatted(prefix),
+				// Nothing shared: the next stats pass counts (the turn's number and time stay).
+				"UPDATE %squeue_count_turn SET taken_by = NULL, counted_by = NULL, counted_at = NULL".formatted(prefix),
 				"UPDATE %squeue_flow SET window_start = 0, window_starts = 0, previous_starts = 0".formatted(prefix));
 	}
 
