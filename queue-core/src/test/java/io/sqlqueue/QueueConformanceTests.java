@@ -70,7 +70,7 @@ import io.sqlqueue.test.TestPropagator;
  * <li>operating many jobs: {@link SearchConformance}, {@link BulkConformance}</li>
  * <li>reading and keeping: {@link ObservationConformance}, {@link BrowseConformance},
  * {@link RetentionConformance}, {@link JobRunnerConformance}, {@link TableHealthConformance},
- * {@link HistoryConformance}, {@link AuditConformance}</li>
+ * {@link HistoryConformance}, {@link AuditConformance}, {@link ReadReplicaConformance}</li>
  * </ul>
  * Their helpers are in {@link ConformanceSupport}.
  */
@@ -80,7 +80,7 @@ public abstract class QueueConformanceTests implements EnqueueConformance, Claim
 		FlowControlConformance, WorkflowConformance, BatchConformance, ScheduleConformance, ShutdownConformance,
 		ManagerLoopsConformance, CallerLockConformance, ObservationConformance, BrowseConformance,
 		RetentionConformance, JobRunnerConformance, TableHealthConformance, PauseConformance, InstancesConformance,
-		HistoryConformance, AuditConformance, SearchConformance, BulkConformance {
+		HistoryConformance, AuditConformance, SearchConformance, BulkConformance, ReadReplicaConformance {
 
 	/** For the subclasses' own tests (several of the interfaces have a WAIT of their own). */
 	protected static final Duration WAIT = Duration.ofSeconds(30);
