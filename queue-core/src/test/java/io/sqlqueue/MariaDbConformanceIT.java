@@ -146,6 +146,32 @@ class MariaDbConformanceIT extends QueueConformanceTests {
 		}
 	}
 
+	/**
+	 * A replica's user without the right to ask ({@code REPLICA MONITOR}) reads the jobs, and
+	 * its staleness is unknown, saying why, rather than failing the reads.
+	 */
+	@Test
+	void aReplicaUserWithoutTheRightToAskReadsAndItsStalenessIsUnknown() {
+		String user = "sq_lag_" + java.util.UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+		org.springframework.jdbc.core.JdbcTemplate root = this.fixture.jdbc();
+		root.execute("CREATE USER '" + user + "'@'%' IDENTIFIED BY 'secret'");
+		try {
+			root.execute("GRANT SELECT ON " + this.database.schema() + ".* TO '" + user + "'@'%'");
+			this.fixture.queue().enqueue("work", 1);
+			io.sqlqueue.internal.store.ReadStore replica = io.sqlqueue.internal.store.ReadStore.replica(
+					new DriverManagerDataSource(this.database.url(), user, "secret"), this.database.dialect(),
+					this.database.schema());
+			io.sqlqueue.admin.Staleness staleness = replica.staleness();
+			assertThat(staleness.state()).isEqualTo(io.sqlqueue.admin.Staleness.State.UNKNOWN);
+			assertThat(staleness.detail()).contains("SHOW REPLICA STATUS was refused", "REPLICA MONITOR");
+			assertThat(replica.countsByQueue()).singleElement()
+				.satisfies((count) -> assertThat(count.jobs()).isOne());
+		}
+		finally {
+			root.execute("DROP USER '" + user + "'@'%'");
+		}
+	}
+
 	private List<JobRecord> claim(String queue, String handler) {
 		return this.fixture.store().claim(new ClaimRequest("test-worker", queue, List.of(handler), 10, 30_000));
 	}

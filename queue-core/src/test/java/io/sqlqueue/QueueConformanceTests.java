@@ -70,7 +70,8 @@ import io.sqlqueue.test.TestPropagator;
  * <li>operating many jobs: {@link SearchConformance}, {@link BulkConformance}</li>
  * <li>reading and keeping: {@link ObservationConformance}, {@link BrowseConformance},
  * {@link RetentionConformance}, {@link JobRunnerConformance}, {@link TableHealthConformance},
- * {@link HistoryConformance}, {@link AuditConformance}, {@link SharedCountsConformance}</li>
+ * {@link HistoryConformance}, {@link AuditConformance}, {@link SharedCountsConformance},
+ * {@link ReadReplicaConformance}</li>
  * </ul>
  * Their helpers are in {@link ConformanceSupport}.
  */
@@ -80,7 +81,8 @@ public abstract class QueueConformanceTests implements EnqueueConformance, Claim
 		FlowControlConformance, WorkflowConformance, BatchConformance, ScheduleConformance, ShutdownConformance,
 		ManagerLoopsConformance, CallerLockConformance, ObservationConformance, BrowseConformance,
 		RetentionConformance, JobRunnerConformance, TableHealthConformance, PauseConformance, InstancesConformance,
-		HistoryConformance, AuditConformance, SearchConformance, BulkConformance, SharedCountsConformance {
+		HistoryConformance, AuditConformance, SearchConformance, BulkConformance, SharedCountsConformance,
+		ReadReplicaConformance {
 
 	/** For the subclasses' own tests (several of the interfaces have a WAIT of their own). */
 	protected static final Duration WAIT = Duration.ofSeconds(30);

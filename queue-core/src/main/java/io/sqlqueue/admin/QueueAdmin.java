@@ -1,5 +1,6 @@
 package io.sqlqueue.admin;
 
+import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 
@@ -21,6 +22,11 @@ import io.sqlqueue.flow.Limit;
  * <p>
  * Every action that changes something is written to the audit log ({@link #audit(int)}),
  * with who did it as {@link #by(String)} names them.
+ * <p>
+ * The searches and counts ({@link #search}, {@link #searchNewer}, {@link #count}) tolerate
+ * staleness: where the application names a read-only replica ({@code @SqlQueueReadDataSource}),
+ * they read it, and {@link #readStaleness()} says how far behind it is. Every action, and
+ * every other read, uses the queue's own database.
  */
 public interface QueueAdmin {
 
@@ -39,6 +45,8 @@ public interface QueueAdmin {
 	 * {@link JobPage#older()} cursor). Keyset pages: the thousandth costs what the first does.
 	 * @throws RefusedException ({@link Refusal#INVALID_FILTER}) when the filter asks for what
 	 * this database cannot search by, or {@code limit} is not 1 to {@link #MAX_PAGE_SIZE}
+	 * @throws ReplicaReadException when it reads a replica ({@link #readStaleness()}) that
+	 * fails: it never falls back to the queue's own database
 	 */
 	JobPage search(JobFilter filter, @Nullable Long before, int limit);
 
@@ -46,15 +54,28 @@ public interface QueueAdmin {
 	 * Up to {@code limit} jobs that match the filter with an id greater than {@code after}
 	 * (a page's {@link JobPage#newer()} cursor), newest first.
 	 * @throws RefusedException as {@link #search}
+	 * @throws ReplicaReadException as {@link #search}
 	 */
 	JobPage searchNewer(JobFilter filter, long after, int limit);
 
 	/**
 	 * How many jobs match the filter now: what a {@link #bulk} action with it would walk, to
-	 * show before it is confirmed.
+	 * show before it is confirmed. Read from the replica where there is one, so it may lag
+	 * the action, which always walks the queue's own database.
 	 * @throws RefusedException as {@link #search}
+	 * @throws ReplicaReadException as {@link #search}
 	 */
 	long count(JobFilter filter);
+
+	/**
+	 * Where {@link #search}, {@link #searchNewer} and {@link #count} read, and how far behind
+	 * the queue's own database that is now: {@link Staleness.State#PRIMARY} without a replica
+	 * (no query), else what the replica says of itself (one query on it). Never throws: a
+	 * replica that cannot be asked is {@link Staleness.State#UNREACHABLE}, with the reason.
+	 */
+	default Staleness readStaleness() {
+		return Staleness.primary(Instant.now());
+	}
 
 	/**
 	 * Retries, cancels or deletes every job that matches the filter, in chunks of at most

@@ -153,7 +153,7 @@ public final class EmbeddedPostgres {
 		runIn(this.directory, command);
 	}
 
-	private static void runIn(Path directory, List<String> command) {
+	static void runIn(Path directory, List<String> command) {
 		List<String> full = new ArrayList<>();
 		if (isRoot()) {
 			full.addAll(List.of("unshare", "--user", "--map-user=65534", "--map-group=65534"));
@@ -186,7 +186,7 @@ public final class EmbeddedPostgres {
 		return "root".equals(System.getProperty("user.name"));
 	}
 
-	private static String bin(Path binaries, String name) {
+	static String bin(Path binaries, String name) {
 		return binaries.resolve("bin").resolve(name).toString();
 	}
 
@@ -195,7 +195,7 @@ public final class EmbeddedPostgres {
 	 * module and later run; a copy being unpacked by another JVM is never seen half-done
 	 * (it is unpacked aside and moved into place).
 	 */
-	private static Path unpackBinaries() throws IOException {
+	static Path unpackBinaries() throws IOException {
 		String archive = "postgres-" + System.getProperty("os.name").toLowerCase(Locale.ROOT) + "-"
 				+ architecture() + ".txz";
 		URL resource = EmbeddedPostgres.class.getClassLoader().getResource(archive);

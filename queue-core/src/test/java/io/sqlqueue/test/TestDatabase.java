@@ -346,9 +346,28 @@ public enum TestDatabase {
 
 		/** Another pool on the same database, running {@code initSql} on each new connection. */
 		public HikariDataSource newDataSource(int size, @Nullable String initSql) {
+			return newDataSource(size, initSql, false);
+		}
+
+		/**
+		 * Another pool on the same database whose connections are read-only (SQLite: opened
+		 * read-only; the others: {@code Connection.setReadOnly}), as a pool on a replica is.
+		 */
+		public HikariDataSource newReadOnlyDataSource(int size) {
+			return newDataSource(size, null, true);
+		}
+
+		private HikariDataSource newDataSource(int size, @Nullable String initSql, boolean readOnly) {
 			HikariConfig config = new HikariConfig();
 			config.setConnectionInitSql(initSql);
-			config.setJdbcUrl(this.url);
+			if (readOnly && this.database == SQLITE) {
+				// The driver takes its read-only flag when it opens the file, and refuses to change it later.
+				config.setJdbcUrl(this.url + "&open_mode=1");
+			}
+			else {
+				config.setJdbcUrl(this.url);
+			}
+			config.setReadOnly(readOnly);
 			config.setUsername(this.user);
 			config.setPassword(this.password);
 			config.setMaximumPoolSize(size);

@@ -18,9 +18,11 @@ import io.sqlqueue.JobStatus;
  * @param instance this instance's worker id, whose workers the queues show
  * @param minutes how many minutes the per-minute counts cover
  * @param instances the instances that run jobs, as their rows last said (the cluster)
+ * @param reads where the counts were read (the read replica, or the queue's own database), and
+ * how far behind that was when they were counted
  */
 public record Overview(Instant countedAt, @Nullable String instance, int minutes, List<QueueLine> queues,
-		List<ScheduleLine> schedules, List<InstanceLine> instances) {
+		List<ScheduleLine> schedules, List<InstanceLine> instances, ReadsView reads) {
 
 	/**
 	 * One queue.

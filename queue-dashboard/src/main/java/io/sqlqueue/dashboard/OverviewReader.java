@@ -17,14 +17,14 @@ import org.jspecify.annotations.Nullable;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.admin.QueueAdmin;
 import io.sqlqueue.admin.QueueInstance;
+import io.sqlqueue.admin.Staleness;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.QueueLimits;
 import io.sqlqueue.internal.manager.Manager;
 import io.sqlqueue.internal.store.FinishedCount;
-import io.sqlqueue.internal.store.JobBrowser;
-import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.internal.store.QueueCount;
 import io.sqlqueue.internal.store.QueuedCount;
+import io.sqlqueue.internal.store.ReadStore;
 import io.sqlqueue.schedule.Recurrence;
 import io.sqlqueue.schedule.ScheduleRecord;
 import io.sqlqueue.schedule.Schedules;
@@ -34,7 +34,9 @@ import io.sqlqueue.schedule.Schedules;
  * over the whole table (about half a second on PostgreSQL with a million jobs), so the
  * counts, the queued jobs by why they wait, the jobs finished per minute and the schedules
  * are read at most once per {@code maxAge}, however many pages are open, and only while
- * someone looks. The workers
+ * someone looks. The counts, the queued jobs and the finished ones are read from the
+ * {@link ReadStore} (the read replica where there is one, asked first how far behind it is);
+ * the rest from the queue's own database. The workers
  * are this instance's, read from its Manager each time; the paused queues and the instances'
  * rows are read each time too (two small tables).
  */
@@ -43,9 +45,7 @@ public class OverviewReader {
 	/** The minutes the jobs finished per minute cover. */
 	public static final int MINUTES = 15;
 
-	private final JobStore store;
-
-	private final JobBrowser browser;
+	private final ReadStore reads;
 
 	private final @Nullable Manager manager;
 
@@ -69,13 +69,12 @@ public class OverviewReader {
 	 * @param instance this instance's worker id
 	 * @param maxAge how long counts are reused
 	 */
-	public OverviewReader(JobStore store, JobBrowser browser, @Nullable Manager manager, @Nullable Schedules schedules,
+	public OverviewReader(ReadStore reads, @Nullable Manager manager, @Nullable Schedules schedules,
 			@Nullable FlowControl flowControl, @Nullable QueueAdmin admin, @Nullable String instance,
 			Duration maxAge) {
 		this.flowControl = flowControl;
 		this.admin = admin;
-		this.store = store;
-		this.browser = browser;
+		this.reads = reads;
 		this.manager = manager;
 		this.schedules = schedules;
 		this.instance = instance;
@@ -129,7 +128,8 @@ public class OverviewReader {
 					counts.throttled().getOrDefault(name, Map.of()),
 					queued.getOrDefault(name, Overview.Queued.NONE), paused.get(name), estimated));
 		}
-		return new Overview(counts.readAt(), this.instance, MINUTES, queues, counts.schedules(), instances);
+		return new Overview(counts.readAt(), this.instance, MINUTES, queues, counts.schedules(), instances,
+				ReadsView.of(counts.staleness()));
 	}
 
 	private synchronized Counts counts() {
@@ -143,8 +143,9 @@ public class OverviewReader {
 				this.flowControl.all().forEach((queue) -> limits.put(queue.queue(), describe(queue)));
 				throttled = this.flowControl.throttled();
 			}
-			this.counts = new Counts(now, this.store.countsByQueue(), this.browser.queuedByQueue(),
-					this.browser.finishedPerMinute(MINUTES), schedules, limits, throttled);
+			Staleness staleness = this.reads.staleness();
+			this.counts = new Counts(now, this.reads.countsByQueue(), this.reads.queuedByQueue(),
+					this.reads.finishedPerMinute(MINUTES), schedules, limits, throttled, staleness);
 		}
 		return this.counts;
 	}
@@ -188,7 +189,7 @@ public class OverviewReader {
 
 	private record Counts(Instant readAt, List<QueueCount> jobs, List<QueuedCount> queued, List<FinishedCount> finished,
 			List<Overview.ScheduleLine> schedules, Map<String, List<String>> limits,
-			Map<String, Map<String, Long>> throttled) {
+			Map<String, Map<String, Long>> throttled, Staleness staleness) {
 	}
 
 }

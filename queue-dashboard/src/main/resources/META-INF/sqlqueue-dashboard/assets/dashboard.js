@@ -382,8 +382,37 @@
                     .map(function (title) { return el('th', null, title); }))),
                 el('tbody', null, overview.schedules.map(scheduleRow)))));
         }
+        var reads = readsNote(overview.reads);
+        if (reads) {
+            content.push(reads);
+        }
         content.push(el('p', {'class': 'note', id: 'counted'}, countedNote(overview)));
         show(content);
+    }
+
+    // Where counts and lists were read: nothing is said without a read replica.
+    function readsText(reads) {
+        if (!reads || !reads.replica) {
+            return '';
+        }
+        var behind = reads.behindMillis === null ? null
+            : reads.behindMillis < 1000 ? 'less than 1 s' : age(reads.behindMillis);
+        var states = {
+            CAUGHT_UP: 'caught up',
+            BEHIND: behind === null ? 'behind, how far unknown' : 'at most ' + behind + ' behind',
+            REPLAY_PAUSED: 'its replay is paused, ' + (behind === null ? 'how far behind unknown'
+                : reads.behindMillis === 0 ? 'nothing behind yet' : 'at most ' + behind + ' behind'),
+            NOT_RECEIVING: 'it receives nothing from the primary: how far behind is unknown',
+            NOT_A_REPLICA: 'it is not a standby: how far behind is unknown',
+            UNKNOWN: 'how far behind is unknown',
+            UNREACHABLE: 'it could not be asked how far behind it is'
+        };
+        return 'Read from the replica, ' + (states[reads.state] || reads.state) + '.';
+    }
+
+    function readsNote(reads) {
+        var text = readsText(reads);
+        return text ? el('p', {'class': 'note', id: 'reads', title: reads.detail || ''}, text) : null;
     }
 
     function countedNote(overview) {
@@ -397,7 +426,7 @@
     var drawnOverview = null;
 
     function overviewKey(overview, tables) {
-        return JSON.stringify([Object.assign({}, overview, {countedAt: null}),
+        return JSON.stringify([Object.assign({}, overview, {countedAt: null, reads: readsText(overview.reads) !== ''}),
             Object.assign({}, tables, {readAt: null, readingAgeMillis: null})]);
     }
 
@@ -416,6 +445,11 @@
                 // Redrawing the same rows would only lose the reader's selection and scroll.
                 counted.textContent = countedNote(both[0]);
                 tablesNote.textContent = tablesNoteText(both[1]);
+                var readsShown = document.getElementById('reads');
+                if (readsShown) {
+                    readsShown.textContent = readsText(both[0].reads);
+                    readsShown.title = both[0].reads.detail || '';
+                }
             } else {
                 renderOverview(both[0]);
                 append(main, tablesPanel(both[1]));
@@ -627,6 +661,10 @@
         if (settings.actions && FILTERS.some(function (key) { return filters[key]; })) {
             content.push(bulkPanel(filters));
         }
+        var reads = readsNote(page.reads);
+        if (reads) {
+            content.push(reads);
+        }
         content.push(jobsTable('jobs', page.jobs));
         var pager = el('div', {'class': 'pager'});
         if (page.newer !== null) {
@@ -671,8 +709,11 @@
                 act('api/bulk/' + action[0] + '?' + query, go);
             });
             keep.addEventListener('click', function () { confirmation.hidden = true; });
+            var where = readsText(counted.reads);
             append(confirmation, [el('p', {id: 'bulk-count'}, 'This will ' + action[2] + ' ' + jobs
-                + ' that match the filter now, 500 per transaction. Jobs in another state are skipped.'),
+                + ' that match the filter now, 500 per transaction. Jobs in another state are skipped.'
+                + (where ? ' Counted on the replica (' + where.replace(/^Read from the replica, /, '')
+                    .replace(/\.$/, '') + '): the action itself walks the primary.' : '')),
                 go, ' ', keep]);
         }).catch(function (error) { flash(error.message, true); });
     }

@@ -29,6 +29,7 @@ import io.sqlqueue.admin.QueueInstance;
 import io.sqlqueue.admin.QueueAdmin;
 import io.sqlqueue.admin.Refusal;
 import io.sqlqueue.admin.RefusedException;
+import io.sqlqueue.admin.Staleness;
 import io.sqlqueue.admin.TableHealth;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.Limit;
@@ -38,19 +39,24 @@ import io.sqlqueue.internal.manager.Manager;
 import io.sqlqueue.internal.store.ClusterStore;
 import io.sqlqueue.internal.store.InstanceRow;
 import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.internal.store.ReadStore;
 import io.sqlqueue.schedule.ScheduleRecord;
 import io.sqlqueue.schedule.Schedules;
 
 /**
  * The operator actions on the {@link JobQueue}, its store, the {@link Schedules} and the
  * {@link FlowControl}, waking this instance's {@link Manager} where an action queues jobs
- * that no enqueue listener hears of.
+ * that no enqueue listener hears of. Searches and counts read the {@link ReadStore} (a
+ * replica's where there is one); everything else, bulk actions' walks included, the store.
  */
 public class DefaultQueueAdmin implements QueueAdmin {
 
 	private final JobQueue jobs;
 
 	private final JobStore store;
+
+	/** Where the searches and counts read: the store's own, or a replica's. */
+	private final ReadStore reads;
 
 	private final @Nullable Manager manager;
 
@@ -79,11 +85,23 @@ public class DefaultQueueAdmin implements QueueAdmin {
 	 */
 	public DefaultQueueAdmin(JobQueue jobs, JobStore store, @Nullable Manager manager, @Nullable Schedules schedules,
 			@Nullable FlowControl flowControl, @Nullable TableHealthMonitor tableHealth) {
-		this(jobs, store, manager, schedules, flowControl, tableHealth, null);
+		this(jobs, store, ReadStore.of(store), manager, schedules, flowControl, tableHealth);
 	}
 
-	private DefaultQueueAdmin(JobQueue jobs, JobStore store, @Nullable Manager manager, @Nullable Schedules schedules,
-			@Nullable FlowControl flowControl, @Nullable TableHealthMonitor tableHealth, @Nullable String actor) {
+	/**
+	 * As {@link #DefaultQueueAdmin(JobQueue, JobStore, Manager, Schedules, FlowControl, TableHealthMonitor)},
+	 * with the searches and counts on {@code reads} (a replica's, or {@code store}'s own).
+	 */
+	public DefaultQueueAdmin(JobQueue jobs, JobStore store, ReadStore reads, @Nullable Manager manager,
+			@Nullable Schedules schedules, @Nullable FlowControl flowControl,
+			@Nullable TableHealthMonitor tableHealth) {
+		this(jobs, store, reads, manager, schedules, flowControl, tableHealth, null);
+	}
+
+	private DefaultQueueAdmin(JobQueue jobs, JobStore store, ReadStore reads, @Nullable Manager manager,
+			@Nullable Schedules schedules, @Nullable FlowControl flowControl, @Nullable TableHealthMonitor tableHealth,
+			@Nullable String actor) {
+		this.reads = reads;
 		this.actor = actor;
 		this.tableHealth = tableHealth;
 		this.jobs = jobs;
@@ -165,17 +183,22 @@ public class DefaultQueueAdmin implements QueueAdmin {
 
 	@Override
 	public JobPage search(JobFilter filter, @Nullable Long before, int limit) {
-		return this.store.browser().olderThan(filter, before, pageSize(limit));
+		return this.reads.olderThan(filter, before, pageSize(limit));
 	}
 
 	@Override
 	public JobPage searchNewer(JobFilter filter, long after, int limit) {
-		return this.store.browser().newerThan(filter, after, pageSize(limit));
+		return this.reads.newerThan(filter, after, pageSize(limit));
 	}
 
 	@Override
 	public long count(JobFilter filter) {
-		return this.store.browser().count(filter);
+		return this.reads.count(filter);
+	}
+
+	@Override
+	public Staleness readStaleness() {
+		return this.reads.staleness();
 	}
 
 	@Override
@@ -363,8 +386,8 @@ public class DefaultQueueAdmin implements QueueAdmin {
 
 	@Override
 	public QueueAdmin by(@Nullable String actor) {
-		return new DefaultQueueAdmin(this.jobs, this.store, this.manager, this.schedules, this.flowControl,
-				this.tableHealth, named(actor));
+		return new DefaultQueueAdmin(this.jobs, this.store, this.reads, this.manager, this.schedules,
+				this.flowControl, this.tableHealth, named(actor));
 	}
 
 	@Override

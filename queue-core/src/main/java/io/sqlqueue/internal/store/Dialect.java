@@ -162,6 +162,14 @@ public abstract class Dialect {
 	}
 
 	/**
+	 * How a read-only replica of this database says how far behind it is
+	 * ({@link ReplicaLagReader}): by default it cannot tell, and only checks that it answers.
+	 */
+	public ReplicaLagReader replicaLagReader(JdbcOperations jdbc) {
+		return ReplicaLagReader.unknown(name(), jdbc);
+	}
+
+	/**
 	 * How the stats count jobs on this database ({@link QueueCounter}): by default
 	 * {@code exact}, the one grouped query over the table.
 	 * @param table the queue's table, qualified by its schema when one is configured

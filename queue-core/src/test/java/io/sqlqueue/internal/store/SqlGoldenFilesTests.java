@@ -192,6 +192,8 @@ class SqlGoldenFilesTests {
 		all.put("reset", String.join(";\n", new QueueReset(neverConnects(), dialect, null).statements()));
 		List<String> tableHealth = dialect.tableHealthReader(new JdbcTemplate(neverConnects()), null).statements();
 		all.put("table-health", tableHealth.isEmpty() ? null : String.join(";\n\n", tableHealth));
+		List<String> replicaLag = dialect.replicaLagReader(new JdbcTemplate(neverConnects())).statements();
+		all.put("replica-lag", replicaLag.isEmpty() ? null : String.join(";\n\n", replicaLag));
 		all.checkCovered();
 		return all.statements;
 	}

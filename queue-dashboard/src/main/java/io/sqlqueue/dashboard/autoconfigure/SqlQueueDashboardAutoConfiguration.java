@@ -34,6 +34,7 @@ import io.sqlqueue.internal.manager.Manager;
 import io.sqlqueue.internal.store.Dialect;
 import io.sqlqueue.internal.store.JobBrowser;
 import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.internal.store.ReadStore;
 import io.sqlqueue.schedule.Schedules;
 
 /**
@@ -43,13 +44,15 @@ import io.sqlqueue.schedule.Schedules;
  * {@code sqlqueue} Actuator endpoint's access allows, and where Spring Security is on the
  * class path the application's own rules guard it and its actions need a signed-in user;
  * without it, it answers only on loopback hosts and {@code sqlqueue.dashboard.allowed-hosts}.
- * Every bean backs off when the application defines its own.
+ * Its counts and job lists read the queue's {@link ReadStore}: the read replica
+ * ({@code @SqlQueueReadDataSource}) where the application has one. Every bean backs off when
+ * the application defines its own.
  */
 @AutoConfiguration(after = SqlQueueAutoConfiguration.class,
 		afterName = "org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration")
 @ConditionalOnWebApplication(type = Type.SERVLET)
 @ConditionalOnClass(RouterFunction.class)
-@ConditionalOnBean({ JobQueue.class, JobStore.class, SqlQueueProperties.class, QueueAdmin.class })
+@ConditionalOnBean({ JobQueue.class, JobStore.class, ReadStore.class, SqlQueueProperties.class, QueueAdmin.class })
 @ConditionalOnBooleanProperty(name = "sqlqueue.dashboard.enabled", matchIfMissing = true)
 @EnableConfigurationProperties({ SqlQueueDashboardProperties.class, SqlQueueEndpointProperties.class })
 public final class SqlQueueDashboardAutoConfiguration {
@@ -59,17 +62,11 @@ public final class SqlQueueDashboardAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	JobBrowser sqlqueueJobBrowser(JobStore store) {
-		return store.browser();
-	}
-
-	@Bean
-	@ConditionalOnMissingBean
-	OverviewReader sqlqueueOverviewReader(JobStore store, JobBrowser browser, ObjectProvider<Manager> manager,
+	OverviewReader sqlqueueOverviewReader(ReadStore reads, ObjectProvider<Manager> manager,
 			ObjectProvider<Schedules> schedules, ObjectProvider<FlowControl> flowControl,
 			ObjectProvider<QueueAdmin> admin, SqlQueueDashboardProperties properties) {
 		Manager running = manager.getIfUnique();
-		return new OverviewReader(store, browser, running, schedules.getIfUnique(), flowControl.getIfUnique(),
+		return new OverviewReader(reads, running, schedules.getIfUnique(), flowControl.getIfUnique(),
 				admin.getIfUnique(), (running != null) ? running.settings().workerId() : null, properties.getRefreshInterval());
 	}
 

@@ -19,10 +19,12 @@ import io.sqlqueue.Names;
 import io.sqlqueue.admin.QueueAdmin;
 import io.sqlqueue.dashboard.JobDetails;
 import io.sqlqueue.dashboard.OverviewReader;
+import io.sqlqueue.dashboard.ReadsView;
 import io.sqlqueue.dashboard.TablesView;
 import io.sqlqueue.admin.FilterText;
 import io.sqlqueue.admin.JobFilter;
 import io.sqlqueue.admin.JobPage;
+import io.sqlqueue.admin.JobSummary;
 import io.sqlqueue.admin.RefusedException;
 
 /**
@@ -32,7 +34,9 @@ import io.sqlqueue.admin.RefusedException;
  * {@code tags}, {@code meta}, {@code payload}, {@code createdFrom}, {@code createdBefore};
  * cursors {@code before} or {@code after}; {@code limit}), {@code GET api/jobs/count} (the
  * same filter), {@code GET api/jobs/{id}} and {@code GET api/batches/{id}}. Searches and
- * counts are {@link QueueAdmin}'s. A malformed parameter is a 400 that says which.
+ * counts are {@link QueueAdmin}'s, read from the read replica where there is one, and say so
+ * ({@code reads}). A malformed parameter is a 400 that says which; a replica that fails a read
+ * is a 503 that says so ({@link io.sqlqueue.admin.ReplicaReadException}).
  */
 final class DashboardApi {
 
@@ -82,16 +86,25 @@ final class DashboardApi {
 		if (limit < 1 || limit > QueueAdmin.MAX_PAGE_SIZE) {
 			throw new BadRequest("'limit' must be 1 to " + QueueAdmin.MAX_PAGE_SIZE);
 		}
+		ReadsView reads = ReadsView.of(this.admin.readStaleness());
 		JobPage page = refusedAsBadRequest(() -> (after != null) ? this.admin.searchNewer(filter, after, limit)
 				: this.admin.search(filter, before, limit));
-		return Responses.json(page);
+		return Responses.json(new JobsView(page.jobs(), page.older(), page.newer(), reads));
 	}
 
 	/** How many jobs match the filter now, for the confirmation of a bulk action. */
 	ServerResponse count(ServerRequest request) {
 		JobFilter filter = filter(request);
+		ReadsView reads = ReadsView.of(this.admin.readStaleness());
 		long count = refusedAsBadRequest(() -> this.admin.count(filter));
-		return Responses.json(Map.of("count", count, "all", filter.isEmpty()));
+		return Responses.json(Map.of("count", count, "all", filter.isEmpty(), "reads", reads));
+	}
+
+	/**
+	 * A page of jobs ({@link JobPage}) with where it was read.
+	 * @param reads the read replica, and how far behind it said it was, or the queue's own database
+	 */
+	record JobsView(List<JobSummary> jobs, @Nullable Long older, @Nullable Long newer, ReadsView reads) {
 	}
 
 	/**

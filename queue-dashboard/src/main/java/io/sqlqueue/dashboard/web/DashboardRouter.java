@@ -12,6 +12,7 @@ import org.springframework.web.servlet.function.ServerRequest;
 import org.springframework.web.servlet.function.ServerResponse;
 
 import io.sqlqueue.admin.QueueAdmin;
+import io.sqlqueue.admin.ReplicaReadException;
 import io.sqlqueue.dashboard.JobDetails;
 import io.sqlqueue.dashboard.OverviewReader;
 
@@ -67,6 +68,8 @@ public final class DashboardRouter implements RouterFunction<ServerResponse> {
 			.add(writes)
 			.onError(DashboardApi.BadRequest.class,
 					(ex, request) -> Responses.problem(HttpStatus.BAD_REQUEST, ex.getMessage()))
+			.onError(ReplicaReadException.class,
+					(ex, request) -> Responses.problem(HttpStatus.SERVICE_UNAVAILABLE, ex.getMessage()))
 			.filter((request, next) -> {
 				String refusal = hosts.refusal(request.servletRequest().getServerName());
 				return (refusal != null) ? Responses.problem(HttpStatus.FORBIDDEN, refusal) : next.handle(request);

@@ -60,6 +60,7 @@ import io.sqlqueue.internal.handler.UnknownHandlers;
 import io.sqlqueue.internal.maintenance.Pruner;
 import io.sqlqueue.internal.maintenance.QueueStats;
 import io.sqlqueue.internal.maintenance.Reaper;
+import io.sqlqueue.internal.maintenance.ReplicaLagMonitor;
 import io.sqlqueue.internal.maintenance.ScheduleFirer;
 import io.sqlqueue.internal.maintenance.TableHealthMonitor;
 import io.sqlqueue.internal.maintenance.Vacuumer;
@@ -72,6 +73,7 @@ import io.sqlqueue.internal.store.FlowStore;
 import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.internal.store.LimitRow;
 import io.sqlqueue.internal.store.QueueEvents;
+import io.sqlqueue.internal.store.ReadStore;
 import io.sqlqueue.internal.store.ScheduleStore;
 import io.sqlqueue.internal.store.dialect.Dialects;
 import io.sqlqueue.internal.store.postgresql.PostgresNotifications;
@@ -93,8 +95,10 @@ import io.sqlqueue.schedule.Schedules;
  * jobs: {@link Schedules}, and where the Manager runs the {@link ScheduleFirer} and the
  * declaration of the schedules of {@code sqlqueue.schedules.*} and
  * {@link io.sqlqueue.boot.schedule.Recurring @Recurring} at start-up. The
- * application's {@link JobListener} beans hear what the queue does. Every bean backs off
- * when the application defines its own.
+ * application's {@link JobListener} beans hear what the queue does. The reads that tolerate
+ * staleness ({@link ReadStore}) go to the application's
+ * {@link SqlQueueReadDataSource @SqlQueueReadDataSource} DataSource where it has one. Every
+ * bean backs off when the application defines its own.
  * <p>
  * The Manager's scheduler and workers are the queue's own beans
  * ({@value #TASK_SCHEDULER_BEAN_NAME}, {@value #WORKER_EXECUTOR_BEAN_NAME}), never the
@@ -318,13 +322,27 @@ public final class SqlQueueAutoConfiguration {
 		return new DefaultSchedules(store, jobQueue, handlers, listener(listeners));
 	}
 
+	/**
+	 * The reads that tolerate staleness: on the {@link SqlQueueReadDataSource @SqlQueueReadDataSource}
+	 * DataSource where the application has one (the same dialect and schema as the queue's),
+	 * else on the job store. Not a {@link JobStore}: nothing that writes can reach the replica.
+	 */
+	@Bean
+	@ConditionalOnMissingBean
+	ReadStore sqlqueueReadStore(JobStore store, Dialect dialect, SqlQueueProperties properties,
+			@SqlQueueReadDataSource ObjectProvider<DataSource> readDataSource) {
+		DataSource replica = readDataSource.getIfAvailable();
+		return (replica != null) ? ReadStore.replica(replica, dialect, properties.getJdbc().getSchema())
+				: ReadStore.of(store);
+	}
+
 	/** The operator actions, which the endpoint, the dashboard and application code call. */
 	@Bean
 	@ConditionalOnMissingBean
-	QueueAdmin sqlqueueQueueAdmin(JobQueue jobs, JobStore store, ObjectProvider<Manager> manager,
+	QueueAdmin sqlqueueQueueAdmin(JobQueue jobs, JobStore store, ReadStore reads, ObjectProvider<Manager> manager,
 			ObjectProvider<Schedules> schedules, ObjectProvider<FlowControl> flowControl,
 			ObjectProvider<TableHealthMonitor> tableHealth) {
-		return new DefaultQueueAdmin(jobs, store, manager.getIfUnique(), schedules.getIfUnique(),
+		return new DefaultQueueAdmin(jobs, store, reads, manager.getIfUnique(), schedules.getIfUnique(),
 				flowControl.getIfUnique(), tableHealth.getIfUnique());
 	}
 
@@ -518,6 +536,14 @@ public final class SqlQueueAutoConfiguration {
 		TableHealthMonitor sqlqueueTableHealthMonitor(JobStore store, SqlQueueProperties properties,
 				@Qualifier(TASK_SCHEDULER_BEAN_NAME) TaskScheduler scheduler) {
 			return new TableHealthMonitor(store, scheduler, properties.getMaintenance().getTableHealthInterval());
+		}
+
+		/** Asks the replica how far behind it is, for the gauge; schedules nothing without one. */
+		@Bean
+		@ConditionalOnMissingBean
+		ReplicaLagMonitor sqlqueueReplicaLagMonitor(ReadStore reads, SqlQueueProperties properties,
+				@Qualifier(TASK_SCHEDULER_BEAN_NAME) TaskScheduler scheduler) {
+			return new ReplicaLagMonitor(reads, scheduler, properties.getMaintenance().getStatsInterval());
 		}
 
 		@Bean

@@ -35,6 +35,7 @@ import io.sqlqueue.ReapedJob;
 import io.sqlqueue.admin.TableHealth;
 import io.sqlqueue.boot.autoconfigure.NotifyingQueueStats;
 import io.sqlqueue.internal.maintenance.QueueStats;
+import io.sqlqueue.internal.maintenance.ReplicaLagMonitor;
 import io.sqlqueue.internal.maintenance.TableHealthMonitor;
 import io.sqlqueue.internal.manager.Manager;
 import io.sqlqueue.internal.flow.Admission;
@@ -71,6 +72,8 @@ public class SqlQueueMetrics implements JobListener, MeterBinder {
 
 	private final Supplier<@Nullable TableHealthMonitor> tableHealth;
 
+	private final Supplier<@Nullable ReplicaLagMonitor> replicaLag;
+
 	private final Set<String> tables = ConcurrentHashMap.newKeySet();
 
 	/** The limits that may hold jobs back, the values of the tag {@code limit} of {@code sqlqueue.jobs.throttled}. */
@@ -105,6 +108,22 @@ public class SqlQueueMetrics implements JobListener, MeterBinder {
 	 */
 	public SqlQueueMetrics(Supplier<@Nullable Manager> manager, Supplier<@Nullable QueueStats> stats,
 			Supplier<@Nullable TableHealthMonitor> tableHealth, boolean percentilesHistogram) {
+		this(manager, stats, tableHealth, () -> null, percentilesHistogram);
+	}
+
+	/**
+	 * @param manager this instance's Manager, or {@code null} when it runs no jobs; asked
+	 * when binding, so that it may be created after this listener
+	 * @param stats the counts per queue and state, or {@code null} for none
+	 * @param tableHealth the readings of the tables' health, or {@code null} for none
+	 * @param replicaLag the answers of the read replica, or {@code null} for none (the gauge
+	 * is registered only where there is a replica)
+	 * @param percentilesHistogram whether the timers publish a histogram
+	 */
+	public SqlQueueMetrics(Supplier<@Nullable Manager> manager, Supplier<@Nullable QueueStats> stats,
+			Supplier<@Nullable TableHealthMonitor> tableHealth, Supplier<@Nullable ReplicaLagMonitor> replicaLag,
+			boolean percentilesHistogram) {
+		this.replicaLag = replicaLag;
 		this.tableHealth = tableHealth;
 		this.manager = manager;
 		this.stats = stats;
@@ -133,6 +152,10 @@ public class SqlQueueMetrics implements JobListener, MeterBinder {
 		TableHealthMonitor tableHealth = this.tableHealth.get();
 		if (tableHealth != null) {
 			registerHorizonGauges(registry, tableHealth);
+		}
+		ReplicaLagMonitor replicaLag = this.replicaLag.get();
+		if (replicaLag != null && replicaLag.isReplica()) {
+			registerReplicaLagGauge(registry, replicaLag);
 		}
 		registerNewQueues();
 	}
@@ -217,6 +240,18 @@ public class SqlQueueMetrics implements JobListener, MeterBinder {
 	 * (zero when none), the age in transactions of the oldest {@code xmin} a session, prepared
 	 * transaction or replication slot holds (PostgreSQL), and InnoDB's undo history length.
 	 */
+	/** How far behind the read replica said it was when last asked; NaN when it could not tell. */
+	private static void registerReplicaLagGauge(MeterRegistry registry, ReplicaLagMonitor monitor) {
+		TimeGauge.builder(PREFIX + "replica.lag", monitor, TimeUnit.MILLISECONDS, (m) -> {
+			Duration behind = m.latest().behind();
+			return (behind != null) ? behind.toMillis() : Double.NaN;
+		})
+			.description("How far the read replica's data may be behind the queue's own database, as it last said "
+					+ "(NaN when it cannot tell)")
+			.strongReference(true)
+			.register(registry);
+	}
+
 	private static void registerHorizonGauges(MeterRegistry registry, TableHealthMonitor monitor) {
 		TimeGauge.builder(PREFIX + "horizon.age", monitor, TimeUnit.MILLISECONDS,
 				(m) -> m.latest().oldestHolder().map((holder) -> holder.age().toMillis()).orElse(0L))

@@ -18,6 +18,7 @@ import org.springframework.jdbc.core.JdbcOperations;
 import io.sqlqueue.internal.store.ClaimMethod;
 import io.sqlqueue.internal.store.Dialect;
 import io.sqlqueue.internal.store.ServerVersion;
+import io.sqlqueue.internal.store.ReplicaLagReader;
 import io.sqlqueue.internal.store.TableHealthReader;
 
 /**
@@ -128,6 +129,11 @@ public final class MariaDbDialect extends Dialect {
 	@Override
 	public String insertUnlessPresent(String keyColumn) {
 		return " ON DUPLICATE KEY UPDATE %s = %s".formatted(keyColumn, keyColumn);
+	}
+
+	@Override
+	public ReplicaLagReader replicaLagReader(JdbcOperations jdbc) {
+		return new MariaDbReplicaLag(jdbc);
 	}
 
 	@Override

@@ -12,6 +12,7 @@ import org.springframework.jdbc.core.JdbcOperations;
 import io.sqlqueue.internal.store.ClaimMethod;
 import io.sqlqueue.internal.store.Dialect;
 import io.sqlqueue.internal.store.QueueCounter;
+import io.sqlqueue.internal.store.ReplicaLagReader;
 import io.sqlqueue.internal.store.TableHealthReader;
 
 /**
@@ -256,6 +257,11 @@ public final class PostgresDialect extends Dialect {
 	@Override
 	public String vacuumStatement(List<String> tables) {
 		return "VACUUM (ANALYZE, SKIP_LOCKED) " + String.join(", ", tables);
+	}
+
+	@Override
+	public ReplicaLagReader replicaLagReader(JdbcOperations jdbc) {
+		return new PostgresReplicaLag(jdbc);
 	}
 
 	@Override

@@ -41,6 +41,7 @@ import io.sqlqueue.admin.JobSummary;
 import io.sqlqueue.admin.QueueAdmin;
 import io.sqlqueue.admin.QueueInstance;
 import io.sqlqueue.admin.RefusedException;
+import io.sqlqueue.admin.Staleness;
 import io.sqlqueue.admin.TableHealth;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.Limit;
@@ -49,6 +50,7 @@ import io.sqlqueue.flow.RateLimit;
 import io.sqlqueue.internal.manager.Manager;
 import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.internal.store.QueueCount;
+import io.sqlqueue.internal.store.ReadStore;
 import io.sqlqueue.schedule.Recurrence;
 import io.sqlqueue.schedule.ScheduleRecord;
 import io.sqlqueue.schedule.ScheduleSource;
@@ -69,7 +71,11 @@ import io.sqlqueue.schedule.Schedules;
  * ({@code GET /sqlqueue/jobs/search}, {@code GET /sqlqueue/jobs/count}) and retrying,
  * cancelling or deleting every job it matches ({@code POST /sqlqueue} with an
  * {@code action}). The writes are
- * {@link QueueAdmin}'s actions, answered with its messages.
+ * {@link QueueAdmin}'s actions, answered with its messages. The counts per queue and the
+ * searches and counts of a filter read the read replica where the application has one
+ * ({@link ReadStore}), and say so ({@code reads}); a replica that fails them fails them
+ * ({@link io.sqlqueue.admin.ReplicaReadException}), with no fallback to the queue's own
+ * database.
  */
 @Endpoint(id = "sqlqueue")
 public class SqlQueueEndpoint {
@@ -78,8 +84,6 @@ public class SqlQueueEndpoint {
 	static final int AUDIT_SHOWN = 20;
 
 	private final JobQueue jobs;
-
-	private final JobStore store;
 
 	private final @Nullable Manager manager;
 
@@ -91,6 +95,9 @@ public class SqlQueueEndpoint {
 
 	private final QueueAdmin admin;
 
+	/** Where the counts per queue are read: the store's own, or a replica's. */
+	private final ReadStore reads;
+
 	/**
 	 * @param manager this instance's Manager, or {@code null} when it runs no jobs
 	 * @param showPayload whether a job's payload is shown
@@ -100,22 +107,33 @@ public class SqlQueueEndpoint {
 	 */
 	public SqlQueueEndpoint(JobQueue jobs, JobStore store, @Nullable Manager manager, boolean showPayload,
 			@Nullable Schedules schedules, @Nullable FlowControl flowControl, QueueAdmin admin) {
+		this(jobs, ReadStore.of(store), manager, showPayload, schedules, flowControl, admin);
+	}
+
+	/**
+	 * As {@link #SqlQueueEndpoint(JobQueue, JobStore, Manager, boolean, Schedules, FlowControl, QueueAdmin)},
+	 * with the counts per queue read from {@code reads} (a replica's, or the store's own).
+	 */
+	public SqlQueueEndpoint(JobQueue jobs, ReadStore reads, @Nullable Manager manager, boolean showPayload,
+			@Nullable Schedules schedules, @Nullable FlowControl flowControl, QueueAdmin admin) {
+		this.reads = reads;
 		this.flowControl = flowControl;
 		this.admin = admin;
 		this.jobs = jobs;
-		this.store = store;
 		this.manager = manager;
 		this.showPayload = showPayload;
 		this.schedules = schedules;
 	}
 
 	/**
-	 * Jobs per queue and state, counted now, with this instance's workers per queue, and the
+	 * Jobs per queue and state, counted now (on the read replica where there is one, with how
+	 * far behind it is as {@code reads}), with this instance's workers per queue, and the
 	 * queue's limits and the due jobs they hold back now.
 	 */
 	@ReadOperation
 	public QueuesDescriptor queues() {
-		List<QueueCount> counts = this.store.countsByQueue();
+		ReadsDescriptor reads = ReadsDescriptor.of(this.reads.staleness());
+		List<QueueCount> counts = this.reads.countsByQueue();
 		Map<String, QueueLimits> limits = new TreeMap<>();
 		Map<String, Map<String, Long>> throttled = Map.of();
 		if (this.flowControl != null) {
@@ -155,7 +173,7 @@ public class SqlQueueEndpoint {
 			this.schedules.list().forEach((schedule) -> schedules.put(schedule.name(), ScheduleDescriptor.of(schedule)));
 		}
 		return new QueuesDescriptor(countedAt, queues, schedules, instances, this.admin.tableHealth(),
-				this.admin.audit(AUDIT_SHOWN));
+				this.admin.audit(AUDIT_SHOWN), reads);
 	}
 
 	/**
@@ -322,20 +340,27 @@ public class SqlQueueEndpoint {
 		try {
 			JobFilter filter = filter(queue, handler, status, search, tags, meta, payload, createdFrom, createdBefore);
 			if (name.equals("count")) {
-				return new CountDescriptor(this.admin.count(filter), filter.isEmpty());
+				return count(filter);
 			}
 			if (before != null && after != null) {
 				throw new InvalidEndpointRequestException("Give 'before' or 'after', not both", "Invalid cursor");
 			}
 			int size = (limit != null) ? limit : DEFAULT_PAGE_SIZE;
+			ReadsDescriptor reads = ReadsDescriptor.of(this.admin.readStaleness());
 			JobPage page = (after != null) ? this.admin.searchNewer(filter, after, size)
 					: this.admin.search(filter, before, size);
-			return new SearchDescriptor(page.jobs(), page.older(), page.newer());
+			return new SearchDescriptor(page.jobs(), page.older(), page.newer(), reads);
 		}
 		catch (RefusedException ex) {
 			// The message is the reason: the 400's detail says what is wrong with the filter.
 			throw new InvalidEndpointRequestException(ex.getMessage(), ex.getMessage());
 		}
+	}
+
+	/** How many jobs match, with where that was read. */
+	private CountDescriptor count(JobFilter filter) {
+		ReadsDescriptor reads = ReadsDescriptor.of(this.admin.readStaleness());
+		return new CountDescriptor(this.admin.count(filter), filter.isEmpty(), reads);
 	}
 
 	/** Jobs per page of a search when the request does not say. */
@@ -409,7 +434,7 @@ public class SqlQueueEndpoint {
 		try {
 			JobFilter filter = filter(queue, handler, status, search, tags, meta, payload, createdFrom, createdBefore);
 			if (bulk == null) {
-				return new CountDescriptor(this.admin.count(filter), filter.isEmpty());
+				return count(filter);
 			}
 			BulkResult result = actingFor(principal, by).bulk(bulk, filter);
 			return new BulkDescriptor(action, result.done(), result.matched(), result.changed(), result.skipped(),
@@ -459,10 +484,13 @@ public class SqlQueueEndpoint {
 	 * @param tables the health of the queue's tables as last read on a schedule (its
 	 * {@code readAt} says when), or {@code null} when not asked for
 	 * @param audit the newest {@value #AUDIT_SHOWN} entries of the audit log, newest first
+	 * @param reads where the counts in {@code queues} were read, and how far behind that was
+	 * (asked just before they were counted)
 	 */
 	public record QueuesDescriptor(Instant countedAt, Map<String, QueueDescriptor> queues,
 			Map<String, ScheduleDescriptor> schedules, List<InstanceDescriptor> instances,
-			@Nullable TableHealth tables, List<AuditEntry> audit) implements OperationResponseBody {
+			@Nullable TableHealth tables, List<AuditEntry> audit, ReadsDescriptor reads)
+			implements OperationResponseBody {
 
 		public QueuesDescriptor(Instant countedAt, Map<String, QueueDescriptor> queues) {
 			this(countedAt, queues, Map.of());
@@ -470,7 +498,29 @@ public class SqlQueueEndpoint {
 
 		public QueuesDescriptor(Instant countedAt, Map<String, QueueDescriptor> queues,
 				Map<String, ScheduleDescriptor> schedules) {
-			this(countedAt, queues, schedules, List.of(), null, List.of());
+			this(countedAt, queues, schedules, List.of(), null, List.of(), ReadsDescriptor.of(
+					Staleness.primary(countedAt)));
+		}
+
+	}
+
+	/**
+	 * Where reads that tolerate staleness came from ({@link Staleness}): the queue's own
+	 * database, or the read replica and how far behind it said it was.
+	 * @param replica whether they came from the read replica ({@code @SqlQueueReadDataSource})
+	 * @param state what the replica said of itself ({@code PRIMARY} without one)
+	 * @param behind how far behind the queue's own database at most (ISO-8601), {@code null}
+	 * when it cannot tell
+	 * @param checkedAt when it was asked
+	 * @param detail what it said, in words, or {@code null}
+	 */
+	public record ReadsDescriptor(boolean replica, Staleness.State state, @Nullable String behind,
+			Instant checkedAt, @Nullable String detail) {
+
+		static ReadsDescriptor of(Staleness staleness) {
+			return new ReadsDescriptor(staleness.replica(), staleness.state(),
+					(staleness.behind() != null) ? staleness.behind().toString() : null, staleness.checkedAt(),
+					staleness.detail());
 		}
 
 	}
@@ -696,17 +746,19 @@ public class SqlQueueEndpoint {
 	/**
 	 * How many jobs match a filter now.
 	 * @param all whether the filter named nothing (every job), which no bulk action takes
+	 * @param reads where it was counted, and how far behind that was
 	 */
-	public record CountDescriptor(long count, boolean all) implements OperationResponseBody {
+	public record CountDescriptor(long count, boolean all, ReadsDescriptor reads) implements OperationResponseBody {
 	}
 
 	/**
 	 * A page of a search, newest first.
 	 * @param older the {@code before} cursor of the next older page, or {@code null} for none
 	 * @param newer the {@code after} cursor of the next newer page, or {@code null} for none
+	 * @param reads where it was read, and how far behind that was
 	 */
-	public record SearchDescriptor(List<JobSummary> jobs, @Nullable Long older, @Nullable Long newer)
-			implements OperationResponseBody {
+	public record SearchDescriptor(List<JobSummary> jobs, @Nullable Long older, @Nullable Long newer,
+			ReadsDescriptor reads) implements OperationResponseBody {
 	}
 
 	/**

@@ -17,6 +17,7 @@ import io.sqlqueue.boot.autoconfigure.SqlQueueProperties;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.internal.manager.Manager;
 import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.internal.store.ReadStore;
 import io.sqlqueue.schedule.Schedules;
 
 /**
@@ -31,12 +32,13 @@ import io.sqlqueue.schedule.Schedules;
 public final class SqlQueueEndpointAutoConfiguration {
 
 	@Bean
-	@ConditionalOnBean({ JobQueue.class, JobStore.class, SqlQueueProperties.class, QueueAdmin.class })
+	@ConditionalOnBean({ JobQueue.class, JobStore.class, ReadStore.class, SqlQueueProperties.class,
+			QueueAdmin.class })
 	@ConditionalOnMissingBean
-	SqlQueueEndpoint sqlqueueEndpoint(JobQueue jobs, JobStore store, ObjectProvider<Manager> manager,
+	SqlQueueEndpoint sqlqueueEndpoint(JobQueue jobs, ReadStore reads, ObjectProvider<Manager> manager,
 			SqlQueueEndpointProperties properties, ObjectProvider<Schedules> schedules,
 			ObjectProvider<FlowControl> flowControl, QueueAdmin admin) {
-		return new SqlQueueEndpoint(jobs, store, manager.getIfUnique(), properties.isShowPayload(),
+		return new SqlQueueEndpoint(jobs, reads, manager.getIfUnique(), properties.isShowPayload(),
 				schedules.getIfUnique(), flowControl.getIfUnique(), admin);
 	}
 

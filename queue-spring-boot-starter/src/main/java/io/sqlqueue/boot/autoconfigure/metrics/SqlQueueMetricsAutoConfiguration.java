@@ -14,6 +14,7 @@ import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
 import io.sqlqueue.boot.autoconfigure.SqlQueueProperties;
 import io.sqlqueue.boot.metrics.SqlQueueMetrics;
 import io.sqlqueue.internal.maintenance.QueueStats;
+import io.sqlqueue.internal.maintenance.ReplicaLagMonitor;
 import io.sqlqueue.internal.maintenance.TableHealthMonitor;
 import io.sqlqueue.internal.manager.Manager;
 
@@ -33,9 +34,10 @@ public final class SqlQueueMetricsAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	SqlQueueMetrics sqlqueueMetrics(ObjectProvider<Manager> manager, ObjectProvider<QueueStats> stats,
-			ObjectProvider<TableHealthMonitor> tableHealth, SqlQueueProperties properties) {
+			ObjectProvider<TableHealthMonitor> tableHealth, ObjectProvider<ReplicaLagMonitor> replicaLag,
+			SqlQueueProperties properties) {
 		return new SqlQueueMetrics(manager::getIfUnique, stats::getIfUnique, tableHealth::getIfUnique,
-				properties.getMetrics().isPercentilesHistogram());
+				replicaLag::getIfUnique, properties.getMetrics().isPercentilesHistogram());
 	}
 
 }
