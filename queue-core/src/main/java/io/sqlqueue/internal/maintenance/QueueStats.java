@@ -131,6 +131,11 @@ public class QueueStats extends PeriodicTask {
 			share(instance, turn.getAsLong(), counted);
 			return counted;
 		}
+		if (gap.isZero()) {
+			// refresh(): counts now even when the turn could not be had (another instance's pass
+			// holds its row at this moment), only without sharing them.
+			return countHere();
+		}
 		SharedCounts shared = shared();
 		if (shared == null || !shared.counted() || shared.age().compareTo(interval().multipliedBy(STALE_TURNS)) > 0) {
 			// None shared, or none for several intervals (whoever counts cannot, or none of this
