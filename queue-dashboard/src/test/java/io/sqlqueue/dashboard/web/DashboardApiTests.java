@@ -4,6 +4,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
+import javax.sql.DataSource;
+
 import org.junit.jupiter.api.Test;
 
 import org.springframework.context.annotation.Bean;
@@ -27,13 +29,16 @@ import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.Limit;
 import io.sqlqueue.internal.maintenance.TableHealthMonitor;
 import io.sqlqueue.internal.store.ClaimRequest;
+import io.sqlqueue.internal.store.Dialect;
 import io.sqlqueue.internal.store.Completion;
 import io.sqlqueue.internal.store.InstanceReport;
 import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.internal.store.Lease;
+import io.sqlqueue.internal.store.ReadStore;
 import io.sqlqueue.schedule.Recurrence;
 import io.sqlqueue.schedule.ScheduleDefinition;
 import io.sqlqueue.schedule.Schedules;
+import io.sqlqueue.test.EstimatingReads;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.hamcrest.Matchers.contains;
@@ -148,6 +153,29 @@ class DashboardApiTests {
 				.andExpect(jsonPath("$.queues[1].queued.due").value(0))
 				.andExpect(jsonPath("$.queues[1].queued.backingOff").value(1));
 		});
+	}
+
+	/** Counts the store estimates (a large PostgreSQL table) are marked, for the page's "≈". */
+	@Test
+	void overviewMarksTheCountsThatAreEstimates() {
+		DashboardContexts.runner().withUserConfiguration(EstimatingReadsConfiguration.class).run((context) -> {
+			context.getBean(JobQueue.class).enqueue(Job.of("mail.send", 1).queue("mail"));
+			DashboardContexts.mvc(context)
+				.perform(get("/sqlqueue/api/overview").with(user("ops")))
+				.andExpect(jsonPath("$.queues[0].name").value("mail"))
+				.andExpect(jsonPath("$.queues[0].jobs.QUEUED").value(1))
+				.andExpect(jsonPath("$.queues[0].estimated").value(contains("QUEUED")));
+		});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class EstimatingReadsConfiguration {
+
+		@Bean
+		ReadStore estimatingReads(DataSource dataSource, Dialect dialect) {
+			return EstimatingReads.on(dataSource, dialect);
+		}
+
 	}
 
 	/**

@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
+import javax.sql.DataSource;
+
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
@@ -13,6 +15,8 @@ import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 
 import io.sqlqueue.Batch;
 import io.sqlqueue.BatchIds;
@@ -47,13 +51,16 @@ import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint;
 import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
 import io.sqlqueue.internal.admin.DefaultQueueAdmin;
 import io.sqlqueue.internal.store.ClaimRequest;
+import io.sqlqueue.internal.store.Dialect;
 import io.sqlqueue.internal.store.InstanceReport;
 import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.internal.store.Lease;
+import io.sqlqueue.internal.store.ReadStore;
 import io.sqlqueue.schedule.Recurrence;
 import io.sqlqueue.schedule.ScheduleDefinition;
 import io.sqlqueue.schedule.ScheduleSource;
 import io.sqlqueue.schedule.Schedules;
+import io.sqlqueue.test.EstimatingReads;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
@@ -108,6 +115,30 @@ class SqlQueueEndpointAutoConfigurationTests {
 			assertThat(queues.queues().get("mail").totalWorkers()).isNull();
 			assertThat(Duration.parse(queues.queues().get("reports").oldestDueAge())).isGreaterThanOrEqualTo(Duration.ZERO);
 		});
+	}
+
+	/** Counts the store estimates (a large PostgreSQL table) are marked as such, the others not. */
+	@Test
+	void marksTheCountsThatAreEstimates() {
+		this.runner.withUserConfiguration(EstimatingReadsConfiguration.class).run((context) -> {
+			JobQueue jobs = context.getBean(JobQueue.class);
+			jobs.enqueue(Job.of("mail.send", 1).queue("mail"));
+			fail(context.getBean(JobStore.class), "mail", "mail.send");
+			jobs.enqueue(Job.of("mail.send", 2).queue("mail"));
+			QueueDescriptor mail = context.getBean(SqlQueueEndpoint.class).queues().queues().get("mail");
+			assertThat(mail.jobs()).containsEntry(JobStatus.QUEUED, 1L).containsEntry(JobStatus.FAILED, 1L);
+			assertThat(mail.estimated()).containsExactly(JobStatus.QUEUED);
+		});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class EstimatingReadsConfiguration {
+
+		@Bean
+		ReadStore estimatingReads(DataSource dataSource, Dialect dialect) {
+			return EstimatingReads.on(dataSource, dialect);
+		}
+
 	}
 
 	@Test
