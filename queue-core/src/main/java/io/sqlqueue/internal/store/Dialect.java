@@ -134,6 +134,17 @@ public abstract class Dialect {
 	}
 
 	/**
+	 * What ends a multi-row {@code INSERT … VALUES (…), (…)} so that it returns the id of each
+	 * row it inserted, and ascending ids are the order of the {@code VALUES} list; or
+	 * {@code null} where the database cannot. Where it can (and {@link #insertAll} is
+	 * {@code null}), many jobs are inserted with one such statement per chunk instead of a JDBC
+	 * batch of single-row inserts.
+	 */
+	public @Nullable String insertReturningIds() {
+		return null;
+	}
+
+	/**
 	 * A query answering whether the database leaves dead rows of the table (bound as the
 	 * only parameter, by name) unreclaimed, so that the queue must vacuum it itself; or
 	 * {@code null} where the database reclaims space on its own.
@@ -331,6 +342,18 @@ public abstract class Dialect {
 	 * @param metaData the metadata of a connection that stays open during the call
 	 */
 	public void checkDatabase(DatabaseMetaData metaData) throws SQLException {
+	}
+
+	/**
+	 * This dialect as it best serves the server behind the metadata, once
+	 * {@link #checkDatabase} has passed: itself, or one that also uses what that server has
+	 * beyond what its family shares (MariaDB's {@code INSERT … RETURNING}, which MySQL lacks).
+	 * Called by {@link io.sqlqueue.internal.store.dialect.Dialects#detect} and
+	 * {@link io.sqlqueue.internal.store.dialect.Dialects#check}.
+	 * @param metaData the metadata of a connection that stays open during the call
+	 */
+	public Dialect fittedTo(DatabaseMetaData metaData) throws SQLException {
+		return this;
 	}
 
 	/**

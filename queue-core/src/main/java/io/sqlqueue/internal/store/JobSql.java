@@ -29,7 +29,12 @@ final class JobSql {
 
 	private final String flowTable;
 
+	/** Inserts one job; parameters: those of {@link JobInserts}' binding of a job. */
 	final String insert;
+
+	private final String insertInto;
+
+	private final String insertRow;
 
 	final String complete;
 
@@ -169,12 +174,14 @@ final class JobSql {
 		String now = dialect.now();
 		String nowPlus = dialect.nowPlusMillis();
 		String json = dialect.jsonParameter();
-		this.insert = """
+		this.insertInto = """
 				INSERT INTO %s (queue, handler, payload, status, priority, run_at, max_attempts, unique_key, group_key,
 				                scheduled_for, deadline, created_at, updated_at, headers, concurrency_key)
-				VALUES (?, ?, %s, 'QUEUED', ?, COALESCE(%s, %s), ?, ?, ?, %s, COALESCE(%s, %s), %s, %s, %s, ?)%s"""
-			.formatted(this.table, json, dialect.timestampParameter(), nowPlus, dialect.timestampParameter(),
-					dialect.timestampParameter(), nowPlus, now, now, json, dialect.insertIgnoringDuplicates());
+				VALUES\s""".formatted(this.table);
+		this.insertRow = "(?, ?, %s, 'QUEUED', ?, COALESCE(%s, %s), ?, ?, ?, %s, COALESCE(%s, %s), %s, %s, %s, ?)"
+			.formatted(json, dialect.timestampParameter(), nowPlus, dialect.timestampParameter(),
+					dialect.timestampParameter(), nowPlus, now, now, json);
+		this.insert = this.insertInto + this.insertRow + dialect.insertIgnoringDuplicates();
 		this.complete = """
 				UPDATE %s SET status = 'SUCCEEDED', result = %s, last_error = COALESCE(?, last_error),
 				    finished_at = %s, updated_at = %s, lease_expires_at = NULL, version = version + 1
@@ -299,6 +306,21 @@ final class JobSql {
 	 */
 	String plain(String statement) {
 		return this.plain.computeIfAbsent(statement, (text) -> text + " AND settles = 0");
+	}
+
+	/**
+	 * Inserts {@code rows} jobs in one statement that returns their ids
+	 * ({@link Dialect#insertReturningIds}), or {@code null} where the database has no such
+	 * statement; parameters: those of {@link #insert}, for each job in turn. Built for each
+	 * call, not kept: a text per count of rows would keep hundreds of texts of up to 100 KB.
+	 */
+	@Nullable String insertRows(int rows) {
+		String returningIds = this.dialect.insertReturningIds();
+		if (returningIds == null) {
+			return null;
+		}
+		return this.insertInto + String.join(",\n       ", Collections.nCopies(rows, this.insertRow))
+				+ this.dialect.insertIgnoringDuplicates() + returningIds;
 	}
 
 	/** Makes the delayed queued jobs of these handlers due now; parameters: handlers…. */

@@ -51,11 +51,51 @@ import io.sqlqueue.internal.store.TableHealthReader;
  * {@code JSON_VALID}: what MariaDB's own {@code JSON} type is, and on MySQL the text is
  * kept as the codec wrote it instead of being normalized by MySQL's binary {@code JSON}.
  * <p>
+ * <b>MariaDB or MySQL</b>: {@code new MariaDbDialect()} writes only what both accept;
+ * {@link #fittedTo} gives the one for a MariaDB server, which also inserts many jobs with one
+ * {@code INSERT … RETURNING} ({@link #insertReturningIds}; MariaDB 10.5+, MySQL has none).
+ * <p>
  * <b>Driver</b>: JobStore reads fenced writes' batch update counts (a count of 0 is a lost
  * lease). MariaDB Connector/J 3.2+ returns real counts by default; do not set
  * {@code useBulkStmts=true}, which makes them {@code SUCCESS_NO_INFO}.
  */
 public final class MariaDbDialect extends Dialect {
+
+	private final boolean mariaDb;
+
+	/** For MariaDB and MySQL alike: only what both accept. */
+	public MariaDbDialect() {
+		this(false);
+	}
+
+	private MariaDbDialect(boolean mariaDb) {
+		this.mariaDb = mariaDb;
+	}
+
+	/** For a MariaDB server (10.6+, as {@link #checkDatabase} requires), never MySQL. */
+	public static MariaDbDialect forMariaDb() {
+		return new MariaDbDialect(true);
+	}
+
+	/** {@link #forMariaDb} on a MariaDB server, else this one. */
+	@Override
+	public Dialect fittedTo(DatabaseMetaData metaData) throws SQLException {
+		return (!this.mariaDb && isMariaDb(metaData)) ? forMariaDb() : this;
+	}
+
+	/**
+	 * MariaDB's {@code INSERT … RETURNING}: returns each row as it is written, in the order of
+	 * the {@code VALUES} list, and the {@code AUTO_INCREMENT} counter only grows, so ascending
+	 * ids are that order whatever {@code innodb_autoinc_lock_mode} (a statement's ids need not
+	 * be consecutive). MySQL has no {@code RETURNING}; {@code LAST_INSERT_ID()} gives only a
+	 * multi-row insert's first id, and the rest follow from it only where the lock mode keeps a
+	 * statement's ids consecutive (not MySQL 8's default, 2) and {@code auto_increment_increment}
+	 * is known: so MySQL keeps the JDBC batch.
+	 */
+	@Override
+	public @Nullable String insertReturningIds() {
+		return this.mariaDb ? "\nRETURNING id" : null;
+	}
 
 	@Override
 	public String name() {
@@ -162,14 +202,19 @@ public final class MariaDbDialect extends Dialect {
 		String product = metaData.getDatabaseProductName();
 		String text = metaData.getDatabaseProductVersion();
 		ServerVersion version = ServerVersion.parse(text);
-		// MySQL's own driver calls a MariaDB server "MySQL"; its version says MariaDB.
-		boolean mariaDb = (product + " " + text).toLowerCase(Locale.ROOT).contains("mariadb");
+		boolean mariaDb = isMariaDb(metaData);
 		boolean supported = (version != null)
 				&& (mariaDb ? version.isAtLeast(10, 6, 0) : version.isAtLeast(8, 0, 1));
 		if (!supported) {
 			throw new IllegalStateException("sqlqueue needs MariaDB 10.6+ or MySQL 8.0.1+ (for FOR UPDATE SKIP LOCKED), "
 					+ "but the database is " + (mariaDb ? "MariaDB" : product) + " " + text);
 		}
+	}
+
+	private static boolean isMariaDb(DatabaseMetaData metaData) throws SQLException {
+		// MySQL's own driver calls a MariaDB server "MySQL"; its version says MariaDB.
+		return (metaData.getDatabaseProductName() + " " + metaData.getDatabaseProductVersion()).toLowerCase(Locale.ROOT)
+			.contains("mariadb");
 	}
 
 }
