@@ -87,6 +87,20 @@ public abstract class Dialect {
 	}
 
 	/**
+	 * Completes jobs in one statement where the database cannot say which rows an
+	 * {@code UPDATE} changed ({@link #completeAll} is {@code null}) but can join the table to
+	 * rows bound in a derived table; {@code null} to complete them one fenced statement each (a
+	 * JDBC batch). The flush's transaction has locked the jobs' rows first and found each
+	 * running under its token and settling nothing else, so the statement changes exactly
+	 * those rows, and its update count says it did. It stays fenced all the same. Parameters:
+	 * for each of {@code rows} jobs its id, lease token, result and note for {@code last_error}
+	 * (null keeps it); a row whose id is null matches no job (padding).
+	 */
+	public @Nullable String completeLocked(String table, int rows) {
+		return null;
+	}
+
+	/**
 	 * Extends many leases in one statement that passes over rows another transaction has
 	 * locked instead of waiting for them, where the database can lock rows in a subquery of an
 	 * {@code UPDATE}; {@code null} to lock them first with a {@code SELECT … FOR UPDATE SKIP

@@ -130,6 +130,10 @@ final class JobSql {
 
 	private final Map<Integer, String> running = new ConcurrentHashMap<>();
 
+	private final Map<Integer, String> lockPlainRunning = new ConcurrentHashMap<>();
+
+	private final Map<Integer, Optional<String>> completeLocked = new ConcurrentHashMap<>();
+
 	// The claim's text depends only on how many handlers (or ids) it binds: built once per
 	// count, not on every claim.
 	private final Map<Integer, String> claimReturning = new ConcurrentHashMap<>();
@@ -539,6 +543,26 @@ final class JobSql {
 	 */
 	String lockRunning(int ids) {
 		return this.lockRunning.computeIfAbsent(ids, (count) -> running(count) + "\nFOR UPDATE SKIP LOCKED");
+	}
+
+	/**
+	 * As {@link #lockRunning}, of the jobs whose end settles nothing else (a completion flush's:
+	 * those others are completed with what they settle, in a transaction of their own).
+	 */
+	String lockPlainRunning(int ids) {
+		return this.lockPlainRunning.computeIfAbsent(ids,
+				(count) -> running(count) + " AND settles = 0\nFOR UPDATE SKIP LOCKED");
+	}
+
+	/**
+	 * Completes jobs whose rows the transaction has locked ({@link Dialect#completeLocked}), for
+	 * up to {@code rows} jobs (the text is that of the next power of two, padded with null ids),
+	 * or {@code null} where the dialect has no such statement.
+	 */
+	@Nullable String completeLocked(int rows) {
+		return this.completeLocked.computeIfAbsent(IdChunks.padded(rows),
+				(padded) -> Optional.ofNullable(this.dialect.completeLocked(this.table, padded)))
+			.orElse(null);
 	}
 
 	/** Of these jobs, the running ones with their tokens, as committed (no lock); parameters: ids…. */

@@ -137,7 +137,8 @@ class SqlGoldenFilesTests {
 		all.fields("job-", jobs, Set.of("tableName"));
 		all.covered(JobSql.class, "plain", "makeDue", "insertRows", "claimReturning", "claimReturningPast", "limitedCandidates", "claimQueued",
 				"claimQueuedPassingOverLocked", "lockQueued", "claimedWith", "lockReadyJobs", "readyJobsQuery",
-				"claimIds", "finishedUnder", "findAll", "cancelRequested", "lockRunning", "running", "awaitedAmong",
+				"claimIds", "finishedUnder", "findAll", "cancelRequested", "lockRunning", "lockPlainRunning", "completeLocked",
+				"running", "awaitedAmong",
 				"finishedAmong", "deleteFinishedAmong", "plainQueuedAmong", "cancelPlainAmong");
 		for (String write : List.of("complete", "reschedule", "finish", "release", "cancel", "expire", "reap",
 				"completeWhileLeased")) {
@@ -145,6 +146,8 @@ class SqlGoldenFilesTests {
 		}
 		all.put("job-make-due", jobs.makeDue(HANDLERS));
 		all.put("job-insert-rows", jobs.insertRows(3));
+		all.put("job-complete-locked", jobs.completeLocked(4));
+		all.put("job-lock-plain-running", jobs.lockPlainRunning(BATCH));
 		all.put("job-finished-under", jobs.finishedUnder(BATCH));
 		all.put("job-find-all", jobs.findAll(BATCH));
 		all.put("job-cancel-requested", jobs.cancelRequested(BATCH));
