@@ -118,7 +118,7 @@ public enum TestDatabase {
 	MARIADB("SQLQUEUE_TEST_MARIADB_URL", "jdbc:mariadb://127.0.0.1:3306/test", "root", true) {
 		@Override
 		public Dialect dialect() {
-			return new MariaDbDialect();
+			return MariaDbDialect.forMariaDb();
 		}
 
 		@Override

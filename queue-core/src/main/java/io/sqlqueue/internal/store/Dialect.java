@@ -87,6 +87,20 @@ public abstract class Dialect {
 	}
 
 	/**
+	 * Completes jobs in one statement where the database cannot say which rows an
+	 * {@code UPDATE} changed ({@link #completeAll} is {@code null}) but can join the table to
+	 * rows bound in a derived table; {@code null} to complete them one fenced statement each (a
+	 * JDBC batch). The flush's transaction has locked the jobs' rows first and found each
+	 * running under its token and settling nothing else, so the statement changes exactly
+	 * those rows, and its update count says it did. It stays fenced all the same. Parameters:
+	 * for each of {@code rows} jobs its id, lease token, result and note for {@code last_error}
+	 * (null keeps it); a row whose id is null matches no job (padding).
+	 */
+	public @Nullable String completeLocked(String table, int rows) {
+		return null;
+	}
+
+	/**
 	 * Extends many leases in one statement that passes over rows another transaction has
 	 * locked instead of waiting for them, where the database can lock rows in a subquery of an
 	 * {@code UPDATE}; {@code null} to lock them first with a {@code SELECT … FOR UPDATE SKIP
@@ -130,6 +144,17 @@ public abstract class Dialect {
 	 * returns the ids of the inserted jobs (fewer when a unique key was taken), in job order.
 	 */
 	public @Nullable String insertAll(String table) {
+		return null;
+	}
+
+	/**
+	 * What ends a multi-row {@code INSERT … VALUES (…), (…)} so that it returns the id of each
+	 * row it inserted, and ascending ids are the order of the {@code VALUES} list; or
+	 * {@code null} where the database cannot. Where it can (and {@link #insertAll} is
+	 * {@code null}), many jobs are inserted with one such statement per chunk instead of a JDBC
+	 * batch of single-row inserts.
+	 */
+	public @Nullable String insertReturningIds() {
 		return null;
 	}
 
@@ -339,6 +364,18 @@ public abstract class Dialect {
 	 * @param metaData the metadata of a connection that stays open during the call
 	 */
 	public void checkDatabase(DatabaseMetaData metaData) throws SQLException {
+	}
+
+	/**
+	 * This dialect as it best serves the server behind the metadata, once
+	 * {@link #checkDatabase} has passed: itself, or one that also uses what that server has
+	 * beyond what its family shares (MariaDB's {@code INSERT … RETURNING}, which MySQL lacks).
+	 * Called by {@link io.sqlqueue.internal.store.dialect.Dialects#detect} and
+	 * {@link io.sqlqueue.internal.store.dialect.Dialects#check}.
+	 * @param metaData the metadata of a connection that stays open during the call
+	 */
+	public Dialect fittedTo(DatabaseMetaData metaData) throws SQLException {
+		return this;
 	}
 
 	/**

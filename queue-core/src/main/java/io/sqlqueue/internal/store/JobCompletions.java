@@ -4,10 +4,14 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
+import java.util.function.Function;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -81,7 +85,10 @@ final class JobCompletions {
 
 	/**
 	 * The completions of jobs whose end settles nothing else, one statement each or one for
-	 * all; where the database has {@code SKIP LOCKED}, of the rows no other transaction holds.
+	 * all; where the database has {@code SKIP LOCKED}, of the rows no other transaction holds:
+	 * locked first, in id order, passing over the others, then written (MariaDB, which cannot
+	 * lock in an {@code UPDATE}'s subquery nor return the rows it changed, in one statement per
+	 * chunk, {@link Dialect#completeLocked}).
 	 */
 	private Set<Lease> completePlain(List<Completion> completions) {
 		String completeAll = this.attempts.isEnabled() ? this.sql.completeAllRecording : this.sql.completeAll;
@@ -94,14 +101,13 @@ final class JobCompletions {
 			return leasesOf(completions, ids);
 		}
 		return this.transactions.inNewForFlush(() -> {
-			List<Completion> unheld = unheld(completions);
-			boolean[] held = JobStore.held(JobStore.batch(this.jdbc, this.sql.plain(this.sql.complete), unheld,
-					JobCompletions::bindCompletion));
-			Set<Lease> recorded = new HashSet<>();
-			for (int i = 0; i < held.length; i++) {
-				if (held[i]) {
-					recorded.add(unheld.get(i).lease());
-				}
+			Set<Lease> recorded;
+			if (this.transactions.rowLocks()) {
+				List<Completion> unheld = locked(completions, this.leases::lockPlain);
+				recorded = (this.sql.completeLocked(1) != null) ? completeLocked(unheld) : completeEach(unheld);
+			}
+			else {
+				recorded = completeEach(completions);
 			}
 			// In the flush's transaction, one more round trip per batch, never one per job.
 			this.attempts.recordEnded(recorded.stream().map(Lease::jobId).toList());
@@ -110,16 +116,74 @@ final class JobCompletions {
 		});
 	}
 
+	/** One fenced statement per job, in one round trip; the update counts say which it recorded. */
+	private Set<Lease> completeEach(List<Completion> completions) {
+		boolean[] held = JobStore.held(JobStore.batch(this.jdbc, this.sql.plain(this.sql.complete), completions,
+				JobCompletions::bindCompletion));
+		Set<Lease> recorded = new HashSet<>();
+		for (int i = 0; i < held.length; i++) {
+			if (held[i]) {
+				recorded.add(completions.get(i).lease());
+			}
+		}
+		return recorded;
+	}
+
+	/**
+	 * One statement per chunk ({@link RowChunks}) for jobs whose rows this transaction has
+	 * locked, found running under their tokens, and whose ends settle nothing else: nothing else
+	 * can change those rows before it ends, so the statement completes every one of them, in id
+	 * order, the order they were locked in. Its update count checks that it did.
+	 */
+	private Set<Lease> completeLocked(List<Completion> locked) {
+		List<Completion> byId = locked.stream()
+			.sorted(Comparator.comparingLong((completion) -> completion.lease().jobId()))
+			.toList();
+		int completed = 0;
+		for (List<Completion> chunk : RowChunks.of(byId,
+				(completion) -> RowChunks.length(completion.result()) + RowChunks.length(completion.note()))) {
+			String statement = Objects.requireNonNull(this.sql.completeLocked(chunk.size()));
+			int rows = IdChunks.padded(chunk.size());
+			completed += this.jdbc.update(statement, (ps) -> {
+				for (int i = 0; i < rows; i++) {
+					int before = 4 * i;
+					if (i < chunk.size()) {
+						Completion completion = chunk.get(i);
+						ps.setLong(before + 1, completion.lease().jobId());
+						ps.setLong(before + 2, completion.lease().token());
+						ps.setString(before + 3, completion.result());
+						ps.setString(before + 4, completion.note());
+					}
+					else {
+						ps.setNull(before + 1, Types.BIGINT);
+						ps.setNull(before + 2, Types.BIGINT);
+						ps.setNull(before + 3, Types.VARCHAR);
+						ps.setNull(before + 4, Types.VARCHAR);
+					}
+				}
+			});
+		}
+		if (completed != locked.size()) {
+			throw new IllegalStateException("A completion flush changed " + completed + " rows of the "
+					+ locked.size() + " running jobs it had locked");
+		}
+		Set<Lease> recorded = new HashSet<>();
+		locked.forEach((completion) -> recorded.add(completion.lease()));
+		return recorded;
+	}
+
 	/**
 	 * Of these completions, those whose row this transaction could lock, where the database
 	 * has {@code SKIP LOCKED} (locked now, passing over rows another transaction holds, until
 	 * the transaction ends, so nothing changes them in between); elsewhere all of them.
 	 */
 	private List<Completion> unheld(List<Completion> completions) {
-		if (!this.transactions.rowLocks()) {
-			return completions;
-		}
-		Set<Lease> locked = this.leases.lock(completions.stream().map(Completion::lease).toList());
+		return this.transactions.rowLocks() ? locked(completions, this.leases::lock) : completions;
+	}
+
+	/** Of these completions, those whose row {@code lock} locked in this transaction. */
+	private static List<Completion> locked(List<Completion> completions, Function<List<Lease>, Set<Lease>> lock) {
+		Set<Lease> locked = lock.apply(completions.stream().map(Completion::lease).toList());
 		return completions.stream().filter((completion) -> locked.contains(completion.lease())).toList();
 	}
 

@@ -7,6 +7,7 @@ import java.sql.SQLException;
 import java.sql.Types;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
@@ -17,10 +18,14 @@ import io.sqlqueue.DuplicateJobException;
 
 /**
  * The insert of new jobs, in the transaction {@link JobStore} opened or joined: one statement
- * where the dialect has one for many rows, else a JDBC batch, else row by row; a taken unique
- * key inserts nothing and throws. The jobs' labels ({@link JobLabels}) in the same transaction.
+ * where the dialect has one for many rows (arrays on PostgreSQL; a multi-row
+ * {@code INSERT … RETURNING} per chunk on MariaDB), else a JDBC batch, else row by row; a taken
+ * unique key inserts nothing and throws. The jobs' labels ({@link JobLabels}) in the same transaction.
  */
 final class JobInserts {
+
+	/** The parameters of one job's row ({@link JobSql#insert}). */
+	private static final int INSERT_PARAMETERS = 14;
 
 	private final JdbcTemplate jdbc;
 
@@ -103,9 +108,48 @@ final class JobInserts {
 		return ids;
 	}
 
+	/**
+	 * The jobs with one multi-row insert per chunk ({@link RowChunks}) that returns their ids
+	 * ({@link Dialect#insertReturningIds}): a taken unique key fails the chunk's statement, and
+	 * throws, as a batch's single-row insert did.
+	 */
+	private List<Long> insertInChunks(Connection connection, List<NewJob> jobs) throws SQLException {
+		List<Long> ids = new ArrayList<>(jobs.size());
+		for (List<NewJob> chunk : RowChunks.of(jobs, JobInserts::boundText)) {
+			List<Long> inserted = new ArrayList<>(chunk.size());
+			String statement = Objects.requireNonNull(this.sql.insertRows(chunk.size()));
+			try (PreparedStatement ps = connection.prepareStatement(statement)) {
+				for (int i = 0; i < chunk.size(); i++) {
+					bindInsert(ps, i * INSERT_PARAMETERS, chunk.get(i));
+				}
+				try (ResultSet rs = ps.executeQuery()) {
+					while (rs.next()) {
+						inserted.add(rs.getLong(1));
+					}
+				}
+			}
+			if (inserted.size() != chunk.size()) {
+				throw new DuplicateJobException(duplicateKeyOf(chunk));
+			}
+			// Ids grow in the order the rows are written, which is the order of the VALUES list.
+			inserted.sort(null);
+			ids.addAll(inserted);
+		}
+		return ids;
+	}
+
+	private static int boundText(NewJob job) {
+		return RowChunks.length(job.queue()) + RowChunks.length(job.handler()) + RowChunks.length(job.payload())
+				+ RowChunks.length(job.uniqueKey()) + RowChunks.length(job.groupKey())
+				+ RowChunks.length(job.headers()) + RowChunks.length(job.concurrencyKey());
+	}
+
 	private List<Long> insertBatch(Connection connection, List<NewJob> jobs) throws SQLException {
 		if (this.sql.insertAll != null && jobs.size() > 1) {
 			return insertInOneStatement(connection, jobs, this.sql.insertAll);
+		}
+		if (this.dialect.insertReturningIds() != null && jobs.size() > 1) {
+			return insertInChunks(connection, jobs);
 		}
 		try (PreparedStatement statement = connection.prepareStatement(this.sql.insert, new String[] { "id" })) {
 			if (!this.dialect.batchReturnsGeneratedKeys()) {
@@ -153,25 +197,30 @@ final class JobInserts {
 	}
 
 	private void bindInsert(PreparedStatement statement, NewJob job) throws SQLException {
-		statement.setString(1, job.queue());
-		statement.setString(2, job.handler());
-		statement.setString(3, job.payload());
-		statement.setInt(4, job.priority());
-		this.dialect.setTimestamp(statement, 5, job.runAt());
-		statement.setLong(6, job.delayMillis());
-		statement.setInt(7, job.maxAttempts());
-		statement.setString(8, job.uniqueKey());
-		statement.setString(9, job.groupKey());
-		this.dialect.setTimestamp(statement, 10, job.scheduledFor());
-		this.dialect.setTimestamp(statement, 11, job.deadline());
+		bindInsert(statement, 0, job);
+	}
+
+	/** Binds the job's {@link #INSERT_PARAMETERS} parameters after the first {@code before}. */
+	private void bindInsert(PreparedStatement statement, int before, NewJob job) throws SQLException {
+		statement.setString(before + 1, job.queue());
+		statement.setString(before + 2, job.handler());
+		statement.setString(before + 3, job.payload());
+		statement.setInt(before + 4, job.priority());
+		this.dialect.setTimestamp(statement, before + 5, job.runAt());
+		statement.setLong(before + 6, job.delayMillis());
+		statement.setInt(before + 7, job.maxAttempts());
+		statement.setString(before + 8, job.uniqueKey());
+		statement.setString(before + 9, job.groupKey());
+		this.dialect.setTimestamp(statement, before + 10, job.scheduledFor());
+		this.dialect.setTimestamp(statement, before + 11, job.deadline());
 		if (job.expireAfterMillis() != null) {
-			statement.setLong(12, job.expireAfterMillis());
+			statement.setLong(before + 12, job.expireAfterMillis());
 		}
 		else {
-			statement.setNull(12, Types.BIGINT);
+			statement.setNull(before + 12, Types.BIGINT);
 		}
-		statement.setString(13, job.headers());
-		statement.setString(14, job.concurrencyKey());
+		statement.setString(before + 13, job.headers());
+		statement.setString(before + 14, job.concurrencyKey());
 	}
 
 	private static String duplicateKeyOf(List<NewJob> jobs) {

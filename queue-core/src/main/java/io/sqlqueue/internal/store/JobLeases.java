@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.function.IntFunction;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -98,9 +99,18 @@ final class JobLeases {
 	 * transaction ends. Only where the database has {@code SKIP LOCKED}.
 	 */
 	Set<Lease> lock(List<Lease> leases) {
+		return lock(leases, this.sql::lockRunning);
+	}
+
+	/** As {@link #lock}, of the jobs whose end settles nothing else ({@link JobSql#lockPlainRunning}). */
+	Set<Lease> lockPlain(List<Lease> leases) {
+		return lock(leases, this.sql::lockPlainRunning);
+	}
+
+	private Set<Lease> lock(List<Lease> leases, IntFunction<String> statement) {
 		Set<Lease> locked = new HashSet<>();
 		for (Object[] chunk : IdChunks.of(leases.stream().map(Lease::jobId).toList())) {
-			this.jdbc.query(this.sql.lockRunning(chunk.length), (rs) -> {
+			this.jdbc.query(statement.apply(chunk.length), (rs) -> {
 				locked.add(new Lease(rs.getLong("id"), rs.getLong("lease_token")));
 			}, chunk);
 		}

@@ -29,7 +29,12 @@ final class JobSql {
 
 	private final String flowTable;
 
+	/** Inserts one job; parameters: those of {@link JobInserts}' binding of a job. */
 	final String insert;
+
+	private final String insertInto;
+
+	private final String insertRow;
 
 	final String complete;
 
@@ -131,6 +136,10 @@ final class JobSql {
 
 	private final Map<Integer, String> running = new ConcurrentHashMap<>();
 
+	private final Map<Integer, String> lockPlainRunning = new ConcurrentHashMap<>();
+
+	private final Map<Integer, Optional<String>> completeLocked = new ConcurrentHashMap<>();
+
 	// The claim's text depends only on how many handlers (or ids) it binds: built once per
 	// count, not on every claim.
 	private final Map<Integer, String> claimReturning = new ConcurrentHashMap<>();
@@ -175,12 +184,14 @@ final class JobSql {
 		String now = dialect.now();
 		String nowPlus = dialect.nowPlusMillis();
 		String json = dialect.jsonParameter();
-		this.insert = """
+		this.insertInto = """
 				INSERT INTO %s (queue, handler, payload, status, priority, run_at, max_attempts, unique_key, group_key,
 				                scheduled_for, deadline, created_at, updated_at, headers, concurrency_key)
-				VALUES (?, ?, %s, 'QUEUED', ?, COALESCE(%s, %s), ?, ?, ?, %s, COALESCE(%s, %s), %s, %s, %s, ?)%s"""
-			.formatted(this.table, json, dialect.timestampParameter(), nowPlus, dialect.timestampParameter(),
-					dialect.timestampParameter(), nowPlus, now, now, json, dialect.insertIgnoringDuplicates());
+				VALUES\s""".formatted(this.table);
+		this.insertRow = "(?, ?, %s, 'QUEUED', ?, COALESCE(%s, %s), ?, ?, ?, %s, COALESCE(%s, %s), %s, %s, %s, ?)"
+			.formatted(json, dialect.timestampParameter(), nowPlus, dialect.timestampParameter(),
+					dialect.timestampParameter(), nowPlus, now, now, json);
+		this.insert = this.insertInto + this.insertRow + dialect.insertIgnoringDuplicates();
 		this.complete = """
 				UPDATE %s SET status = 'SUCCEEDED', result = %s, last_error = COALESCE(?, last_error),
 				    finished_at = %s, updated_at = %s, lease_expires_at = NULL, version = version + 1
@@ -308,6 +319,21 @@ final class JobSql {
 	 */
 	String plain(String statement) {
 		return this.plain.computeIfAbsent(statement, (text) -> text + " AND settles = 0");
+	}
+
+	/**
+	 * Inserts {@code rows} jobs in one statement that returns their ids
+	 * ({@link Dialect#insertReturningIds}), or {@code null} where the database has no such
+	 * statement; parameters: those of {@link #insert}, for each job in turn. Built for each
+	 * call, not kept: a text per count of rows would keep hundreds of texts of up to 100 KB.
+	 */
+	@Nullable String insertRows(int rows) {
+		String returningIds = this.dialect.insertReturningIds();
+		if (returningIds == null) {
+			return null;
+		}
+		return this.insertInto + String.join(",\n       ", Collections.nCopies(rows, this.insertRow))
+				+ this.dialect.insertIgnoringDuplicates() + returningIds;
 	}
 
 	/** Makes the delayed queued jobs of these handlers due now; parameters: handlers…. */
@@ -526,6 +552,26 @@ final class JobSql {
 	 */
 	String lockRunning(int ids) {
 		return this.lockRunning.computeIfAbsent(ids, (count) -> running(count) + "\nFOR UPDATE SKIP LOCKED");
+	}
+
+	/**
+	 * As {@link #lockRunning}, of the jobs whose end settles nothing else (a completion flush's:
+	 * those others are completed with what they settle, in a transaction of their own).
+	 */
+	String lockPlainRunning(int ids) {
+		return this.lockPlainRunning.computeIfAbsent(ids,
+				(count) -> running(count) + " AND settles = 0\nFOR UPDATE SKIP LOCKED");
+	}
+
+	/**
+	 * Completes jobs whose rows the transaction has locked ({@link Dialect#completeLocked}), for
+	 * up to {@code rows} jobs (the text is that of the next power of two, padded with null ids),
+	 * or {@code null} where the dialect has no such statement.
+	 */
+	@Nullable String completeLocked(int rows) {
+		return this.completeLocked.computeIfAbsent(IdChunks.padded(rows),
+				(padded) -> Optional.ofNullable(this.dialect.completeLocked(this.table, padded)))
+			.orElse(null);
 	}
 
 	/** Of these jobs, the running ones with their tokens, as committed (no lock); parameters: ids…. */

@@ -38,6 +38,23 @@ class DialectsTests {
 		assertThat(Dialects.detect(database("H2", "2.3.232 (2024-08-11)"))).isInstanceOf(H2Dialect.class);
 	}
 
+	/**
+	 * One dialect serves MariaDB and MySQL; fitted to the server, MariaDB's also inserts many
+	 * jobs with one {@code INSERT … RETURNING}, which MySQL does not have.
+	 */
+	@Test
+	void fitsTheMariaDbDialectToMariaDbOrMySql() {
+		assertThat(Dialects.detect(database("MariaDB", "10.11.19-MariaDB-0+deb12u1")).insertReturningIds())
+			.isEqualTo("\nRETURNING id");
+		assertThat(Dialects.detect(database("MySQL", "5.5.5-10.6.4-MariaDB")).insertReturningIds()).isNotNull();
+		assertThat(Dialects.check(Dialects.named("mariadb"), database("MariaDB", "10.6.0-MariaDB"))
+			.insertReturningIds()).isNotNull();
+		assertThat(Dialects.detect(database("MySQL", "8.0.36")).insertReturningIds()).isNull();
+		assertThat(Dialects.check(Dialects.named("mariadb"), database("MySQL", "8.4.3")).insertReturningIds())
+			.isNull();
+		assertThat(new MariaDbDialect().insertReturningIds()).isNull();
+	}
+
 	@Test
 	void refusesMariaDbAndMySqlWithoutSkipLocked() {
 		assertThatIllegalStateException().isThrownBy(() -> Dialects.detect(database("MariaDB", "10.5.27-MariaDB")))

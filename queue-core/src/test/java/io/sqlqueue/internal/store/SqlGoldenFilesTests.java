@@ -65,7 +65,8 @@ class SqlGoldenFilesTests {
 	private static final int HANDLERS = 1;
 
 	static Stream<Dialect> dialects() {
-		return Stream.of(new PostgresDialect(), new MariaDbDialect(), new H2Dialect(), new SqliteDialect());
+		// MariaDB's, which has every statement of MySQL's and INSERT … RETURNING besides.
+		return Stream.of(new PostgresDialect(), MariaDbDialect.forMariaDb(), new H2Dialect(), new SqliteDialect());
 	}
 
 	@ParameterizedTest(name = "{0}")
@@ -134,15 +135,19 @@ class SqlGoldenFilesTests {
 		ScheduleSql schedules = new ScheduleSql(dialect, null);
 		claims(dialect, jobs, flows, all);
 		all.fields("job-", jobs, Set.of("tableName"));
-		all.covered(JobSql.class, "plain", "makeDue", "claimReturning", "claimReturningPast", "limitedCandidates", "claimQueued",
+		all.covered(JobSql.class, "plain", "makeDue", "insertRows", "claimReturning", "claimReturningPast", "limitedCandidates", "claimQueued",
 				"claimQueuedPassingOverLocked", "lockQueued", "claimedWith", "lockReadyJobs", "readyJobsQuery",
-				"claimIds", "finishedUnder", "findAll", "cancelRequested", "lockRunning", "running", "awaitedAmong",
+				"claimIds", "finishedUnder", "findAll", "cancelRequested", "lockRunning", "lockPlainRunning", "completeLocked",
+				"running", "awaitedAmong",
 				"finishedAmong", "deleteFinishedAmong", "plainQueuedAmong", "cancelPlainAmong");
 		for (String write : List.of("complete", "reschedule", "finish", "release", "cancel", "expire", "reap",
 				"completeWhileLeased")) {
 			all.put("job-" + kebab(write) + "-plain", jobs.plain(field(jobs, write)));
 		}
 		all.put("job-make-due", jobs.makeDue(HANDLERS));
+		all.put("job-insert-rows", jobs.insertRows(3));
+		all.put("job-complete-locked", jobs.completeLocked(4));
+		all.put("job-lock-plain-running", jobs.lockPlainRunning(BATCH));
 		all.put("job-finished-under", jobs.finishedUnder(BATCH));
 		all.put("job-find-all", jobs.findAll(BATCH));
 		all.put("job-cancel-requested", jobs.cancelRequested(BATCH));

@@ -146,9 +146,7 @@ public final class SqlQueueAutoConfiguration {
 		if (name == null) {
 			return Dialects.detect(dataSource);
 		}
-		Dialect dialect = Dialects.named(name);
-		Dialects.check(dialect, dataSource);
-		return dialect;
+		return Dialects.check(Dialects.named(name), dataSource);
 	}
 
 	@Bean

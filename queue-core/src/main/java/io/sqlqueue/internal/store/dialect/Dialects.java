@@ -52,7 +52,7 @@ public final class Dialects {
 
 	/**
 	 * The dialect for the database behind this data source, detected from its product
-	 * name, after checking that the database can run the queue (its version, and for
+	 * name and fitted to the server ({@link Dialect#fittedTo}), after checking that the database can run the queue (its version, and for
 	 * SQLite its journal mode and busy timeout).
 	 * @throws IllegalStateException for a database sqlqueue does not support, naming those it does
 	 */
@@ -68,18 +68,22 @@ public final class Dialects {
 						+ "and sqlqueue.jdbc.claim-method=compare-and-set where SKIP LOCKED is missing)");
 			}
 			dialect.checkDatabase(metaData);
-			return dialect;
+			return dialect.fittedTo(metaData);
 		}
 		catch (SQLException ex) {
 			throw new IllegalStateException("Could not read the database's metadata to choose a sqlqueue dialect", ex);
 		}
 	}
 
-	/** Runs the start-up check of a dialect chosen by name ({@link Dialect#checkDatabase}); returns it. */
+	/**
+	 * Runs the start-up check of a dialect chosen by name ({@link Dialect#checkDatabase});
+	 * returns it fitted to the server ({@link Dialect#fittedTo}), the one to use.
+	 */
 	public static Dialect check(Dialect dialect, DataSource dataSource) {
 		try (Connection connection = dataSource.getConnection()) {
-			dialect.checkDatabase(connection.getMetaData());
-			return dialect;
+			DatabaseMetaData metaData = connection.getMetaData();
+			dialect.checkDatabase(metaData);
+			return dialect.fittedTo(metaData);
 		}
 		catch (SQLException ex) {
 			throw new IllegalStateException("Could not check the database for sqlqueue dialect " + dialect, ex);

@@ -52,11 +52,77 @@ import io.sqlqueue.internal.store.TableHealthReader;
  * {@code JSON_VALID}: what MariaDB's own {@code JSON} type is, and on MySQL the text is
  * kept as the codec wrote it instead of being normalized by MySQL's binary {@code JSON}.
  * <p>
+ * <b>MariaDB or MySQL</b>: {@code new MariaDbDialect()} writes only what both accept;
+ * {@link #fittedTo} gives the one for a MariaDB server, which also inserts many jobs with one
+ * {@code INSERT … RETURNING} ({@link #insertReturningIds}; MariaDB 10.5+, MySQL has none) and
+ * records a completion flush with one {@code UPDATE} ({@link #completeLocked}).
+ * <p>
  * <b>Driver</b>: JobStore reads fenced writes' batch update counts (a count of 0 is a lost
  * lease). MariaDB Connector/J 3.2+ returns real counts by default; do not set
  * {@code useBulkStmts=true}, which makes them {@code SUCCESS_NO_INFO}.
  */
 public final class MariaDbDialect extends Dialect {
+
+	private final boolean mariaDb;
+
+	/** For MariaDB and MySQL alike: only what both accept. */
+	public MariaDbDialect() {
+		this(false);
+	}
+
+	private MariaDbDialect(boolean mariaDb) {
+		this.mariaDb = mariaDb;
+	}
+
+	/** For a MariaDB server (10.6+, as {@link #checkDatabase} requires), never MySQL. */
+	public static MariaDbDialect forMariaDb() {
+		return new MariaDbDialect(true);
+	}
+
+	/** {@link #forMariaDb} on a MariaDB server, else this one. */
+	@Override
+	public Dialect fittedTo(DatabaseMetaData metaData) throws SQLException {
+		return (!this.mariaDb && isMariaDb(metaData)) ? forMariaDb() : this;
+	}
+
+	/**
+	 * The flush's jobs as a derived table of bound rows, joined by id; a multi-table
+	 * {@code UPDATE} changes each row once. The join is written in the one order that touches
+	 * no other row: the derived table first, then each job's row by the primary key. Left to
+	 * itself, on a small table the optimizer read the jobs' table first, whole, and a
+	 * multi-table {@code UPDATE} waits for the lock of every row it reads, even under READ
+	 * COMMITTED: a row held by a caller's open transaction held up the whole flush.
+	 * Used on MariaDB only, where it is tested; on MySQL the flush stays a JDBC batch.
+	 */
+	@Override
+	public @Nullable String completeLocked(String table, int rows) {
+		if (!this.mariaDb) {
+			return null;
+		}
+		String jobs = "SELECT ? AS id, ? AS lease_token, ? AS result, ? AS note"
+				+ "\n        UNION ALL SELECT ?, ?, ?, ?".repeat(rows - 1);
+		return """
+				UPDATE (%2$s) d
+				STRAIGHT_JOIN %1$s j FORCE INDEX (PRIMARY) ON j.id = d.id
+				SET j.status = 'SUCCEEDED', j.result = d.result, j.last_error = COALESCE(d.note, j.last_error),
+				    j.finished_at = UTC_TIMESTAMP(6), j.updated_at = UTC_TIMESTAMP(6), j.lease_expires_at = NULL,
+				    j.version = j.version + 1
+				WHERE j.lease_token = d.lease_token AND j.status = 'RUNNING' AND j.settles = 0""".formatted(table, jobs);
+	}
+
+	/**
+	 * MariaDB's {@code INSERT … RETURNING}: returns each row as it is written, in the order of
+	 * the {@code VALUES} list, and the {@code AUTO_INCREMENT} counter only grows, so ascending
+	 * ids are that order whatever {@code innodb_autoinc_lock_mode} (a statement's ids need not
+	 * be consecutive). MySQL has no {@code RETURNING}; {@code LAST_INSERT_ID()} gives only a
+	 * multi-row insert's first id, and the rest follow from it only where the lock mode keeps a
+	 * statement's ids consecutive (not MySQL 8's default, 2) and {@code auto_increment_increment}
+	 * is known: so MySQL keeps the JDBC batch.
+	 */
+	@Override
+	public @Nullable String insertReturningIds() {
+		return this.mariaDb ? "\nRETURNING id" : null;
+	}
 
 	@Override
 	public String name() {
@@ -168,14 +234,19 @@ public final class MariaDbDialect extends Dialect {
 		String product = metaData.getDatabaseProductName();
 		String text = metaData.getDatabaseProductVersion();
 		ServerVersion version = ServerVersion.parse(text);
-		// MySQL's own driver calls a MariaDB server "MySQL"; its version says MariaDB.
-		boolean mariaDb = (product + " " + text).toLowerCase(Locale.ROOT).contains("mariadb");
+		boolean mariaDb = isMariaDb(metaData);
 		boolean supported = (version != null)
 				&& (mariaDb ? version.isAtLeast(10, 6, 0) : version.isAtLeast(8, 0, 1));
 		if (!supported) {
 			throw new IllegalStateException("sqlqueue needs MariaDB 10.6+ or MySQL 8.0.1+ (for FOR UPDATE SKIP LOCKED), "
 					+ "but the database is " + (mariaDb ? "MariaDB" : product) + " " + text);
 		}
+	}
+
+	private static boolean isMariaDb(DatabaseMetaData metaData) throws SQLException {
+		// MySQL's own driver calls a MariaDB server "MySQL"; its version says MariaDB.
+		return (metaData.getDatabaseProductName() + " " + metaData.getDatabaseProductVersion()).toLowerCase(Locale.ROOT)
+			.contains("mariadb");
 	}
 
 }
