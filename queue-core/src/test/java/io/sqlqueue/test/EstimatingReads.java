@@ -4,6 +4,9 @@ import java.util.List;
 
 import javax.sql.DataSource;
 
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.internal.store.Dialect;
 import io.sqlqueue.internal.store.JobStore;
@@ -18,6 +21,17 @@ import io.sqlqueue.internal.store.ReadStore;
 public final class EstimatingReads {
 
 	private EstimatingReads() {
+	}
+
+	/** The estimating reads as the application's {@link ReadStore} bean, in place of the starter's. */
+	@Configuration(proxyBeanMethods = false)
+	public static class AsTheReadStore {
+
+		@Bean
+		ReadStore estimatingReads(DataSource dataSource, Dialect dialect) {
+			return EstimatingReads.on(dataSource, dialect);
+		}
+
 	}
 
 	public static ReadStore on(DataSource dataSource, Dialect dialect) {

@@ -4,8 +4,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 
-import javax.sql.DataSource;
-
 import org.junit.jupiter.api.Test;
 
 import org.springframework.context.annotation.Bean;
@@ -29,12 +27,10 @@ import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.Limit;
 import io.sqlqueue.internal.maintenance.TableHealthMonitor;
 import io.sqlqueue.internal.store.ClaimRequest;
-import io.sqlqueue.internal.store.Dialect;
 import io.sqlqueue.internal.store.Completion;
 import io.sqlqueue.internal.store.InstanceReport;
 import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.internal.store.Lease;
-import io.sqlqueue.internal.store.ReadStore;
 import io.sqlqueue.schedule.Recurrence;
 import io.sqlqueue.schedule.ScheduleDefinition;
 import io.sqlqueue.schedule.Schedules;
@@ -158,7 +154,7 @@ class DashboardApiTests {
 	/** Counts the store estimates (a large PostgreSQL table) are marked, for the page's "≈". */
 	@Test
 	void overviewMarksTheCountsThatAreEstimates() {
-		DashboardContexts.runner().withUserConfiguration(EstimatingReadsConfiguration.class).run((context) -> {
+		DashboardContexts.runner().withUserConfiguration(EstimatingReads.AsTheReadStore.class).run((context) -> {
 			context.getBean(JobQueue.class).enqueue(Job.of("mail.send", 1).queue("mail"));
 			DashboardContexts.mvc(context)
 				.perform(get("/sqlqueue/api/overview").with(user("ops")))
@@ -166,16 +162,6 @@ class DashboardApiTests {
 				.andExpect(jsonPath("$.queues[0].jobs.QUEUED").value(1))
 				.andExpect(jsonPath("$.queues[0].estimated").value(contains("QUEUED")));
 		});
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class EstimatingReadsConfiguration {
-
-		@Bean
-		ReadStore estimatingReads(DataSource dataSource, Dialect dialect) {
-			return EstimatingReads.on(dataSource, dialect);
-		}
-
 	}
 
 	/**

@@ -5,8 +5,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 
-import javax.sql.DataSource;
-
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
@@ -15,8 +13,6 @@ import org.springframework.boot.jackson.autoconfigure.JacksonAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration;
 import org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 
 import io.sqlqueue.Batch;
 import io.sqlqueue.BatchIds;
@@ -51,11 +47,9 @@ import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint;
 import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
 import io.sqlqueue.internal.admin.DefaultQueueAdmin;
 import io.sqlqueue.internal.store.ClaimRequest;
-import io.sqlqueue.internal.store.Dialect;
 import io.sqlqueue.internal.store.InstanceReport;
 import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.internal.store.Lease;
-import io.sqlqueue.internal.store.ReadStore;
 import io.sqlqueue.schedule.Recurrence;
 import io.sqlqueue.schedule.ScheduleDefinition;
 import io.sqlqueue.schedule.ScheduleSource;
@@ -120,7 +114,7 @@ class SqlQueueEndpointAutoConfigurationTests {
 	/** Counts the store estimates (a large PostgreSQL table) are marked as such, the others not. */
 	@Test
 	void marksTheCountsThatAreEstimates() {
-		this.runner.withUserConfiguration(EstimatingReadsConfiguration.class).run((context) -> {
+		this.runner.withUserConfiguration(EstimatingReads.AsTheReadStore.class).run((context) -> {
 			JobQueue jobs = context.getBean(JobQueue.class);
 			jobs.enqueue(Job.of("mail.send", 1).queue("mail"));
 			fail(context.getBean(JobStore.class), "mail", "mail.send");
@@ -129,16 +123,6 @@ class SqlQueueEndpointAutoConfigurationTests {
 			assertThat(mail.jobs()).containsEntry(JobStatus.QUEUED, 1L).containsEntry(JobStatus.FAILED, 1L);
 			assertThat(mail.estimated()).containsExactly(JobStatus.QUEUED);
 		});
-	}
-
-	@Configuration(proxyBeanMethods = false)
-	static class EstimatingReadsConfiguration {
-
-		@Bean
-		ReadStore estimatingReads(DataSource dataSource, Dialect dialect) {
-			return EstimatingReads.on(dataSource, dialect);
-		}
-
 	}
 
 	@Test
