@@ -2,6 +2,7 @@ package io.sqlqueue.internal.store;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -11,6 +12,7 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 
+import io.sqlqueue.JobStatus;
 import io.sqlqueue.internal.maintenance.Vacuumer;
 import io.sqlqueue.internal.schema.QueueSchemaMigrator;
 import io.sqlqueue.test.OpenTransaction;
@@ -86,8 +88,16 @@ class PostgresVacuumIT {
 				INSERT INTO queue_schedule (name, handler, payload, every_millis, misfire, overlap, source, next_run_at)
 				VALUES ('tick', 'work', 'null', 1000, 'SKIP', 'SKIP', 'API', now())""");
 		this.jdbc.update("UPDATE queue_schedule SET version = version + 1");
+		// Each stats turn rewrites the shared counts and the turn's row.
+		for (int turn = 1; turn <= 3; turn++) {
+			ClusterStore cluster = this.store.cluster();
+			long taken = cluster.takeCountTurn("counter", Duration.ZERO).getAsLong();
+			cluster.shareCounts("counter", taken,
+					List.of(new QueueCount("default", JobStatus.QUEUED, turn, Duration.ZERO)),
+					Map.of());
+		}
 		for (String table : List.of("queue_flow", "queue_rate_window", "queue_dependency", "queue_batch",
-				"queue_schedule")) {
+				"queue_schedule", "queue_count", "queue_count_turn")) {
 			// The statistics arrive a moment after the writes: without dead rows seen first, "none
 			// left after the vacuum" would prove nothing.
 			await().atMost(Duration.ofSeconds(30)).until(() -> deadRows(table) > 0);
@@ -98,6 +108,8 @@ class PostgresVacuumIT {
 		assertVacuumed("queue_dependency");
 		assertVacuumed("queue_batch");
 		assertVacuumed("queue_schedule");
+		assertVacuumed("queue_count");
+		assertVacuumed("queue_count_turn");
 	}
 
 	/**
