@@ -78,4 +78,20 @@ public @interface JobHandler {
 	 */
 	String ratePerKey() default "";
 
+	/**
+	 * Whether the concurrency keys of the handler's queue take turns among its due jobs of
+	 * equal priority, across every instance (docs/flow-control.md#fair-turns), so that one
+	 * key's flood holds no other key back. Configuration ({@code sqlqueue.queues.<queue>.fair})
+	 * for the same queue takes precedence.
+	 */
+	boolean fair() default false;
+
+	/**
+	 * Weights of the fair turns of the handler's queue, each {@code "pattern=weight"}, such as
+	 * {@code "gold:*=3"} (a key matching it starts three jobs for one of a key of weight 1);
+	 * giving any makes the queue fair. Patterns as for key limits: an exact key, or a prefix
+	 * ending in {@code *}; weights from 1 to 1000.
+	 */
+	String[] fairWeights() default {};
+
 }

@@ -78,7 +78,7 @@ import io.sqlqueue.test.TestPropagator;
 public abstract class QueueConformanceTests implements EnqueueConformance, ClaimConformance, RetryConformance,
 		TransactionalHandlerConformance, BadInputConformance, UnknownHandlerConformance, AwaitConformance,
 		CancelConformance, LeaseConformance, CompletionConformance, CompletionFlushConformance, GroupConformance,
-		FlowControlConformance, WorkflowConformance, BatchConformance, ScheduleConformance, ShutdownConformance,
+		FlowControlConformance, FairTurnsConformance, WorkflowConformance, BatchConformance, ScheduleConformance, ShutdownConformance,
 		ManagerLoopsConformance, CallerLockConformance, ObservationConformance, BrowseConformance,
 		RetentionConformance, JobRunnerConformance, TableHealthConformance, PauseConformance, InstancesConformance,
 		HistoryConformance, AuditConformance, SearchConformance, BulkConformance, SharedCountsConformance,

@@ -4,7 +4,7 @@ FROM pg_class c
 JOIN pg_namespace n ON n.oid = c.relnamespace
 LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid
 WHERE n.nspname = COALESCE(CAST(? AS text), current_schema()) AND c.relkind IN ('r', 'p')
-  AND c.relname IN ('queue_job', 'queue_flow', 'queue_rate_window', 'queue_dependency', 'queue_batch', 'queue_schedule', 'queue_limit', 'queue_attempt')
+  AND c.relname IN ('queue_job', 'queue_flow', 'queue_rate_window', 'queue_fair_key', 'queue_dependency', 'queue_batch', 'queue_schedule', 'queue_limit', 'queue_attempt')
 ORDER BY c.relname;
 
 (SELECT 'transaction' AS kind, pid, CAST(NULL AS text) AS name, application_name AS application, state,

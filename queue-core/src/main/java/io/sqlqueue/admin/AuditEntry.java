@@ -16,7 +16,7 @@ import org.jspecify.annotations.Nullable;
  * {@code null}
  * @param action what: {@code retry}, {@code cancel}, {@code retry-failed}, {@code trigger-schedule},
  * {@code pause-schedule}, {@code resume-schedule}, {@code set-limit}, {@code remove-limit},
- * {@code pause-queue}, {@code resume-queue}
+ * {@code set-fairness}, {@code remove-fairness}, {@code pause-queue}, {@code resume-queue}
  * @param queue the queue it acted on, or {@code null}
  * @param jobId the job it acted on (or, for a trigger, the job it enqueued), or {@code null}
  * @param schedule the schedule it acted on, or {@code null}

@@ -6,6 +6,7 @@ import java.util.Optional;
 
 import org.jspecify.annotations.Nullable;
 
+import io.sqlqueue.flow.Fairness;
 import io.sqlqueue.flow.Limit;
 
 /**
@@ -168,6 +169,29 @@ public interface QueueAdmin {
 	 * pattern is not valid
 	 */
 	AdminResult removeLimit(String queue, @Nullable String keys);
+
+	/**
+	 * Makes the queue's concurrency keys take turns among its due jobs of equal priority
+	 * (docs/flow-control.md#fair-turns), on every instance, replacing the fair turns it had.
+	 * Refused when the application has no flow control ({@link Refusal#NO_LIMITS}).
+	 * @throws RefusedException ({@link Refusal#INVALID_LIMIT}) when the queue's name is not valid
+	 */
+	AdminResult setFairness(String queue, Fairness fairness);
+
+	/**
+	 * As {@link #setFairness(String, Fairness)} with the weights as an operator types them:
+	 * {@code gold:*=3, tin=1}, or blank for round-robin.
+	 * @throws RefusedException ({@link Refusal#INVALID_LIMIT}) when a weight is below 1 or not a
+	 * number, or a pattern cannot match
+	 */
+	AdminResult setFairness(String queue, @Nullable String weights);
+
+	/**
+	 * Ends the queue's fair turns: its jobs run in priority and due order again. Refused when
+	 * it had none ({@link Refusal#NO_SUCH_LIMIT}) or the application has no flow control
+	 * ({@link Refusal#NO_LIMITS}).
+	 */
+	AdminResult removeFairness(String queue);
 
 	/**
 	 * The health of the queue's own tables as last read on a schedule (never read for this

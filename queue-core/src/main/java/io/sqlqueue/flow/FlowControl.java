@@ -42,6 +42,34 @@ public interface FlowControl {
 	boolean removeKeyLimit(String queue, String keys);
 
 	/**
+	 * Makes the keys of the queue take turns among its due jobs of equal priority
+	 * ({@link Fairness}), replacing the fair turns it had; across every instance from their
+	 * next claim.
+	 */
+	void setFairness(String queue, Fairness fairness);
+
+	/** Ends the queue's fair turns; false when it had none. Its limits stay. */
+	boolean removeFairness(String queue);
+
+	/** Keys a {@link #fairShares} shows at most: those with the most jobs due. */
+	int MAX_FAIR_SHARES = 100;
+
+	/**
+	 * A fair queue's keys now: the {@link #MAX_FAIR_SHARES} with the most jobs due (then by key),
+	 * each with its recent share of starts; empty for a queue without fair turns. Counts the
+	 * queue's due jobs, a read that grows with them: for operators' views, not for a loop.
+	 */
+	List<FairKeyShare> fairShares(String queue);
+
+	/**
+	 * Stores the fair turns the application declares from one source (at start-up), as
+	 * {@link #declare} does limits: new and changed ones are set, and those stored from this
+	 * source that it no longer declares are removed, of the queues it serves only.
+	 * @param fairness by queue
+	 */
+	void declareFairness(LimitSource source, Map<String, Fairness> fairness, Set<String> served);
+
+	/**
 	 * Stores the limits the application declares from one source (at start-up): new and
 	 * changed ones are set (replacing one of the same queue and keys set otherwise), and those
 	 * stored from this source that it no longer declares are removed, of the queues it serves

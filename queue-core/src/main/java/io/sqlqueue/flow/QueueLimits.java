@@ -6,13 +6,20 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The limits of one queue: its own ({@code limit}, over all its jobs) and those of its
- * concurrency keys. {@code version} moves with every change, so that instances know when to
- * read them again.
+ * concurrency keys, and its fair turns ({@code fairness}, {@code null} when its jobs run in
+ * priority and due order alone). {@code version} moves with every change, so that instances
+ * know when to read them again.
  */
-public record QueueLimits(String queue, @Nullable Limit limit, List<KeyLimit> keyLimits, long version) {
+public record QueueLimits(String queue, @Nullable Limit limit, List<KeyLimit> keyLimits,
+		@Nullable Fairness fairness, long version) {
 
 	public QueueLimits {
 		keyLimits = List.copyOf(keyLimits);
+	}
+
+	/** Limits without fair turns. */
+	public QueueLimits(String queue, @Nullable Limit limit, List<KeyLimit> keyLimits, long version) {
+		this(queue, limit, keyLimits, null, version);
 	}
 
 	/** A queue without limits. */
@@ -20,8 +27,14 @@ public record QueueLimits(String queue, @Nullable Limit limit, List<KeyLimit> ke
 		return new QueueLimits(queue, null, List.of(), 0);
 	}
 
+	/** Neither limits nor fair turns. */
 	public boolean isEmpty() {
-		return this.limit == null && this.keyLimits.isEmpty();
+		return this.limit == null && this.keyLimits.isEmpty() && this.fairness == null;
+	}
+
+	/** Whether the queue's keys take turns. */
+	public boolean isFair() {
+		return this.fairness != null;
 	}
 
 	/**

@@ -1,6 +1,7 @@
 package io.sqlqueue.internal.admin;
 
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -31,6 +32,7 @@ import io.sqlqueue.admin.Refusal;
 import io.sqlqueue.admin.RefusedException;
 import io.sqlqueue.admin.Staleness;
 import io.sqlqueue.admin.TableHealth;
+import io.sqlqueue.flow.Fairness;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.Limit;
 import io.sqlqueue.flow.RateLimit;
@@ -352,6 +354,55 @@ public class DefaultQueueAdmin implements QueueAdmin {
 		}
 		log("remove-limit", queue, null, null, 0, (keys != null) ? "keys " + keys : null);
 		return AdminResult.done("Limit of " + where(queue, keys) + " is removed", null, List.of());
+	}
+
+	@Override
+	public AdminResult setFairness(String queue, @Nullable String weights) {
+		Fairness fairness;
+		try {
+			fairness = Fairness.parse((weights == null || weights.isBlank()) ? List.of()
+					: Arrays.stream(weights.split(",")).map(String::trim).toList());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new RefusedException(Refusal.INVALID_LIMIT, "fair turns of " + where(queue, null), ex.getMessage());
+		}
+		return setFairness(queue, fairness);
+	}
+
+	@Override
+	public AdminResult setFairness(String queue, Fairness fairness) {
+		FlowControl flowControl = this.flowControl;
+		if (flowControl == null) {
+			return AdminResult.refused(Refusal.NO_LIMITS, null);
+		}
+		try {
+			flowControl.setFairness(queue, fairness);
+		}
+		catch (IllegalArgumentException ex) {
+			throw invalidLimit(queue, null, ex);
+		}
+		log("set-fairness", queue, null, null, 0, fairness.toString());
+		return AdminResult.done("Keys of " + where(queue, null) + " take turns: " + fairness, null, List.of());
+	}
+
+	@Override
+	public AdminResult removeFairness(String queue) {
+		FlowControl flowControl = this.flowControl;
+		if (flowControl == null) {
+			return AdminResult.refused(Refusal.NO_LIMITS, null);
+		}
+		boolean removed;
+		try {
+			removed = flowControl.removeFairness(queue);
+		}
+		catch (IllegalArgumentException ex) {
+			throw invalidLimit(queue, null, ex);
+		}
+		if (!removed) {
+			return AdminResult.refused(Refusal.NO_SUCH_LIMIT, null, "fair turns of " + where(queue, null));
+		}
+		log("remove-fairness", queue, null, null, 0, null);
+		return AdminResult.done("Keys of " + where(queue, null) + " no longer take turns", null, List.of());
 	}
 
 	@Override

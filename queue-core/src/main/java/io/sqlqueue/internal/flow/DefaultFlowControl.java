@@ -1,5 +1,7 @@
 package io.sqlqueue.internal.flow;
 
+import java.util.Comparator;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,6 +14,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import io.sqlqueue.Names;
+import io.sqlqueue.flow.FairKeyShare;
+import io.sqlqueue.flow.Fairness;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.KeyLimit;
 import io.sqlqueue.flow.Limit;
@@ -64,6 +68,85 @@ public class DefaultFlowControl implements FlowControl {
 	@Override
 	public boolean removeKeyLimit(String queue, String keys) {
 		return remove(Names.requireQueue(queue), KeyLimit.requirePattern(keys));
+	}
+
+	@Override
+	public void setFairness(String queue, Fairness fairness) {
+		putFairness(Names.requireQueue(queue), fairness, LimitSource.API);
+	}
+
+	@Override
+	public boolean removeFairness(String queue) {
+		boolean removed = this.store.removeFairness(Names.requireQueue(queue));
+		changed(queue);
+		return removed;
+	}
+
+	@Override
+	public List<FairKeyShare> fairShares(String queue) {
+		if (!this.store.limits(Names.requireQueue(queue)).isFair()) {
+			return List.of();
+		}
+		long now = this.store.now().toEpochMilli();
+		FlowStore.DueJobs due = this.store.due(queue);
+		Map<String, Long> recent = new HashMap<>();
+		this.store.fairState(queue).keys().forEach((key, place) -> {
+			long starts = place.window().counted(now, FlowStore.FAIR_SHARE_PERIOD);
+			if (starts > 0) {
+				recent.put(key, starts);
+			}
+		});
+		Map<String, Long> dueByKey = new HashMap<>(due.byKey());
+		if (due.withoutKey() > 0) {
+			dueByKey.put("", due.withoutKey());
+		}
+		long total = recent.values().stream().mapToLong(Long::longValue).sum();
+		Set<String> keys = new HashSet<>(dueByKey.keySet());
+		keys.addAll(recent.keySet());
+		return keys.stream()
+			.map((key) -> {
+				long starts = recent.getOrDefault(key, 0L);
+				return new FairKeyShare(key.isEmpty() ? null : key, dueByKey.getOrDefault(key, 0L), starts,
+						(total > 0) ? (double) starts / total : 0);
+			})
+			.sorted(Comparator.comparingLong(FairKeyShare::due)
+				.reversed()
+				.thenComparing((share) -> (share.key() != null) ? share.key() : ""))
+			.limit(MAX_FAIR_SHARES)
+			.toList();
+	}
+
+	@Override
+	public void declareFairness(LimitSource source, Map<String, Fairness> fairness, Set<String> served) {
+		fairness.keySet().forEach(Names::requireQueue);
+		Map<String, Map<String, Integer>> stored = new HashMap<>();
+		Map<String, String> sources = new HashMap<>();
+		this.store.allWeights().forEach((row) -> {
+			sources.put(row.queue(), row.source());
+			if (!row.keyPattern().equals(LimitRow.QUEUE)) {
+				stored.computeIfAbsent(row.queue(), (queue) -> new HashMap<>()).put(row.keyPattern(), row.weight());
+			}
+			else {
+				stored.computeIfAbsent(row.queue(), (queue) -> new HashMap<>());
+			}
+		});
+		fairness.forEach((queue, declared) -> {
+			boolean same = source.name().equals(sources.get(queue)) && declared.weights().equals(stored.get(queue));
+			if (!same) {
+				putFairness(queue, declared, source);
+			}
+		});
+		sources.forEach((queue, storedSource) -> {
+			if (storedSource.equals(source.name()) && served.contains(queue) && !fairness.containsKey(queue)) {
+				logger.info("Fair turns of queue '{}' ({}) are no longer declared; removing them", queue, source);
+				removeFairness(queue);
+			}
+		});
+	}
+
+	private void putFairness(String queue, Fairness fairness, LimitSource source) {
+		this.store.putFairness(queue, fairness, source.name());
+		changed(queue);
 	}
 
 	@Override

@@ -3,6 +3,7 @@ package io.sqlqueue.internal.flow;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -142,6 +143,9 @@ public final class FlowClaim implements LimitedClaim {
 		long nowMillis = now.toEpochMilli();
 		Map<String, Long> closedUntil = this.rateClosed.computeIfAbsent(queue, (q) -> new ConcurrentHashMap<>());
 		closedUntil.values().removeIf((until) -> until <= nowMillis);
+		if (limits.isFair()) {
+			return fairClaim(request, token, limits, lock, closedUntil);
+		}
 		// Where a key may be full, its running jobs are counted before any job is read, so that
 		// full keys are left out of the read; otherwise the queue's running jobs are counted by
 		// the first read of candidates (and by key only if that count says a key may fill up).
@@ -184,6 +188,137 @@ public final class FlowClaim implements LimitedClaim {
 				admission.heldByConcurrency() || !admission.fullKeys().isEmpty());
 	}
 
+	/** Priority levels one fair claim serves at most; the next claim goes on from the first. */
+	static final int MAX_FAIR_LEVELS = 4;
+
+	/** Reads of keys' first jobs at one priority one fair claim makes at most. */
+	static final int MAX_FAIR_READS = 3;
+
+	/**
+	 * The claim of a fair queue (docs/flow-control.md#fair-turns): from the highest priority
+	 * with a due job down, it finds the keys with jobs queued at that priority, gives turns to
+	 * the keys with the smallest passes ({@link FairTurns}), reads just those keys' first due
+	 * jobs, and admits them turn by turn under the queue's limits, as an unfair claim admits
+	 * jobs in run order. A key whose jobs run out, or that a limit holds, takes no more turns;
+	 * their turns go to the keys after them in a read of their own. The passes and the clock
+	 * are written under the queue's lock, so the turns hold across every instance.
+	 */
+	private ClaimResult fairClaim(ClaimRequest request, long token, QueueLimits limits, FlowStore.FlowLock lock,
+			Map<String, Long> closedUntil) {
+		String queue = request.queue();
+		Instant now = lock.now();
+		long nowMillis = now.toEpochMilli();
+		FlowStore.Running running = limits.limitsConcurrency() ? this.flow.running(queue)
+				: new FlowStore.Running(0, Map.of());
+		Admission admission = new Admission(limits, nowMillis, running.total(), running.byKey(), lock.window());
+		FlowStore.FairState state = this.flow.fairState(queue);
+		FairTurns turns = new FairTurns(limits.fairness(), state.clock(), state.passes());
+		Set<String> windowsRead = new HashSet<>();
+		List<JobRecord> claimed = new ArrayList<>();
+		boolean moreDue = false;
+		Integer priority = null;
+		for (int level = 0; level < MAX_FAIR_LEVELS && admission.room(request.limit() - claimed.size()) > 0; level++) {
+			priority = this.flow.fairPriority(request, priority);
+			if (priority == null) {
+				break;
+			}
+			Set<String> closed = admission.fullKeys();
+			closed.addAll(closedUntil.keySet());
+			List<String> keys = this.flow.fairKeys(queue, priority).stream().filter((key) -> !closed.contains(key)).toList();
+			turns.due(keys);
+			List<JobRecord> admitted = new ArrayList<>();
+			Map<String, Integer> read = new HashMap<>();
+			Map<String, List<JobRecord>> heads = new HashMap<>();
+			for (int reads = 0; reads < MAX_FAIR_READS && !turns.isEmpty(); reads++) {
+				int room = admission.room(request.limit() - claimed.size() - admitted.size());
+				if (room == 0) {
+					moreDue = true;
+					break;
+				}
+				List<String> plan = turns.plan(room);
+				Map<String, Integer> wanted = new HashMap<>();
+				plan.forEach((key) -> wanted.merge(key, 1, Integer::sum));
+				wanted.replaceAll((key, count) -> count + read.getOrDefault(key, 0));
+				Map<String, List<JobRecord>> found = this.flow.fairHeads(request, priority, wanted);
+				if (limits.limitsKeyRates()) {
+					readWindows(queue, limits, found.values().stream().flatMap(List::stream).toList(), windowsRead,
+							admission);
+				}
+				wanted.forEach((key, count) -> {
+					List<JobRecord> jobs = found.getOrDefault(key, List.of());
+					heads.put(key, new ArrayList<>(jobs.subList(Math.min(read.getOrDefault(key, 0), jobs.size()), jobs.size())));
+					read.put(key, count);
+					if (jobs.size() < count) {
+						turns.drop(key);
+					}
+				});
+				for (String key : plan) {
+					if (admitted.size() + claimed.size() >= request.limit()) {
+						break;
+					}
+					List<JobRecord> next = heads.get(key);
+					if (next == null || next.isEmpty()) {
+						continue;
+					}
+					if (admission.admit(key.isEmpty() ? null : key)) {
+						admitted.add(next.remove(0));
+						turns.start(key);
+					}
+					else {
+						turns.drop(key);
+						next.clear();
+						if (admission.room(1) == 0) {
+							break;
+						}
+					}
+				}
+				if (admitted.size() + claimed.size() >= request.limit()) {
+					moreDue = true;
+					break;
+				}
+			}
+			List<JobRecord> taken = admitted.isEmpty() ? admitted
+					: this.flow.claimAdmitted(request, token, now, admitted);
+			Set<Long> takenIds = new HashSet<>(taken.stream().map(JobRecord::id).toList());
+			for (JobRecord job : admitted) {
+				if (!takenIds.contains(job.id())) {
+					// Its row is held (or it is no longer queued): no start, no turn.
+					String key = job.concurrencyKey();
+					admission.withdraw(key);
+					turns.unstart((key != null) ? key : "");
+				}
+			}
+			claimed.addAll(taken);
+		}
+		if (!claimed.isEmpty()) {
+			writeWindows(queue, admission);
+			pruneWindows(queue, limits, now);
+			this.flow.writeFairTurns(queue, turns.clock(), turns.passesOfStarted(), turns.started(), state.keys(), now,
+					pruneDue("fair:" + queue));
+		}
+		if (moreDue && claimed.size() < request.limit()) {
+			admission.capped(request.limit());
+		}
+		admission.keysWithoutRateRoom().forEach((key, wait) -> closedUntil.put(key, nowMillis + wait));
+		Long wait = admission.millisUntilRateRoom();
+		for (long until : closedUntil.values()) {
+			wait = Math.min((wait != null) ? wait : Long.MAX_VALUE, until - nowMillis);
+		}
+		return new ClaimResult(claimed, true, (wait != null) ? Duration.ofMillis(wait) : null,
+				admission.heldByConcurrency() || !admission.fullKeys().isEmpty());
+	}
+
+	/** Whether this instance last pruned what {@code what} names a {@link #PRUNE_INTERVAL} ago or more; notes that it does now. */
+	private boolean pruneDue(String what) {
+		long at = System.nanoTime();
+		Long last = this.prunedAt.get(what);
+		if (last == null || at - last > PRUNE_INTERVAL.toNanos()) {
+			this.prunedAt.put(what, at);
+			return true;
+		}
+		return false;
+	}
+
 	/** Writes the windows with this claim's starts, under the queue's lock. */
 	private void writeWindows(String queue, Admission admission) {
 		Map<String, RateWindow> keyWindows = new LinkedHashMap<>(admission.windowsToWrite());
@@ -214,10 +349,7 @@ public final class FlowClaim implements LimitedClaim {
 		if (!limits.limitsKeyRates()) {
 			return;
 		}
-		long at = System.nanoTime();
-		Long last = this.prunedAt.get(queue);
-		if (last == null || at - last > PRUNE_INTERVAL.toNanos()) {
-			this.prunedAt.put(queue, at);
+		if (pruneDue(queue)) {
 			this.flow.deleteExpiredWindows(queue, now);
 		}
 	}

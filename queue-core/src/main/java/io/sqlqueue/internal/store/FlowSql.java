@@ -79,6 +79,34 @@ final class FlowSql {
 
 	final String now;
 
+	/** The weights of a fair queue (its own row, key pattern '', makes it fair); parameter: queue. */
+	final String fairnessOfQueue;
+
+	final String allFairness;
+
+	final String insertWeight;
+
+	final String deleteFairness;
+
+	final String countFairness;
+
+	/** The fair queue's clock, under its lock; parameter: queue. */
+	final String fairClock;
+
+	final String updateFairClock;
+
+	/** Every key's place in a fair queue's turns; parameter: queue. */
+	final String fairKeys;
+
+	final String updateFairKey;
+
+	final String insertFairKey;
+
+	/** Keys whose pass is at or below the clock (as good as none) and that started nothing for two minutes; parameters: queue, clock, window start. */
+	final String deleteIdleFairKeys;
+
+	final String deleteFairKeys;
+
 	private final String windowTable;
 
 	FlowSql(Dialect dialect, @Nullable String schema) {
@@ -139,6 +167,30 @@ final class FlowSql {
 		this.upsertWindows = dialect.upsertRateWindows(this.windowTable);
 		this.deleteExpiredWindows = "DELETE FROM %s WHERE queue = ? AND expires_at < ?".formatted(this.windowTable);
 		this.now = "SELECT %s AS db_now".formatted(now);
+		String fairnessTable = prefix + "queue_fairness";
+		String fairKeyTable = prefix + "queue_fair_key";
+		this.fairnessOfQueue = "SELECT queue, key_pattern, weight, source FROM %s WHERE queue = ?".formatted(fairnessTable);
+		this.allFairness = "SELECT queue, key_pattern, weight, source FROM %s ORDER BY queue, key_pattern"
+			.formatted(fairnessTable);
+		this.insertWeight = """
+				INSERT INTO %s (queue, key_pattern, weight, source, created_at, updated_at)
+				VALUES (?, ?, ?, ?, %s, %s)""".formatted(fairnessTable, now, now);
+		this.deleteFairness = "DELETE FROM %s WHERE queue = ?".formatted(fairnessTable);
+		this.countFairness = "SELECT COUNT(*) FROM %s WHERE queue = ?".formatted(fairnessTable);
+		this.fairClock = "SELECT fair_clock FROM %s WHERE queue = ?".formatted(flowTable);
+		this.updateFairClock = "UPDATE %s SET fair_clock = ? WHERE queue = ?".formatted(flowTable);
+		this.fairKeys = """
+				SELECT fair_key, pass, window_start, window_starts, previous_starts FROM %s
+				WHERE queue = ?""".formatted(fairKeyTable);
+		this.updateFairKey = """
+				UPDATE %s SET pass = ?, window_start = ?, window_starts = ?, previous_starts = ?
+				WHERE queue = ? AND fair_key = ?""".formatted(fairKeyTable);
+		this.insertFairKey = """
+				INSERT INTO %s (pass, window_start, window_starts, previous_starts, queue, fair_key)
+				VALUES (?, ?, ?, ?, ?, ?)""".formatted(fairKeyTable);
+		this.deleteIdleFairKeys = "DELETE FROM %s WHERE queue = ? AND pass <= ? AND window_start < ?"
+			.formatted(fairKeyTable);
+		this.deleteFairKeys = "DELETE FROM %s WHERE queue = ?".formatted(fairKeyTable);
 	}
 
 	/**

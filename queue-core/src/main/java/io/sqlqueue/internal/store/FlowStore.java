@@ -29,6 +29,7 @@ import org.springframework.dao.QueryTimeoutException;
 import org.springframework.jdbc.core.JdbcTemplate;
 
 import io.sqlqueue.JobRecord;
+import io.sqlqueue.flow.Fairness;
 import io.sqlqueue.flow.KeyLimit;
 import io.sqlqueue.flow.Limit;
 import io.sqlqueue.flow.QueueLimits;
@@ -87,18 +88,71 @@ public class FlowStore {
 		return this.jdbc.query(this.sql.allLimits, this::mapLimit);
 	}
 
-	/** The limits of one queue (none when it has no limits). */
+	/** The limits and fair turns of one queue (none when it has neither). */
 	public QueueLimits limits(String queue) {
-		return limitsOf(queue, this.jdbc.query(this.sql.limitsOfQueue, this::mapLimit, queue));
+		List<Long> version = this.jdbc.queryForList(this.sql.flowVersion, Long.class, queue);
+		if (version.isEmpty()) {
+			return QueueLimits.none(queue);
+		}
+		return limitsOf(queue, this.jdbc.query(this.sql.limitsOfQueue, this::mapLimit, queue),
+				fairnessOf(this.jdbc.query(this.sql.fairnessOfQueue, this::mapWeight, queue)), version.get(0));
 	}
 
-	/** The limits of every limited queue. */
+	/** The limits and fair turns of every queue that has either. */
 	public List<QueueLimits> allLimits() {
 		Map<String, List<LimitRow>> byQueue = new LinkedHashMap<>();
 		all().forEach((row) -> byQueue.computeIfAbsent(row.queue(), (queue) -> new ArrayList<>()).add(row));
+		Map<String, List<WeightRow>> weights = new LinkedHashMap<>();
+		allWeights().forEach((row) -> weights.computeIfAbsent(row.queue(), (queue) -> new ArrayList<>()).add(row));
+		weights.keySet().forEach((queue) -> byQueue.putIfAbsent(queue, List.of()));
 		List<QueueLimits> limits = new ArrayList<>();
-		byQueue.forEach((queue, rows) -> limits.add(limitsOf(queue, rows)));
+		byQueue.forEach((queue, rows) -> {
+			Fairness fairness = fairnessOf(weights.getOrDefault(queue, List.of()));
+			long version = rows.isEmpty() ? this.jdbc.queryForList(this.sql.flowVersion, Long.class, queue)
+				.stream()
+				.findFirst()
+				.orElse(0L) : rows.get(0).version();
+			limits.add(limitsOf(queue, rows, fairness, version));
+		});
+		limits.sort(java.util.Comparator.comparing(QueueLimits::queue));
 		return limits;
+	}
+
+	/** Every stored weight of fair queues (a queue's own row, key pattern '', makes it fair). */
+	public List<WeightRow> allWeights() {
+		return this.jdbc.query(this.sql.allFairness, this::mapWeight);
+	}
+
+	/**
+	 * Makes the queue's keys take turns with these weights, replacing the fair turns it had
+	 * (their places in the turns stay).
+	 */
+	public void putFairness(String queue, Fairness fairness, String source) {
+		this.transactions.inNewReadCommitted(() -> {
+			lockOrMakeToChange(queue);
+			this.jdbc.update(this.sql.deleteFairness, queue);
+			List<Object[]> rows = new ArrayList<>();
+			rows.add(new Object[] { queue, LimitRow.QUEUE, 1, source });
+			fairness.weights().forEach((keys, weight) -> rows.add(new Object[] { queue, keys, weight, source }));
+			this.jdbc.batchUpdate(this.sql.insertWeight, rows);
+			this.jdbc.update(this.sql.bumpFlow, queue);
+			announce(queue);
+			return null;
+		});
+	}
+
+	/** Ends the queue's fair turns; false when it had none. A queue left without limits is claimed as any other again. */
+	public boolean removeFairness(String queue) {
+		return Boolean.TRUE.equals(this.transactions.inNewReadCommitted(() -> {
+			if (lockToChange(queue) == null) {
+				return false;
+			}
+			boolean removed = this.jdbc.update(this.sql.deleteFairness, queue) > 0;
+			this.jdbc.update(this.sql.deleteFairKeys, queue);
+			dropFlowIfUnused(queue);
+			announce(queue);
+			return removed;
+		}));
 	}
 
 	/**
@@ -107,15 +161,7 @@ public class FlowStore {
 	 */
 	public void put(String queue, String keyPattern, Limit limit, String source) {
 		this.transactions.inNewReadCommitted(() -> {
-			if (lockToChange(queue) == null) {
-				try {
-					this.jdbc.update(this.sql.insertFlow, queue, firstVersion());
-				}
-				catch (DuplicateKeyException ex) {
-					// Another change made the row first: take its turn after it.
-				}
-				lockToChange(queue);
-			}
+			lockOrMakeToChange(queue);
 			RateLimit rate = limit.rate();
 			Object[] values = { limit.concurrency(), (rate != null) ? rate.starts() : null,
 					(rate != null) ? rate.periodMillis() : null, source };
@@ -129,6 +175,36 @@ public class FlowStore {
 			announce(queue);
 			return null;
 		});
+	}
+
+	/** Locks the queue's flow row for a change, making it first when the queue has none. */
+	private void lockOrMakeToChange(String queue) {
+		if (lockToChange(queue) == null) {
+			try {
+				this.jdbc.update(this.sql.insertFlow, queue, firstVersion());
+			}
+			catch (DuplicateKeyException ex) {
+				// Another change made the row first: take its turn after it.
+			}
+			lockToChange(queue);
+		}
+	}
+
+	/**
+	 * Deletes the queue's flow row (and its windows) when it has neither limits nor fair
+	 * turns left, else moves its version on; under the row's lock.
+	 */
+	private void dropFlowIfUnused(String queue) {
+		Integer limits = this.jdbc.queryForObject(this.sql.countLimits, Integer.class, queue);
+		Integer weights = this.jdbc.queryForObject(this.sql.countFairness, Integer.class, queue);
+		if ((limits == null || limits == 0) && (weights == null || weights == 0)) {
+			this.jdbc.update(this.sql.deleteWindows, queue);
+			this.jdbc.update(this.sql.deleteFairKeys, queue);
+			this.jdbc.update(this.sql.deleteFlow, queue);
+		}
+		else {
+			this.jdbc.update(this.sql.bumpFlow, queue);
+		}
 	}
 
 	/**
@@ -151,14 +227,7 @@ public class FlowStore {
 				return false;
 			}
 			boolean removed = this.jdbc.update(this.sql.deleteLimit, queue, keyPattern) == 1;
-			Integer left = this.jdbc.queryForObject(this.sql.countLimits, Integer.class, queue);
-			if (left == null || left == 0) {
-				this.jdbc.update(this.sql.deleteWindows, queue);
-				this.jdbc.update(this.sql.deleteFlow, queue);
-			}
-			else {
-				this.jdbc.update(this.sql.bumpFlow, queue);
-			}
+			dropFlowIfUnused(queue);
 			announce(queue);
 			return removed;
 		}));
@@ -305,6 +374,135 @@ public class FlowStore {
 		ps.setLong(index + 1, token);
 		ps.setLong(index + 2, request.leaseMillis());
 		this.dialect.setTimestamp(ps, index + 3, now);
+	}
+
+	/** How long the starts of a fair queue's keys are counted for the share shown to operators. */
+	public static final long FAIR_SHARE_PERIOD = Duration.ofMinutes(1).toMillis();
+
+	/** A fair queue's clock and its keys' places in the turns; the jobs without a key are the key {@code ""}. */
+	public FairState fairState(String queue) {
+		List<Long> clock = this.jdbc.queryForList(this.sql.fairClock, Long.class, queue);
+		Map<String, FairKey> keys = new HashMap<>();
+		this.jdbc.query(this.sql.fairKeys, (rs) -> {
+			keys.put(rs.getString("fair_key"), new FairKey(rs.getLong("pass"), window(rs)));
+		}, queue);
+		return new FairState(clock.isEmpty() ? 0 : clock.get(0), keys);
+	}
+
+	/**
+	 * The priority of the request's first due job in run order, below {@code below} when not
+	 * {@code null}; {@code null} when none is due.
+	 */
+	public @Nullable Integer fairPriority(ClaimRequest request, @Nullable Integer below) {
+		List<Object> args = new ArrayList<>();
+		args.add(request.queue());
+		args.addAll(request.handlers());
+		if (below != null) {
+			args.add(below);
+		}
+		List<Integer> found = this.jdbc.queryForList(this.jobSql.fairPriority(request.handlers().size(), below != null),
+				Integer.class, args.toArray());
+		return found.isEmpty() ? null : found.get(0);
+	}
+
+	/** The keys with queued jobs of a queue at one priority, {@code ""} for the jobs without a key. */
+	public List<String> fairKeys(String queue, int priority) {
+		return this.jdbc.query(this.jobSql.fairKeys(), (rs, row) -> {
+			String key = rs.getString("fair_key");
+			return (key != null) ? key : "";
+		}, queue, priority, queue, priority, queue, priority);
+	}
+
+	/**
+	 * The first due jobs of these keys ({@code ""}: the jobs without a key) at one priority,
+	 * up to the count given for each, by key, each key's in run order.
+	 */
+	public Map<String, List<JobRecord>> fairHeads(ClaimRequest request, int priority, Map<String, Integer> wanted) {
+		Integer withoutKey = wanted.get("");
+		List<Map.Entry<String, Integer>> keyed = new ArrayList<>(
+				wanted.entrySet().stream().filter((entry) -> !entry.getKey().isEmpty()).toList());
+		int padded = keyed.isEmpty() ? 0 : IdChunks.padded(keyed.size());
+		while (keyed.size() < padded) {
+			keyed.add(keyed.get(0));
+		}
+		List<Object> args = new ArrayList<>();
+		if (withoutKey != null) {
+			addArm(args, request, priority, null, withoutKey);
+		}
+		keyed.forEach((entry) -> addArm(args, request, priority, entry.getKey(), entry.getValue()));
+		Map<String, List<JobRecord>> heads = new HashMap<>();
+		if (args.isEmpty()) {
+			return heads;
+		}
+		JobRows rows = new JobRows(this.dialect, false);
+		Set<Long> seen = new HashSet<>();
+		this.jdbc.query(this.jobSql.fairHeads(request.handlers().size(), keyed.size(), withoutKey != null), (ps) -> {
+			for (int i = 0; i < args.size(); i++) {
+				ps.setObject(i + 1, args.get(i));
+			}
+		}, (rs, row) -> rows.mapRow(rs, row)).forEach((job) -> {
+			if (seen.add(job.id())) {
+				String key = job.concurrencyKey();
+				heads.computeIfAbsent((key != null) ? key : "", (k) -> new ArrayList<>()).add(job);
+			}
+		});
+		heads.values().forEach((jobs) -> jobs.sort(ClaimResult.RUN_ORDER));
+		return heads;
+	}
+
+	private static void addArm(List<Object> args, ClaimRequest request, int priority, @Nullable String key, int limit) {
+		args.add(request.queue());
+		args.addAll(request.handlers());
+		args.add(priority);
+		if (key != null) {
+			args.add(key);
+		}
+		args.add(limit);
+	}
+
+	/**
+	 * Writes a fair claim's turns under the queue's lock: the clock, and the passes and share
+	 * windows of the keys that started jobs ({@code started}, by key), inserting those not
+	 * {@code stored} yet; once a minute here, also deletes the keys that are as good as none.
+	 */
+	public void writeFairTurns(String queue, long clock, Map<String, Long> passes, Map<String, Integer> started,
+			Map<String, FairKey> stored, Instant now, boolean prune) {
+		long nowMillis = now.toEpochMilli();
+		this.jdbc.update(this.sql.updateFairClock, clock, queue);
+		List<Object[]> updates = new ArrayList<>();
+		List<Object[]> inserts = new ArrayList<>();
+		passes.forEach((key, pass) -> {
+			FairKey before = stored.get(key);
+			RateWindow window = ((before != null) ? before.window() : RateWindow.EMPTY)
+				.plus(started.getOrDefault(key, 0), nowMillis, FAIR_SHARE_PERIOD);
+			Object[] row = { pass, window.start(), window.starts(), window.previous(), queue, key };
+			((before != null) ? updates : inserts).add(row);
+		});
+		if (!updates.isEmpty()) {
+			this.jdbc.batchUpdate(this.sql.updateFairKey, updates);
+		}
+		if (!inserts.isEmpty()) {
+			this.jdbc.batchUpdate(this.sql.insertFairKey, inserts);
+		}
+		if (prune) {
+			this.jdbc.update(this.sql.deleteIdleFairKeys, queue, clock, nowMillis - 2 * FAIR_SHARE_PERIOD);
+		}
+	}
+
+	/** A fair queue's clock and its keys' places in the turns, as the last claim left them. */
+	public record FairState(long clock, Map<String, FairKey> keys) {
+
+		/** The stored passes, by key. */
+		public Map<String, Long> passes() {
+			Map<String, Long> passes = new HashMap<>();
+			this.keys.forEach((key, fairKey) -> passes.put(key, fairKey.pass()));
+			return passes;
+		}
+
+	}
+
+	/** A key's place in a fair queue's turns and its starts in the share window. */
+	public record FairKey(long pass, RateWindow window) {
 	}
 
 	/** The stored rate windows of a queue's keys, read without its lock. */
@@ -532,12 +730,10 @@ public class FlowStore {
 		}
 	}
 
-	private static QueueLimits limitsOf(String queue, List<LimitRow> rows) {
+	private static QueueLimits limitsOf(String queue, List<LimitRow> rows, @Nullable Fairness fairness, long version) {
 		Limit own = null;
 		List<KeyLimit> keyLimits = new ArrayList<>();
-		long version = 0;
 		for (LimitRow row : rows) {
-			version = row.version();
 			if (row.keyPattern().equals(LimitRow.QUEUE)) {
 				own = row.limit();
 			}
@@ -545,7 +741,27 @@ public class FlowStore {
 				keyLimits.add(new KeyLimit(row.keyPattern(), row.limit()));
 			}
 		}
-		return new QueueLimits(queue, own, keyLimits, version);
+		return new QueueLimits(queue, own, keyLimits, fairness, version);
+	}
+
+	/** The fair turns these weight rows give; {@code null} without the queue's own row. */
+	private static @Nullable Fairness fairnessOf(List<WeightRow> rows) {
+		boolean fair = false;
+		Map<String, Integer> weights = new LinkedHashMap<>();
+		for (WeightRow row : rows) {
+			if (row.keyPattern().equals(LimitRow.QUEUE)) {
+				fair = true;
+			}
+			else {
+				weights.put(row.keyPattern(), row.weight());
+			}
+		}
+		return fair ? new Fairness(weights) : null;
+	}
+
+	private WeightRow mapWeight(ResultSet rs, int row) throws SQLException {
+		return new WeightRow(rs.getString("queue"), rs.getString("key_pattern"), rs.getInt("weight"),
+				rs.getString("source"));
 	}
 
 	private LimitRow mapLimit(ResultSet rs, int row) throws SQLException {
@@ -576,6 +792,10 @@ public class FlowStore {
 	 * before it committed).
 	 */
 	public record FlowLock(long version, RateWindow window, Instant now, boolean readCommitted) {
+	}
+
+	/** A stored weight of a fair queue's keys ({@link LimitRow#QUEUE}: the queue's own row, which makes it fair). */
+	public record WeightRow(String queue, String keyPattern, int weight, String source) {
 	}
 
 	/** Running jobs of a queue, in all and by concurrency key. */

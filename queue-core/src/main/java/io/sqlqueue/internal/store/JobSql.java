@@ -1,5 +1,6 @@
 package io.sqlqueue.internal.store;
 
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
@@ -200,13 +201,14 @@ final class JobSql {
 		this.completeAllRecording = dialect.completeAll(this.table, new AttemptSql(dialect, schema)::recordCompletedFrom);
 		this.insertAll = dialect.insertAll(this.table);
 		this.completeWhileLeased = this.complete + " AND lease_expires_at > " + dialect.currentTime();
-		// Every table the queue writes often: claims and completions (queue_job), limited claims
-		// (queue_flow, queue_rate_window), workflows' settling (queue_dependency, queue_batch) and
+		// Every table the queue writes often: claims and completions (queue_job), limited and fair
+		// claims (queue_flow, queue_rate_window, queue_fair_key), workflows' settling (queue_dependency, queue_batch) and
 		// schedules' fires (queue_schedule), instances' beats (queue_instance), attempts' history
 		// (queue_attempt, deleted by the pruner), the shared counts (queue_count, queue_count_turn:
 		// rewritten every stats interval). Without vacuum each keeps its dead rows and never gets statistics.
 		String prefix = (checkedSchema != null) ? dialect.quote(checkedSchema) + "." : "";
 		List<String> vacuumed = List.of(this.table, prefix + "queue_flow", prefix + "queue_rate_window",
+				prefix + "queue_fair_key",
 				prefix + "queue_dependency", prefix + "queue_batch", prefix + "queue_schedule",
 				prefix + "queue_instance", prefix + "queue_attempt", prefix + "queue_count",
 				prefix + "queue_count_turn");
@@ -396,6 +398,77 @@ final class JobSql {
 
 	/** What a read of a limited queue's candidates binds and reads (see {@link #limitedCandidates}). */
 	record CandidateRead(int handlers, int excluded, int passedOver, boolean after, boolean countRunning) {
+	}
+
+	/**
+	 * The priority of a fair queue's first due job, of these handlers, below a priority when
+	 * {@code below}; parameters: queue, handlers…, [priority].
+	 */
+	String fairPriority(int handlers, boolean below) {
+		return this.plain.computeIfAbsent("fairPriority:" + handlers + ":" + below, (key) -> """
+				SELECT j.priority FROM %s j
+				WHERE %s%s
+				ORDER BY j.priority DESC, j.run_at, j.id
+				LIMIT 1""".formatted(this.table, readyJobsOf(handlers), below ? "\n  AND j.priority < ?" : ""));
+	}
+
+	/**
+	 * The concurrency keys with queued jobs of a queue at one priority, in key order, at most
+	 * {@link #MAX_FAIR_KEYS}, found by skipping from key to key along the fair index (one
+	 * probe per key, however many jobs each has), and a null first when jobs without a key are
+	 * queued too; parameters: queue, priority, queue, priority, queue, priority.
+	 */
+	String fairKeys() {
+		return this.plain.computeIfAbsent("fairKeys", (key) -> """
+				WITH RECURSIVE k (fair_key) AS (
+				    SELECT MIN(concurrency_key) FROM %1$s
+				    WHERE status = 'QUEUED' AND queue = ? AND priority = ?
+				  UNION ALL
+				    SELECT (SELECT MIN(j.concurrency_key) FROM %1$s j
+				            WHERE j.status = 'QUEUED' AND j.queue = ? AND j.priority = ? AND j.concurrency_key > k.fair_key)
+				    FROM k WHERE k.fair_key IS NOT NULL
+				)
+				SELECT NULL AS fair_key FROM (
+				    SELECT 1 AS one FROM %1$s
+				    WHERE status = 'QUEUED' AND queue = ? AND priority = ? AND concurrency_key IS NULL
+				    LIMIT 1) n
+				UNION ALL
+				SELECT fair_key FROM (SELECT fair_key FROM k WHERE fair_key IS NOT NULL LIMIT %2$d) fk""".formatted(
+					this.table, MAX_FAIR_KEYS));
+	}
+
+	private String fairHead(int handlers, String key, int arm) {
+		return """
+				SELECT * FROM (SELECT j.* FROM %s j
+				    WHERE %s
+				      AND j.priority = ? AND %s
+				    ORDER BY j.run_at, j.id
+				    LIMIT ?) h%d""".formatted(this.table, readyJobsOf(handlers), key, arm);
+	}
+
+	/**
+	 * Keys a fair claim takes turns among at one priority at most: MariaDB's recursion stops
+	 * at 1,000 steps by default ({@code max_recursive_iterations}), MySQL's fails.
+	 */
+	static final int MAX_FAIR_KEYS = 999;
+
+	/**
+	 * The first due jobs of some keys of a fair queue at one priority, each key's in run order
+	 * (its own arm, so that each reads its key's first jobs from the fair index and no more):
+	 * {@code keyed} keys and, with {@code withoutKey}, the jobs without a key; parameters per
+	 * arm: queue, handlers…, priority, [key], limit.
+	 */
+	String fairHeads(int handlers, int keyed, boolean withoutKey) {
+		return this.plain.computeIfAbsent("fairHeads:" + handlers + ":" + keyed + ":" + withoutKey, (key) -> {
+			List<String> arms = new ArrayList<>();
+			if (withoutKey) {
+				arms.add(fairHead(handlers, "j.concurrency_key IS NULL", 0));
+			}
+			for (int i = 1; i <= keyed; i++) {
+				arms.add(fairHead(handlers, "j.concurrency_key = ?", i));
+			}
+			return String.join("\nUNION ALL\n", arms);
+		});
 	}
 
 	/**

@@ -35,10 +35,13 @@ public record RateWindow(long start, int starts, int previous) {
 
 	/** How many more starts the limit allows at {@code now}. */
 	public int room(RateLimit rate, long now) {
-		long period = rate.periodMillis();
+		return (int) Math.max(0, rate.starts() - counted(now, rate.periodMillis()));
+	}
+
+	/** The starts that count at {@code now} in a sliding window of {@code period}. */
+	public long counted(long now, long period) {
 		RateWindow window = at(now, period);
-		long previousShare = (long) window.previous * (period - window.elapsed(now)) / period;
-		return (int) Math.max(0, rate.starts() - window.starts - previousShare);
+		return window.starts + (long) window.previous * (period - window.elapsed(now)) / period;
 	}
 
 	/**

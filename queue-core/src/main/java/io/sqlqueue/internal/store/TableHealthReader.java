@@ -22,8 +22,8 @@ public interface TableHealthReader {
 	 * The queue's tables whose health is read: every table the queue writes, in the schema
 	 * the queue runs in.
 	 */
-	List<String> TABLES = List.of("queue_job", "queue_flow", "queue_rate_window", "queue_dependency", "queue_batch",
-			"queue_schedule", "queue_limit", "queue_attempt");
+	List<String> TABLES = List.of("queue_job", "queue_flow", "queue_rate_window", "queue_fair_key",
+			"queue_dependency", "queue_batch", "queue_schedule", "queue_limit", "queue_attempt");
 
 	/** The most holders of each kind one reading reports, oldest first. */
 	int MAX_HOLDERS = 5;

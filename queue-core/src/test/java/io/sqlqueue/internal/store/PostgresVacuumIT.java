@@ -75,9 +75,12 @@ class PostgresVacuumIT {
 		this.jdbc.update("INSERT INTO queue_flow (queue) VALUES ('default')");
 		this.jdbc.update("INSERT INTO queue_rate_window (queue, concurrency_key, window_start, window_starts, "
 				+ "previous_starts, expires_at) VALUES ('default', 'customer:1', 0, 0, 0, 0)");
+		this.jdbc.update("INSERT INTO queue_fair_key (queue, fair_key, pass, window_start, window_starts, "
+				+ "previous_starts) VALUES ('default', 'customer:1', 0, 0, 0, 0)");
 		for (int claim = 1; claim <= 50; claim++) {
 			this.jdbc.update("UPDATE queue_flow SET window_starts = ? WHERE queue = 'default'", claim);
 			this.jdbc.update("UPDATE queue_rate_window SET window_starts = ? WHERE queue = 'default'", claim);
+			this.jdbc.update("UPDATE queue_fair_key SET pass = ? WHERE queue = 'default'", claim);
 		}
 		// Settling deletes edges and pruning deletes batches; a schedule's fire rewrites its row.
 		this.jdbc.update("INSERT INTO queue_dependency (depends_on, job_id) VALUES (1, 2)");
@@ -96,7 +99,7 @@ class PostgresVacuumIT {
 					List.of(new QueueCount("default", JobStatus.QUEUED, turn, Duration.ZERO)),
 					Map.of());
 		}
-		for (String table : List.of("queue_flow", "queue_rate_window", "queue_dependency", "queue_batch",
+		for (String table : List.of("queue_flow", "queue_rate_window", "queue_fair_key", "queue_dependency", "queue_batch",
 				"queue_schedule", "queue_count", "queue_count_turn")) {
 			// The statistics arrive a moment after the writes: without dead rows seen first, "none
 			// left after the vacuum" would prove nothing.
@@ -105,6 +108,7 @@ class PostgresVacuumIT {
 		vacuumOnce();
 		assertVacuumed("queue_flow");
 		assertVacuumed("queue_rate_window");
+		assertVacuumed("queue_fair_key");
 		assertVacuumed("queue_dependency");
 		assertVacuumed("queue_batch");
 		assertVacuumed("queue_schedule");

@@ -137,7 +137,7 @@ class SqlGoldenFilesTests {
 		all.fields("job-", jobs, Set.of("tableName"));
 		all.covered(JobSql.class, "plain", "makeDue", "insertRows", "claimReturning", "claimReturningPast", "limitedCandidates", "claimQueued",
 				"claimQueuedPassingOverLocked", "lockQueued", "claimedWith", "lockReadyJobs", "readyJobsQuery",
-				"claimIds", "finishedUnder", "findAll", "cancelRequested", "lockRunning", "lockPlainRunning", "completeLocked",
+				"claimIds", "fairPriority", "fairKeys", "fairHeads", "finishedUnder", "findAll", "cancelRequested", "lockRunning", "lockPlainRunning", "completeLocked",
 				"running", "awaitedAmong",
 				"finishedAmong", "deleteFinishedAmong", "plainQueuedAmong", "cancelPlainAmong");
 		for (String write : List.of("complete", "reschedule", "finish", "release", "cancel", "expire", "reap",
@@ -259,6 +259,16 @@ class SqlGoldenFilesTests {
 					flows.insertWindow));
 		}
 		all.put("claim-limited", sequence(limited.toArray(String[]::new)));
+		all.put("claim-fair", sequence("-- A fair queue's claim (docs/flow-control.md#fair-turns), after 1. and 2. above:",
+				"-- 3. Read the queue's clock and its keys' places in the turns.", flows.fairClock, flows.fairKeys,
+				"-- 4. The highest priority with a job due (then each lower one, while there is room).",
+				jobs.fairPriority(HANDLERS, false), jobs.fairPriority(HANDLERS, true),
+				"-- 5. The keys with jobs queued at that priority, key to key along the fair index.", jobs.fairKeys(),
+				"-- 6. The first due jobs of the keys whose turn it is, each key's own read.",
+				jobs.fairHeads(HANDLERS, 2, true),
+				"-- 7. Claim the admitted jobs as a limited claim does; then write the turns:", flows.updateFairClock,
+				flows.updateFairKey, flows.insertFairKey, "-- once a minute: the keys as good as none.",
+				flows.deleteIdleFairKeys));
 		all.put("claim-limited-next-page",
 				jobs.limitedCandidates(new JobSql.CandidateRead(HANDLERS, 8, 0, true, false)));
 		all.put("claim-limited-passing-over",

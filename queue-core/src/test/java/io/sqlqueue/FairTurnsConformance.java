@@ -1,0 +1,230 @@
+package io.sqlqueue;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import com.zaxxer.hikari.HikariDataSource;
+import org.junit.jupiter.api.Test;
+
+import io.sqlqueue.flow.Fairness;
+import io.sqlqueue.flow.FlowControl;
+import io.sqlqueue.flow.Limit;
+import io.sqlqueue.flow.LimitSource;
+import io.sqlqueue.handler.HandlerDefinition;
+import io.sqlqueue.internal.manager.Manager;
+import io.sqlqueue.internal.store.ClaimRequest;
+import io.sqlqueue.internal.store.ClaimResult;
+import io.sqlqueue.internal.store.JobStore;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Fair turns (docs/flow-control.md#fair-turns) as every database and claim method must show
+ * them: keys take turns among due jobs of equal priority, round-robin or weighted, across
+ * instances; a key with nothing due saves no turns; priorities, groups and limits still hold.
+ * Run by every {@link QueueConformanceTests}.
+ */
+interface FairTurnsConformance extends ConformanceSupport {
+
+	private FlowControl flow() {
+		return fixture().flowControl();
+	}
+
+	private List<String> claimKeys(JobStore store, int limit) {
+		ClaimResult result = store.claimJobs(new ClaimRequest("test-worker", "default", List.of("work"), limit, 30_000));
+		return result.jobs().stream().map((job) -> (job.concurrencyKey() != null) ? job.concurrencyKey() : "-").toList();
+	}
+
+	private List<String> claimKeys(int limit) {
+		return claimKeys(fixture().store(), limit);
+	}
+
+	private static List<Job> jobsOf(String key, int count) {
+		List<Job> jobs = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			jobs.add((key != null) ? Job.of("work", i).concurrencyKey(key) : Job.of("work", i));
+		}
+		return jobs;
+	}
+
+	private static Map<String, Integer> counts(List<String> keys) {
+		Map<String, Integer> counts = new HashMap<>();
+		keys.forEach((key) -> counts.merge(key, 1, Integer::sum));
+		return counts;
+	}
+
+	/**
+	 * A flood enqueued first does not go first: one claim after another, each key with jobs
+	 * due (the jobs without a key as one of them) starts one job per round, and the light keys
+	 * are done while the flood has had a round each.
+	 */
+	@Test
+	default void keysTakeTurnsRoundRobin() {
+		flow().setFairness("default", Fairness.roundRobin());
+		List<Job> jobs = new ArrayList<>(jobsOf("flood", 200));
+		jobs.addAll(jobsOf("a", 3));
+		jobs.addAll(jobsOf("b", 3));
+		jobs.addAll(jobsOf(null, 3));
+		fixture().queue().enqueueAll(jobs);
+		List<String> started = new ArrayList<>();
+		for (int claim = 0; claim < 3; claim++) {
+			started.addAll(claimKeys(4));
+		}
+		assertThat(counts(started)).as("starts of 12, in claims of 4: %s", started)
+			.containsExactlyInAnyOrderEntriesOf(Map.of("flood", 3, "a", 3, "b", 3, "-", 3));
+		assertThat(claimKeys(4)).as("only the flood is left").containsExactly("flood", "flood", "flood", "flood");
+		assertThat(fixture().count("status = 'RUNNING'")).isEqualTo(16);
+	}
+
+	/** A key of weight 3 starts three jobs for each one of a key of weight 1 (keys no pattern matches weigh 1). */
+	@Test
+	default void weightsGiveStartsInProportion() {
+		flow().setFairness("default", Fairness.roundRobin().withWeight("gold:*", 3));
+		List<Job> jobs = new ArrayList<>(jobsOf("tin", 40));
+		jobs.addAll(jobsOf("gold:1", 40));
+		fixture().queue().enqueueAll(jobs);
+		List<String> started = new ArrayList<>();
+		for (int claim = 0; claim < 5; claim++) {
+			started.addAll(claimKeys(4));
+		}
+		assertThat(counts(started)).as("%s", started).containsExactlyInAnyOrderEntriesOf(Map.of("gold:1", 15, "tin", 5));
+	}
+
+	/**
+	 * A key that had nothing due saved up no turns, and a key that ran alone is not made to
+	 * wait for it: from the moment both have jobs due they alternate.
+	 */
+	@Test
+	default void aKeyWithNothingDueSavesNoTurns() {
+		flow().setFairness("default", Fairness.roundRobin());
+		fixture().queue().enqueueAll(jobsOf("early", 30));
+		assertThat(claimKeys(10)).hasSize(10).containsOnly("early");
+		fixture().queue().enqueueAll(jobsOf("late", 30));
+		assertThat(counts(claimKeys(10))).containsExactlyInAnyOrderEntriesOf(Map.of("early", 5, "late", 5));
+		assertThat(counts(claimKeys(10))).containsExactlyInAnyOrderEntriesOf(Map.of("early", 5, "late", 5));
+	}
+
+	/** The turns are the queue's, not an instance's: two instances' claims share one order. */
+	@Test
+	default void turnsHoldAcrossInstances() {
+		flow().setFairness("default", Fairness.roundRobin());
+		List<Job> jobs = new ArrayList<>(jobsOf("flood", 100));
+		for (int key = 0; key < 5; key++) {
+			jobs.addAll(jobsOf("light-" + key, 2));
+		}
+		fixture().queue().enqueueAll(jobs);
+		try (HikariDataSource other = isolatedDatabase().newDataSource(2)) {
+			JobStore elsewhere = fixture().newStore(other);
+			List<String> started = new ArrayList<>();
+			for (int claim = 0; claim < 6; claim++) {
+				started.addAll(claimKeys((claim % 2 == 0) ? fixture().store() : elsewhere, 2));
+			}
+			assertThat(counts(started)).as("%s", started).containsEntry("flood", 2);
+			for (int key = 0; key < 5; key++) {
+				assertThat(counts(started)).containsEntry("light-" + key, 2);
+			}
+		}
+	}
+
+	/** Priorities still win across levels: the keys take turns within the highest priority with jobs due first. */
+	@Test
+	default void prioritiesStillWin() {
+		flow().setFairness("default", Fairness.roundRobin());
+		List<Job> jobs = new ArrayList<>(jobsOf("low", 5));
+		for (int i = 0; i < 3; i++) {
+			jobs.add(Job.of("work", i).concurrencyKey("urgent").priority(5));
+		}
+		jobs.add(Job.of("work", 9).concurrencyKey("other").priority(5));
+		fixture().queue().enqueueAll(jobs);
+		assertThat(claimKeys(3)).containsExactly("other", "urgent", "urgent");
+		assertThat(claimKeys(3)).containsExactly("urgent", "low", "low");
+	}
+
+	/** Limits and groups hold in a fair queue: a key at its limit takes no turn, a group runs one job at a time, in order. */
+	@Test
+	default void limitsAndGroupsHoldInAFairQueue() {
+		flow().setFairness("default", Fairness.roundRobin());
+		flow().setKeyLimit("default", "capped", Limit.concurrency(1));
+		List<Job> jobs = new ArrayList<>(jobsOf("capped", 5));
+		jobs.add(Job.of("work", 1).concurrencyKey("grouped").groupKey("g"));
+		jobs.add(Job.of("work", 2).concurrencyKey("grouped").groupKey("g"));
+		jobs.addAll(jobsOf("free", 5));
+		List<Long> ids = fixture().queue().enqueueAll(jobs);
+		assertThat(counts(claimKeys(10))).containsExactlyInAnyOrderEntriesOf(Map.of("capped", 1, "grouped", 1, "free", 5));
+		assertThat(fixture().status(ids.get(5))).isEqualTo(JobStatus.RUNNING);
+		assertThat(fixture().status(ids.get(6))).isEqualTo(JobStatus.QUEUED);
+		assertThat(claimKeys(10)).isEmpty();
+		assertThat(fixture().count("status = 'RUNNING' AND concurrency_key = 'capped'")).isEqualTo(1);
+	}
+
+	/**
+	 * The starvation bound, at test scale, with real workers on two instances claiming ahead
+	 * of their workers: light keys enqueued behind a flood all start (are claimed: a job's
+	 * start is its claim's time on the database's clock) before the flood has had twice its
+	 * fair share, where in run order every one of them would wait for all 400 of the flood's
+	 * jobs.
+	 */
+	@Test
+	default void aFloodStarvesNoLightKeyAcrossInstances() {
+		fixture().register(HandlerDefinition.of("work", "default", (payload, context) -> {
+			Thread.sleep(5);
+			return null;
+		}));
+		flow().setFairness("default", Fairness.roundRobin());
+		List<Job> jobs = new ArrayList<>(jobsOf("flood", 400));
+		for (int key = 0; key < 9; key++) {
+			jobs.addAll(jobsOf("light-" + key, 5));
+		}
+		fixture().queue().enqueueAll(jobs);
+		try (HikariDataSource one = isolatedDatabase().newDataSource(4);
+				HikariDataSource two = isolatedDatabase().newDataSource(4)) {
+			List<Manager> instances = new ArrayList<>();
+			for (HikariDataSource instance : List.of(one, two)) {
+				instances.add(fixture().startInstance((s) -> s.defaultConcurrency(4), instance));
+			}
+			await().atMost(WAIT).until(() -> fixture().count("status = 'SUCCEEDED' AND concurrency_key LIKE 'light-%'") == 45);
+			instances.forEach(Manager::stop);
+		}
+		String lastLightStart = "(SELECT MAX(l.started_at) FROM %s l WHERE l.concurrency_key LIKE 'light-%%')"
+			.formatted(fixture().table());
+		// Each light key has 5 jobs: meanwhile the flood's fair share is 5 starts.
+		assertThat(fixture().count("concurrency_key = 'flood' AND started_at < " + lastLightStart))
+			.as("flood starts in the claims before the last light start").isBetween(1, 10);
+		assertThat(fixture().count("attempts > 1")).isZero();
+	}
+
+	/** Fair turns end, and the jobs run in run order again; a queue left with nothing loses its flow row. */
+	@Test
+	default void fairTurnsAreRemovedAndDeclaredPerSource() {
+		flow().declareFairness(LimitSource.PROPERTIES, Map.of("default", Fairness.roundRobin().withWeight("vip", 2)),
+				java.util.Set.of("default"));
+		assertThat(flow().limits("default").fairness()).isEqualTo(Fairness.roundRobin().withWeight("vip", 2));
+		assertThat(fixture().otherInstanceFlowControl().all()).extracting(io.sqlqueue.flow.QueueLimits::queue)
+			.containsExactly("default");
+		flow().declareFairness(LimitSource.PROPERTIES, Map.of(), java.util.Set.of("default"));
+		assertThat(flow().limits("default").isFair()).isFalse();
+		fixture().queue().enqueueAll(jobsOf("flood", 5));
+		fixture().queue().enqueueAll(jobsOf("light", 1));
+		assertThat(claimKeys(5)).containsOnly("flood");
+		flow().setFairness("default", Fairness.roundRobin());
+		assertThat(flow().removeFairness("default")).isTrue();
+		assertThat(flow().removeFairness("default")).isFalse();
+		assertThat(flow().all()).isEmpty();
+	}
+
+	/** Bad fair turns are refused before anything is stored. */
+	@Test
+	default void badFairTurnsAreRefusedAndNothingIsStored() {
+		assertThatIllegalArgumentException().isThrownBy(() -> Fairness.roundRobin().withWeight("vip", 0))
+			.withMessageContaining("'vip'");
+		assertThatIllegalArgumentException().isThrownBy(() -> Fairness.roundRobin().withWeight("a*b", 2))
+			.withMessageContaining("'a*b'");
+		assertThatIllegalArgumentException().isThrownBy(() -> flow().setFairness("no such queue!", Fairness.roundRobin()));
+		assertThat(flow().all()).isEmpty();
+	}
+
+}

@@ -1,0 +1,1 @@
+SELECT COUNT(*) FROM queue_fairness WHERE queue = ?

@@ -1,0 +1,1 @@
+DELETE FROM queue_fairness WHERE queue = ?

@@ -1,0 +1,1 @@
+SELECT fair_clock FROM queue_flow WHERE queue = ?

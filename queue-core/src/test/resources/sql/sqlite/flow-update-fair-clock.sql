@@ -1,0 +1,1 @@
+UPDATE queue_flow SET fair_clock = ? WHERE queue = ?
