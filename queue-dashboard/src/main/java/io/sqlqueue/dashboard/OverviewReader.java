@@ -140,7 +140,8 @@ public class OverviewReader {
 			Map<String, List<String>> limits = new TreeMap<>();
 			Map<String, Map<String, Long>> throttled = Map.of();
 			if (this.flowControl != null) {
-				this.flowControl.all().forEach((queue) -> limits.put(queue.queue(), describe(queue)));
+				FlowControl flow = this.flowControl;
+				flow.all().forEach((queue) -> limits.put(queue.queue(), describe(queue, flow)));
 				throttled = this.flowControl.throttled();
 			}
 			Staleness staleness = this.reads.staleness();
@@ -177,13 +178,25 @@ public class OverviewReader {
 				instance.lastSeen(), instance.sinceSeen().toMillis(), instance.gone());
 	}
 
-	/** The queue's own limit first, then its keys'. */
-	private static List<String> describe(QueueLimits limits) {
+	/** Fair keys shown on the overview at most, those with the most jobs due. */
+	static final int FAIR_KEYS_SHOWN = 5;
+
+	/**
+	 * The queue's own limit first, then its keys', then its fair turns with the keys that have
+	 * the most jobs due and their share of the last minute's starts.
+	 */
+	private static List<String> describe(QueueLimits limits, FlowControl flow) {
 		List<String> lines = new ArrayList<>();
 		if (limits.limit() != null) {
 			lines.add("queue: " + limits.limit());
 		}
 		limits.keyLimits().forEach((key) -> lines.add(key.keys() + ": " + key.limit()));
+		if (limits.fairness() != null) {
+			lines.add("fair turns: " + limits.fairness());
+			flow.fairShares(limits.queue()).stream().limit(FAIR_KEYS_SHOWN).forEach((share) -> lines.add(
+					"%s: %d due, %d%% of starts".formatted((share.key() != null) ? share.key() : "(no key)",
+							share.due(), Math.round(100 * share.share()))));
+		}
 		return lines;
 	}
 

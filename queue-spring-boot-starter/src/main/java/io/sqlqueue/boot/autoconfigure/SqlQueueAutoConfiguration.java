@@ -41,12 +41,14 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
 import io.sqlqueue.JobListener;
 import io.sqlqueue.JobQueue;
+import io.sqlqueue.Names;
 import io.sqlqueue.PayloadCodec;
 import io.sqlqueue.admin.QueueAdmin;
 import io.sqlqueue.boot.flow.LimitDeclarer;
 import io.sqlqueue.boot.handler.JobHandlerBeanPostProcessor;
 import io.sqlqueue.boot.schedule.ScheduleDeclarer;
 import io.sqlqueue.boot.schema.QueueSchemaInitializer;
+import io.sqlqueue.flow.Fairness;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.LimitDefinition;
 import io.sqlqueue.handler.RetryPolicy;
@@ -306,6 +308,35 @@ public final class SqlQueueAutoConfiguration {
 		return limits;
 	}
 
+	/**
+	 * The fair turns of {@code sqlqueue.queues.*}, checked, by queue; a queue whose
+	 * {@code fair} is false maps to {@code null} (configured unfair, over any annotation).
+	 */
+	static Map<String, @Nullable Fairness> propertyFairness(SqlQueueProperties properties) {
+		Map<String, @Nullable Fairness> fairness = new LinkedHashMap<>();
+		properties.getQueues().forEach((queue, settings) -> {
+			String prefix = "sqlqueue.queues." + queue;
+			Map<String, Integer> weights = settings.getFairWeights();
+			if (Boolean.FALSE.equals(settings.getFair())) {
+				if (!weights.isEmpty()) {
+					throw new IllegalStateException(prefix + ".fair-weights is invalid: " + prefix
+							+ ".fair is false");
+				}
+				fairness.put(queue, null);
+			}
+			else if (Boolean.TRUE.equals(settings.getFair()) || !weights.isEmpty()) {
+				try {
+					Names.requireQueue(queue);
+					fairness.put(queue, new Fairness(weights));
+				}
+				catch (IllegalArgumentException ex) {
+					throw new IllegalStateException(prefix + ".fair-weights is invalid: " + ex.getMessage(), ex);
+				}
+			}
+		});
+		return fairness;
+	}
+
 	/** The job store's own schedule store: not replaceable on its own (replace the {@link JobStore}). */
 	@Bean
 	ScheduleStore sqlqueueScheduleStore(JobStore store) {
@@ -457,8 +488,8 @@ public final class SqlQueueAutoConfiguration {
 		}
 
 		/**
-		 * Declares the limits of the properties and of {@code @JobHandler(concurrencyPerKey,
-		 * ratePerKey)} where the Manager runs, as the schedules are.
+		 * Declares the limits and fair turns of the properties and of {@code @JobHandler(concurrencyPerKey,
+		 * ratePerKey, fair, fairWeights)} where the Manager runs, as the schedules are.
 		 */
 		@Bean
 		@ConditionalOnMissingBean
@@ -472,6 +503,9 @@ public final class SqlQueueAutoConfiguration {
 			}, () -> {
 				Manager served = manager.getIfUnique();
 				return (served != null) ? served.servedQueues() : Set.of();
+			}).withFairness(propertyFairness(properties), () -> {
+				JobHandlerBeanPostProcessor processor = handlerPostProcessor.getIfUnique();
+				return (processor != null) ? processor.fairness() : Map.of();
 			});
 		}
 

@@ -210,6 +210,37 @@ public class SqlQueueProperties {
 		 */
 		private List<KeyLimitProperties> keyLimits = new ArrayList<>();
 
+		/**
+		 * Whether this queue's concurrency keys take turns among its due jobs of equal
+		 * priority, across every instance, so that one key's flood holds no other key back
+		 * (round-robin, or weighted by 'fair-weights'). Takes precedence over
+		 * '@JobHandler(fair)' for the queue, also when false.
+		 */
+		private @Nullable Boolean fair;
+
+		/**
+		 * Weights of the fair turns by key pattern (an exact key, or a prefix ending in '*';
+		 * in YAML '"[gold:*]": 3'): a key of weight 3 starts three jobs for one of weight 1.
+		 * Keys no pattern matches weigh 1. Giving any makes the queue fair.
+		 */
+		private Map<String, Integer> fairWeights = new LinkedHashMap<>();
+
+		public @Nullable Boolean getFair() {
+			return this.fair;
+		}
+
+		public void setFair(@Nullable Boolean fair) {
+			this.fair = fair;
+		}
+
+		public Map<String, Integer> getFairWeights() {
+			return this.fairWeights;
+		}
+
+		public void setFairWeights(Map<String, Integer> fairWeights) {
+			this.fairWeights = fairWeights;
+		}
+
 		public @Nullable Integer getConcurrency() {
 			return this.concurrency;
 		}

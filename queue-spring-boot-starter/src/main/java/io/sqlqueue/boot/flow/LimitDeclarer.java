@@ -1,7 +1,9 @@
 package io.sqlqueue.boot.flow;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
 import java.util.stream.Collectors;
@@ -13,6 +15,7 @@ import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.dao.DataAccessException;
 
+import io.sqlqueue.flow.Fairness;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.Limit;
 import io.sqlqueue.flow.LimitDefinition;
@@ -20,7 +23,7 @@ import io.sqlqueue.flow.LimitSource;
 import io.sqlqueue.flow.RateLimit;
 
 /**
- * Declares the application's limits once every singleton (and so every handler) is ready
+ * Declares the application's limits and fair turns once every singleton (and so every handler) is ready
  * and the schema is migrated, before anything starts: those of the configuration
  * ({@link LimitSource#PROPERTIES}) and those of {@code @JobHandler(concurrencyPerKey, ratePerKey)}
  * ({@link LimitSource#ANNOTATION}), where the configuration wins for the same queue and keys.
@@ -40,6 +43,11 @@ public class LimitDeclarer implements SmartInitializingSingleton {
 
 	private final Supplier<Set<String>> served;
 
+	/** The fair turns of the configuration, by queue; {@code null}: configured unfair. */
+	private Map<String, @Nullable Fairness> fairProperties = Map.of();
+
+	private Supplier<Map<String, Fairness>> fairAnnotations = Map::of;
+
 	/**
 	 * @param served the queues this instance serves, known once every handler is registered
 	 */
@@ -49,6 +57,18 @@ public class LimitDeclarer implements SmartInitializingSingleton {
 		this.properties = properties;
 		this.annotations = annotations;
 		this.served = served;
+	}
+
+	/**
+	 * This declarer, declaring fair turns too: of the configuration (by queue; {@code null}
+	 * for a queue configured unfair, which no annotation makes fair) and of
+	 * {@code @JobHandler(fair, fairWeights)}, where the configuration wins for the same queue.
+	 */
+	public LimitDeclarer withFairness(Map<String, @Nullable Fairness> properties,
+			Supplier<Map<String, Fairness>> annotations) {
+		this.fairProperties = properties;
+		this.fairAnnotations = annotations;
+		return this;
 	}
 
 	@Override
@@ -65,24 +85,42 @@ public class LimitDeclarer implements SmartInitializingSingleton {
 				annotated.add(limit);
 			}
 		}
-		if (this.properties.isEmpty() && annotated.isEmpty()) {
+		Map<String, Fairness> fairConfigured = new LinkedHashMap<>();
+		this.fairProperties.forEach((queue, fairness) -> {
+			if (fairness != null) {
+				fairConfigured.put(queue, fairness);
+			}
+		});
+		Map<String, Fairness> fairAnnotated = new LinkedHashMap<>();
+		this.fairAnnotations.get().forEach((queue, fairness) -> {
+			if (this.fairProperties.containsKey(queue)) {
+				logger.info("Fair turns of queue '{}' from @JobHandler give way to the configuration's", queue);
+			}
+			else {
+				fairAnnotated.put(queue, fairness);
+			}
+		});
+		if (this.properties.isEmpty() && annotated.isEmpty() && fairConfigured.isEmpty() && fairAnnotated.isEmpty()) {
 			// Only former limits to remove: a database without the limit tables (the application
 			// migrates the queue's schema itself) is no reason to stop start-up.
 			try {
-				declare(annotated);
+				declare(annotated, fairConfigured, fairAnnotated);
 			}
 			catch (DataAccessException ex) {
 				logger.warn("sqlqueue could not check for limits that the application no longer declares", ex);
 			}
 			return;
 		}
-		declare(annotated);
+		declare(annotated, fairConfigured, fairAnnotated);
 	}
 
-	private void declare(List<LimitDefinition> annotated) {
+	private void declare(List<LimitDefinition> annotated, Map<String, Fairness> fairConfigured,
+			Map<String, Fairness> fairAnnotated) {
 		Set<String> served = this.served.get();
 		this.flowControl.declare(LimitSource.PROPERTIES, this.properties, served);
 		this.flowControl.declare(LimitSource.ANNOTATION, annotated, served);
+		this.flowControl.declareFairness(LimitSource.PROPERTIES, fairConfigured, served);
+		this.flowControl.declareFairness(LimitSource.ANNOTATION, fairAnnotated, served);
 	}
 
 	/**

@@ -29,6 +29,7 @@ import io.sqlqueue.JobHandler;
 import io.sqlqueue.PayloadCodec;
 import io.sqlqueue.boot.schedule.Recurring;
 import io.sqlqueue.boot.schedule.ScheduleDeclarer;
+import io.sqlqueue.flow.Fairness;
 import io.sqlqueue.flow.Limit;
 import io.sqlqueue.flow.LimitDefinition;
 import io.sqlqueue.flow.RateLimit;
@@ -61,6 +62,9 @@ public class JobHandlerBeanPostProcessor implements BeanPostProcessor, BeanFacto
 
 	/** The limits per key that handlers declare, by queue, with the method that declares each. */
 	private final Map<String, Map.Entry<LimitDefinition, String>> keyLimits = new LinkedHashMap<>();
+
+	/** The fair turns that handlers declare, by queue, with the method that declares each. */
+	private final Map<String, Map.Entry<Fairness, String>> fairness = new LinkedHashMap<>();
 
 	private @Nullable ConfigurableListableBeanFactory beanFactory;
 
@@ -144,6 +148,10 @@ public class JobHandlerBeanPostProcessor implements BeanPostProcessor, BeanFacto
 		if (keyLimit != null) {
 			addKeyLimit(keyLimit, description);
 		}
+		Fairness fair = fairness(annotation, description);
+		if (fair != null) {
+			addFairness(annotation.queue(), fair, description);
+		}
 		Recurring recurring = AnnotatedElementUtils.findMergedAnnotation(method, Recurring.class);
 		if (recurring != null) {
 			ScheduleDefinition schedule = ScheduleDeclarer.fromAnnotation(recurring, annotation.value(),
@@ -182,6 +190,40 @@ public class JobHandlerBeanPostProcessor implements BeanPostProcessor, BeanFacto
 						+ ".key-limits");
 			}
 			this.keyLimits.putIfAbsent(limit.queue(), Map.entry(limit, description));
+		}
+	}
+
+	/** The fair turns that {@link JobHandler#fair()} and {@link JobHandler#fairWeights()} declare, by queue. */
+	public Map<String, Fairness> fairness() {
+		synchronized (this.fairness) {
+			Map<String, Fairness> declared = new LinkedHashMap<>();
+			this.fairness.forEach((queue, entry) -> declared.put(queue, entry.getKey()));
+			return declared;
+		}
+	}
+
+	private void addFairness(String queue, Fairness fair, String description) {
+		synchronized (this.fairness) {
+			Map.Entry<Fairness, String> other = this.fairness.get(queue);
+			if (other != null && !other.getKey().equals(fair)) {
+				throw new IllegalStateException("@JobHandler methods " + other.getValue() + " and " + description
+						+ " declare different fair turns for queue '" + queue + "' (" + other.getKey() + "; " + fair
+						+ "): declare them on one, or in sqlqueue.queues." + queue + ".fair-weights");
+			}
+			this.fairness.putIfAbsent(queue, Map.entry(fair, description));
+		}
+	}
+
+	private static @Nullable Fairness fairness(JobHandler annotation, String description) {
+		if (!annotation.fair() && annotation.fairWeights().length == 0) {
+			return null;
+		}
+		try {
+			return Fairness.parse(List.of(annotation.fairWeights()));
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalStateException("@JobHandler method " + description + " declares fairWeights "
+					+ ex.getMessage(), ex);
 		}
 	}
 

@@ -43,6 +43,8 @@ import io.sqlqueue.admin.QueueInstance;
 import io.sqlqueue.admin.RefusedException;
 import io.sqlqueue.admin.Staleness;
 import io.sqlqueue.admin.TableHealth;
+import io.sqlqueue.flow.FairKeyShare;
+import io.sqlqueue.flow.Fairness;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.Limit;
 import io.sqlqueue.flow.QueueLimits;
@@ -166,7 +168,7 @@ public class SqlQueueEndpoint {
 		Map<String, Map<String, Long>> held = throttled;
 		jobsByQueue.forEach((queue, jobs) -> queues.put(queue,
 				new QueueDescriptor(jobs, oldest.getOrDefault(queue, Duration.ZERO).toString(), busy.get(queue),
-						total.get(queue), LimitsDescriptor.of(limits.get(queue)), held.getOrDefault(queue, Map.of()),
+						total.get(queue), limitsOf(limits.get(queue)), held.getOrDefault(queue, Map.of()),
 						paused.get(queue), estimated.getOrDefault(queue, Set.of()))));
 		Map<String, ScheduleDescriptor> schedules = new TreeMap<>();
 		if (this.schedules != null) {
@@ -185,11 +187,13 @@ public class SqlQueueEndpoint {
 	 * limits ({@code POST /sqlqueue/limits/{queue}}): sets ({@code action=set}, with
 	 * {@code concurrency} and/or {@code rateLimit} such as {@code 100/1m}) or removes
 	 * ({@code action=remove}) the queue's own limit, or with {@code keys} the limit of the
-	 * concurrency keys that pattern matches. Says what happened.
+	 * concurrency keys that pattern matches; makes the queue's keys take turns
+	 * ({@code action=fair}, with {@code weights} such as {@code gold:*=3,tin=1} or none for
+	 * round-robin) or ends their turns ({@code action=unfair}). Says what happened.
 	 */
 	public OperationResponseBody action(String kind, String name, String action, @Nullable String keys,
 			@Nullable Integer concurrency, @Nullable String rateLimit) {
-		return action(kind, name, action, keys, concurrency, rateLimit, null, null);
+		return action(kind, name, action, keys, concurrency, rateLimit, null, null, null);
 	}
 
 	/**
@@ -198,13 +202,13 @@ public class SqlQueueEndpoint {
 	 */
 	@WriteOperation
 	public OperationResponseBody action(@Selector String kind, @Selector String name, String action,
-			@Nullable String keys, @Nullable Integer concurrency, @Nullable String rateLimit, @Nullable String by,
-			@Nullable Principal principal) {
+			@Nullable String keys, @Nullable Integer concurrency, @Nullable String rateLimit, @Nullable String weights,
+			@Nullable String by, @Nullable Principal principal) {
 		QueueAdmin admin = actingFor(principal, by);
 		return switch (kind) {
 			case "queues" -> queueAction(admin, name, action);
 			case "schedules" -> scheduleAction(admin, name, action);
-			case "limits" -> limitAction(admin, name, action, keys, concurrency, rateLimit);
+			case "limits" -> limitAction(admin, name, action, keys, concurrency, rateLimit, weights);
 			default -> throw new InvalidEndpointRequestException("Unknown path '" + kind
 					+ "'; use /sqlqueue/queues/{queue}, /sqlqueue/schedules/{name} or /sqlqueue/limits/{queue}",
 					"Unknown path");
@@ -226,22 +230,31 @@ public class SqlQueueEndpoint {
 		return new QueueActionDescriptor(queue, action, result.done(), result.message());
 	}
 
+	/** A queue's limits as shown, with its fair keys' shares when it is fair. */
+	private @Nullable LimitsDescriptor limitsOf(@Nullable QueueLimits limits) {
+		FlowControl flow = this.flowControl;
+		List<FairKeyShare> shares = (limits != null && limits.isFair() && flow != null)
+				? flow.fairShares(limits.queue()) : List.of();
+		return LimitsDescriptor.of(limits, shares);
+	}
+
 	private LimitActionDescriptor limitAction(QueueAdmin admin, String queue, String action, @Nullable String keys,
-			@Nullable Integer concurrency, @Nullable String rateLimit) {
-		if (!action.equals("set") && !action.equals("remove")) {
-			throw new InvalidEndpointRequestException("Unknown action '" + action + "'; use 'set' or 'remove'",
-					"Unknown action");
-		}
+			@Nullable Integer concurrency, @Nullable String rateLimit, @Nullable String weights) {
 		AdminResult result;
 		try {
-			result = action.equals("set") ? admin.setLimit(queue, keys, concurrency, rateLimit)
-					: admin.removeLimit(queue, keys);
+			result = switch (action) {
+				case "set" -> admin.setLimit(queue, keys, concurrency, rateLimit);
+				case "remove" -> admin.removeLimit(queue, keys);
+				case "fair" -> admin.setFairness(queue, weights);
+				case "unfair" -> admin.removeFairness(queue);
+				default -> throw new InvalidEndpointRequestException(
+						"Unknown action '" + action + "'; use 'set', 'remove', 'fair' or 'unfair'", "Unknown action");
+			};
 		}
 		catch (RefusedException ex) {
 			throw new InvalidEndpointRequestException(ex.getMessage(), "Invalid limit");
 		}
-		LimitsDescriptor limits = (this.flowControl != null) ? LimitsDescriptor.of(this.flowControl.limits(queue))
-				: null;
+		LimitsDescriptor limits = (this.flowControl != null) ? limitsOf(this.flowControl.limits(queue)) : null;
 		return new LimitActionDescriptor(queue, keys, action, result.done(), limits, result.message());
 	}
 
@@ -621,27 +634,40 @@ public class SqlQueueEndpoint {
 	 * @param concurrency the most of its jobs running at once, or {@code null} for no such limit
 	 * @param rateLimit the most starts per period ({@code 100/1m}), or {@code null}
 	 * @param keyLimits the limits of its concurrency keys, by key pattern
+	 * @param fairness its fair turns, or {@code null} when its keys take none
 	 */
 	public record LimitsDescriptor(@Nullable Integer concurrency, @Nullable String rateLimit,
-			Map<String, KeyLimitDescriptor> keyLimits) {
+			Map<String, KeyLimitDescriptor> keyLimits, @Nullable FairnessDescriptor fairness) {
 
-		static @Nullable LimitsDescriptor of(@Nullable QueueLimits limits) {
+		static @Nullable LimitsDescriptor of(@Nullable QueueLimits limits, List<FairKeyShare> fairKeys) {
 			if (limits == null || limits.isEmpty()) {
 				return null;
 			}
+			Fairness fair = limits.fairness();
+			FairnessDescriptor fairness = (fair != null)
+					? new FairnessDescriptor(new TreeMap<>(fair.weights()), fairKeys) : null;
 			Map<String, KeyLimitDescriptor> keyLimits = new TreeMap<>();
 			limits.keyLimits()
 				.forEach((keyLimit) -> keyLimits.put(keyLimit.keys(), new KeyLimitDescriptor(
 						keyLimit.limit().concurrency(), rate(keyLimit.limit()))));
 			Limit own = limits.limit();
 			return new LimitsDescriptor((own != null) ? own.concurrency() : null, (own != null) ? rate(own) : null,
-					keyLimits);
+					keyLimits, fairness);
 		}
 
 		private static @Nullable String rate(Limit limit) {
 			return (limit.rate() != null) ? limit.rate().toString() : null;
 		}
 
+	}
+
+	/**
+	 * A queue's fair turns (docs/flow-control.md#fair-turns).
+	 * @param weights the weights by key pattern; keys none matches weigh 1 (empty: round-robin)
+	 * @param keys the keys with the most jobs due, each with its share of starts in about the
+	 * last minute ({@link FlowControl#fairShares}); a key {@code null} is the jobs without one
+	 */
+	public record FairnessDescriptor(Map<String, Integer> weights, List<FairKeyShare> keys) {
 	}
 
 	/**

@@ -32,6 +32,7 @@ import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.ActionDescriptor;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.BatchDescriptor;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.BulkDescriptor;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.CountDescriptor;
+import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.FairnessDescriptor;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.SearchDescriptor;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.JobDescriptor;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.KeyLimitDescriptor;
@@ -182,6 +183,43 @@ class SqlQueueEndpointAutoConfigurationTests {
 		});
 	}
 
+	/**
+	 * Fair turns through the endpoint: set (weighted), shown with the keys' due jobs and share
+	 * of starts, bad weights a 400 that stores nothing, ended.
+	 */
+	@Test
+	void setsShowsAndEndsFairTurns() {
+		this.runner.withPropertyValues("sqlqueue.manager.enabled=false").run((context) -> {
+			SqlQueueEndpoint endpoint = context.getBean(SqlQueueEndpoint.class);
+			LimitActionDescriptor fair = (LimitActionDescriptor) endpoint.action("limits", "api", "fair", null, null,
+					null, "gold:*=3, tin=1", null, null);
+			assertThat(fair.done()).isTrue();
+			assertThat(fair.message()).isEqualTo("Keys of queue 'api' take turns: weighted {gold:*=3, tin=1}");
+			assertThat(fair.limits().fairness().weights()).containsExactly(Map.entry("gold:*", 3), Map.entry("tin", 1));
+			JobQueue jobs = context.getBean(JobQueue.class);
+			jobs.enqueueAll(List.of(Job.of("call", 1).queue("api").concurrencyKey("gold:1"),
+					Job.of("call", 2).queue("api").concurrencyKey("gold:1"), Job.of("call", 3).queue("api")));
+			FairnessDescriptor shown = endpoint.queues().queues().get("api").limits().fairness();
+			assertThat(shown.keys()).containsExactly(new io.sqlqueue.flow.FairKeyShare("gold:1", 2, 0, 0),
+					new io.sqlqueue.flow.FairKeyShare(null, 1, 0, 0));
+			for (String bad : List.of("gold:*=0", "gold:*=many", "a*b=2", "gold")) {
+				assertThatExceptionOfType(InvalidEndpointRequestException.class)
+					.isThrownBy(() -> endpoint.action("limits", "api", "fair", null, null, null, bad, null, null))
+					.withMessageContaining("Invalid limit of fair turns of queue 'api'");
+			}
+			assertThat(endpoint.queues().queues().get("api").limits().fairness().weights())
+				.as("nothing stored by a bad request").containsOnlyKeys("gold:*", "tin");
+			LimitActionDescriptor unfair = (LimitActionDescriptor) endpoint.action("limits", "api", "unfair", null,
+					null, null, null, null, null);
+			assertThat(unfair.done()).isTrue();
+			assertThat(unfair.limits()).isNull();
+			assertThat(((LimitActionDescriptor) endpoint.action("limits", "api", "unfair", null, null, null, null, null,
+					null)).done()).isFalse();
+			assertThat(endpoint.queues().audit()).extracting("action")
+				.containsExactly("remove-fairness", "set-fairness");
+		});
+	}
+
 	@Test
 	void showsLimitsAndTheJobsTheyHoldBackAndSetsAndRemovesThem() {
 		this.runner.withPropertyValues("sqlqueue.manager.enabled=false").run((context) -> {
@@ -194,7 +232,7 @@ class SqlQueueEndpointAutoConfigurationTests {
 			assertThat(keys.limits().keyLimits()).containsEntry("customer:*", new KeyLimitDescriptor(2, null));
 			QueueDescriptor idle = endpoint.queues().queues().get("api");
 			assertThat(idle.limits()).isEqualTo(new LimitsDescriptor(1, "100/1m",
-					Map.of("customer:*", new KeyLimitDescriptor(2, null))));
+					Map.of("customer:*", new KeyLimitDescriptor(2, null)), null));
 			assertThat(idle.throttled()).isEmpty();
 
 			context.getBean(JobQueue.class).enqueueAll(List.of(Job.of("call", 1).queue("api"), Job.of("call", 2).queue("api")));
@@ -562,11 +600,11 @@ class SqlQueueEndpointAutoConfigurationTests {
 			SqlQueueEndpoint endpoint = context.getBean(SqlQueueEndpoint.class);
 			java.security.Principal alice = () -> "alice";
 			assertThat(endpoint.jobAction(failed, "retry", "someone-else", alice).done()).isTrue();
-			assertThat(((QueueActionDescriptor) endpoint.action("queues", "default", "pause", null, null, null, "bob",
-					null)).done()).isTrue();
+			assertThat(((QueueActionDescriptor) endpoint.action("queues", "default", "pause", null, null, null, null,
+					"bob", null)).done()).isTrue();
 			assertThat(endpoint.queues().queues().get("default").paused().pausedBy()).isEqualTo("bob");
 			assertThat(((QueueActionDescriptor) endpoint.action("queues", "default", "resume", null, null, null, null,
-					null)).done()).isTrue();
+					null, null)).done()).isTrue();
 			assertThat(endpoint.queues().audit()).extracting("action", "actor")
 				.containsExactly(org.assertj.core.groups.Tuple.tuple("resume-queue", null),
 						org.assertj.core.groups.Tuple.tuple("pause-queue", "bob"),
