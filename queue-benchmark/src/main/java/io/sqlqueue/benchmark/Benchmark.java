@@ -31,6 +31,9 @@ import io.sqlqueue.flow.RateLimit;
  * java -jar queue-benchmark.jar --workloads=overload [--overload-peer=sqlqueue|floor] [--minutes=10] [--hold-horizon]
  *     [--interval-seconds=60] [--producers=32] [--rate=20000] [--min-backlog=20000] [--retention=1m]
  *     [--pruner-interval=15s] [--plot=target/overload.svg]
+ * java -jar queue-benchmark.jar --workloads=fairness [--heavy=1000000] [--light-keys=99] [--light-jobs=10]
+ *     [--job-millis=10] [--workers=8] [--probe-seconds=20] [--unfair-seconds=30] [--drain-jobs=100000]
+ *     [--many-keys=1000] [--reps=3]
  * </pre>
  */
 public final class Benchmark {
@@ -106,6 +109,9 @@ public final class Benchmark {
 			new StatsCounts(target, Long.parseLong(options.getOrDefault("finished", "10000000")),
 					Long.parseLong(options.getOrDefault("queued", "1000000")),
 					Integer.parseInt(options.getOrDefault("reps", "10"))).run();
+		}
+		if (workloads.contains("fairness")) {
+			new FairTurnsWorkload(target, FairTurnsWorkload.Options.parse(options)).run();
 		}
 		if (workloads.contains("overload")) {
 			new Overload(target, Overload.Options.parse(options)).run();
@@ -490,7 +496,8 @@ public final class Benchmark {
 	static final List<String> KNOWN_OPTIONS = List.of("quick", "url", "schema", "user", "password", "jobs",
 			"workloads", "sizes", "peers", "horizon", "warm-up", "reps", "threads", "seconds", "limit", "minutes",
 			"soak-seconds", "rate", "hold-horizon", "overload-peer", "interval-seconds", "producers", "min-backlog",
-			"retention", "pruner-interval", "plot", "finished", "queued");
+			"retention", "pruner-interval", "plot", "finished", "queued", "heavy", "light-keys", "light-jobs",
+			"job-millis", "workers", "probe-seconds", "unfair-seconds", "drain-jobs", "many-keys");
 
 	static Map<String, String> options(String[] args) {
 		Map<String, String> options = new LinkedHashMap<>();

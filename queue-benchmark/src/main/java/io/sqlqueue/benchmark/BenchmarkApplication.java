@@ -13,6 +13,9 @@ class BenchmarkApplication {
 
 	static final String NOOP = "bench.noop";
 
+	/** Sleeps {@link Executions#jobMillis()}: a job that takes its time, for the fairness workload. */
+	static final String SLEEP = "bench.sleep";
+
 	@Bean
 	NoopHandler noopHandler() {
 		return new NoopHandler();
@@ -23,6 +26,13 @@ class BenchmarkApplication {
 		@JobHandler(NOOP)
 		void run(int job) {
 			Executions.current.ran(job);
+		}
+
+		@JobHandler(SLEEP)
+		void sleep(int job) throws InterruptedException {
+			Executions executions = Executions.current;
+			executions.ran(job);
+			Thread.sleep(executions.jobMillis());
 		}
 
 	}

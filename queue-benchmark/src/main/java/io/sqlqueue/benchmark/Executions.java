@@ -17,14 +17,31 @@ final class Executions {
 
 	private final java.util.concurrent.atomic.AtomicInteger total = new java.util.concurrent.atomic.AtomicInteger();
 
+	private final long jobMillis;
+
 	Executions(int jobs) {
+		this(jobs, 0);
+	}
+
+	Executions(int jobs, long jobMillis) {
 		this.runs = new AtomicIntegerArray(jobs);
 		this.startedNanos = new AtomicLongArray(jobs);
+		this.jobMillis = jobMillis;
 	}
 
 	static Executions expect(int jobs) {
 		current = new Executions(jobs);
 		return current;
+	}
+
+	/** Expects jobs of {@link BenchmarkApplication#SLEEP} that each take {@code jobMillis}. */
+	static Executions expectSleeping(int jobs, long jobMillis) {
+		current = new Executions(jobs, jobMillis);
+		return current;
+	}
+
+	long jobMillis() {
+		return this.jobMillis;
 	}
 
 	void ran(int job) {
