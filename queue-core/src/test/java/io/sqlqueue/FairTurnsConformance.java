@@ -94,9 +94,21 @@ interface FairTurnsConformance extends ConformanceSupport {
 		assertThat(counts(started)).as("%s", started).containsExactlyInAnyOrderEntriesOf(Map.of("gold:1", 15, "tin", 5));
 	}
 
+	/** Past the time after which an instance looks for keys that are not in a fair queue's turns. */
+	private static void sleepPastTheLookForKeys() {
+		try {
+			Thread.sleep(2 * io.sqlqueue.internal.flow.FlowClaim.FAIR_SCAN_INTERVAL.toMillis());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
 	/**
 	 * A key that had nothing due saved up no turns, and a key that ran alone is not made to
-	 * wait for it: from the moment both have jobs due they alternate.
+	 * wait for it: from the moment both are in the turns they alternate (a new key enters at
+	 * the instance's next look for keys, within {@code FAIR_SCAN_INTERVAL}).
 	 */
 	@Test
 	default void aKeyWithNothingDueSavesNoTurns() {
@@ -104,6 +116,8 @@ interface FairTurnsConformance extends ConformanceSupport {
 		fixture().queue().enqueueAll(jobsOf("early", 30));
 		assertThat(claimKeys(10)).hasSize(10).containsOnly("early");
 		fixture().queue().enqueueAll(jobsOf("late", 30));
+		assertThat(claimKeys(2)).as("a new key enters the turns at the next look for keys").containsOnly("early");
+		sleepPastTheLookForKeys();
 		assertThat(counts(claimKeys(10))).containsExactlyInAnyOrderEntriesOf(Map.of("early", 5, "late", 5));
 		assertThat(counts(claimKeys(10))).containsExactlyInAnyOrderEntriesOf(Map.of("early", 5, "late", 5));
 	}

@@ -1,11 +1,6 @@
 -- A fair queue's claim (docs/flow-control.md#fair-turns), after 1. and 2. above:
 
--- 3. Read the queue's clock and its keys' places in the turns.
-SELECT fair_clock FROM queue_flow WHERE queue = ?;
-SELECT fair_key, pass, window_start, window_starts, previous_starts FROM queue_fair_key
-WHERE queue = ?;
-
--- 4. The highest priority with a job due (then each lower one, while there is room).
+-- 3. The highest priority with a job due (then each lower one, while there is room).
 SELECT j.priority FROM queue_job j
 WHERE j.status = 'QUEUED' AND j.queue = ? AND j.handler IN (?) AND j.run_at <= CURRENT_TIMESTAMP
       AND (j.group_key IS NULL OR NOT EXISTS (
@@ -24,7 +19,7 @@ WHERE j.status = 'QUEUED' AND j.queue = ? AND j.handler IN (?) AND j.run_at <= C
 ORDER BY j.priority DESC, j.run_at, j.id
 LIMIT 1;
 
--- 5. The keys with jobs queued at that priority, key to key along the fair index.
+-- 4. Every 100 ms per instance: the keys with jobs queued at that priority, key to key along the fair index, and those in the turns; the new ones enter the turns.
 WITH RECURSIVE k (fair_key) AS (
     SELECT MIN(concurrency_key) FROM queue_job
     WHERE status = 'QUEUED' AND queue = ? AND priority = ?
@@ -39,6 +34,16 @@ SELECT NULL AS fair_key FROM (
     LIMIT 1) n
 UNION ALL
 SELECT fair_key FROM (SELECT fair_key FROM k WHERE fair_key IS NOT NULL LIMIT 999) fk;
+SELECT fair_key, pass, window_start, window_starts, previous_starts FROM queue_fair_key
+WHERE queue = ?;
+INSERT INTO queue_fair_key (pass, window_start, window_starts, previous_starts, queue, fair_key)
+VALUES (?, ?, ?, ?, ?, ?);
+
+-- 5. The keys whose turn is next.
+SELECT fair_key, pass, window_start, window_starts, previous_starts FROM queue_fair_key
+WHERE queue = ?
+ORDER BY pass, fair_key
+LIMIT ?;
 
 -- 6. The first due jobs of the keys whose turn it is, each key's own read.
 SELECT * FROM (SELECT j.* FROM queue_job j
@@ -71,12 +76,7 @@ SELECT * FROM (SELECT j.* FROM queue_job j
     ORDER BY j.run_at, j.id
     LIMIT ?) h2;
 
--- 7. Claim the admitted jobs as a limited claim does; then write the turns:
-UPDATE queue_flow SET fair_clock = ? WHERE queue = ?;
+-- 7. Claim the admitted jobs as a limited claim does; then write the turns and the keys that leave them.
 UPDATE queue_fair_key SET pass = ?, window_start = ?, window_starts = ?, previous_starts = ?
 WHERE queue = ? AND fair_key = ?;
-INSERT INTO queue_fair_key (pass, window_start, window_starts, previous_starts, queue, fair_key)
-VALUES (?, ?, ?, ?, ?, ?);
-
--- once a minute: the keys as good as none.
-DELETE FROM queue_fair_key WHERE queue = ? AND pass <= ? AND window_start < ?;
+DELETE FROM queue_fair_key WHERE queue = ? AND fair_key = ?;

@@ -14,12 +14,13 @@ CREATE TABLE queue_fairness (
     PRIMARY KEY (queue, key_pattern)
 ) ENGINE = InnoDB DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
--- Each key's place in the turns (stride scheduling): pass grows by 1,000,000 / weight with
--- each start; the key with the smallest pass goes next. A key with no row, or a pass below
--- the queue's fair_clock (the pass of the last turn given), starts at fair_clock: a key that
--- had nothing due saved up no turns. fair_key '' is the jobs without a key. window_*: starts
--- in the current and the previous minute, for the share shown to operators. Written only
--- under the queue's queue_flow lock.
+-- The keys in a fair queue's turns (stride scheduling): those with jobs queued, as claims
+-- last found them. pass grows by 1,000,000 / weight with each start; the key with the
+-- smallest pass goes next. A key found with jobs queued enters at the smallest pass there is
+-- (it saved up no turns while it had none), and leaves when a claim finds none of its jobs
+-- due. fair_key '' is the jobs without a key. window_*: starts in the current and the
+-- previous minute, for the share shown to operators. Written only under the queue's
+-- queue_flow lock.
 CREATE TABLE queue_fair_key (
     queue           VARCHAR(64)  NOT NULL,
     fair_key        VARCHAR(255) NOT NULL,
@@ -30,7 +31,8 @@ CREATE TABLE queue_fair_key (
     PRIMARY KEY (queue, fair_key)
 ) ENGINE = InnoDB DEFAULT CHARACTER SET utf8mb4 COLLATE utf8mb4_bin;
 
-ALTER TABLE queue_flow ADD COLUMN fair_clock BIGINT NOT NULL DEFAULT 0;
+-- A claim reads the keys whose turn is next.
+CREATE INDEX queue_fair_key_turn_idx ON queue_fair_key (queue, pass, fair_key);
 
 -- A fair claim finds the keys with queued jobs at a priority by skipping from key to key
 -- along this index, and each key's first jobs in run order: its cost grows with the keys

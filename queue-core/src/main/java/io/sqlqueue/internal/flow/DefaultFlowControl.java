@@ -90,7 +90,7 @@ public class DefaultFlowControl implements FlowControl {
 		long now = this.store.now().toEpochMilli();
 		FlowStore.DueJobs due = this.store.due(queue);
 		Map<String, Long> recent = new HashMap<>();
-		this.store.fairState(queue).keys().forEach((key, place) -> {
+		this.store.fairKeyPlaces(queue).forEach((key, place) -> {
 			long starts = place.window().counted(now, FlowStore.FAIR_SHARE_PERIOD);
 			if (starts > 0) {
 				recent.put(key, starts);

@@ -120,11 +120,6 @@ final class FairTurns {
 		return this.started;
 	}
 
-	/** The pass of the last turn given. */
-	long clock() {
-		return this.clock;
-	}
-
 	private long stride(String key) {
 		return TURN / this.fairness.weightOf(key.isEmpty() ? null : key);
 	}

@@ -195,13 +195,26 @@ public final class FlowClaim implements LimitedClaim {
 	static final int MAX_FAIR_READS = 3;
 
 	/**
+	 * How often this instance looks for keys with jobs queued at a priority of a fair queue
+	 * that are not in its turns yet: a new key waits about this long for its first turn.
+	 * Sooner when a claim finds a job due and no key in the turns with one.
+	 */
+	public static final Duration FAIR_SCAN_INTERVAL = Duration.ofMillis(100);
+
+	/** When (by {@link System#nanoTime()}) this instance last looked for keys of each fair queue at each priority. */
+	private final Map<String, Map<Integer, Long>> fairScannedAt = new ConcurrentHashMap<>();
+
+	/**
 	 * The claim of a fair queue (docs/flow-control.md#fair-turns): from the highest priority
-	 * with a due job down, it finds the keys with jobs queued at that priority, gives turns to
-	 * the keys with the smallest passes ({@link FairTurns}), reads just those keys' first due
+	 * with a job due down, it reads the keys whose turn is next from the queue's turns
+	 * ({@link FairTurns}; a few more than it has room for), reads just those keys' first due
 	 * jobs, and admits them turn by turn under the queue's limits, as an unfair claim admits
-	 * jobs in run order. A key whose jobs run out, or that a limit holds, takes no more turns;
-	 * their turns go to the keys after them in a read of their own. The passes and the clock
-	 * are written under the queue's lock, so the turns hold across every instance.
+	 * jobs in run order. A key with nothing due leaves the turns; one whose limit holds it
+	 * takes no turn; their turns go to the keys after them. Keys with jobs queued enter the
+	 * turns when a claim looks for them (every {@link #FAIR_SCAN_INTERVAL} per instance, by
+	 * skipping along the fair index from key to key). Passes are written under the queue's
+	 * lock, so the turns hold across every instance; the per-claim cost grows with the jobs
+	 * it claims, the looking with the keys that have jobs queued.
 	 */
 	private ClaimResult fairClaim(ClaimRequest request, long token, QueueLimits limits, FlowStore.FlowLock lock,
 			Map<String, Long> closedUntil) {
@@ -211,8 +224,10 @@ public final class FlowClaim implements LimitedClaim {
 		FlowStore.Running running = limits.limitsConcurrency() ? this.flow.running(queue)
 				: new FlowStore.Running(0, Map.of());
 		Admission admission = new Admission(limits, nowMillis, running.total(), running.byKey(), lock.window());
-		FlowStore.FairState state = this.flow.fairState(queue);
-		FairTurns turns = new FairTurns(limits.fairness(), state.clock(), state.passes());
+		Map<String, FlowStore.FairKey> stored = new HashMap<>();
+		Map<String, Long> passes = new HashMap<>();
+		FairTurns turns = null;
+		Set<String> leaving = new HashSet<>();
 		Set<String> windowsRead = new HashSet<>();
 		List<JobRecord> claimed = new ArrayList<>();
 		boolean moreDue = false;
@@ -222,17 +237,40 @@ public final class FlowClaim implements LimitedClaim {
 			if (priority == null) {
 				break;
 			}
-			Set<String> closed = admission.fullKeys();
-			closed.addAll(closedUntil.keySet());
-			List<String> keys = this.flow.fairKeys(queue, priority).stream().filter((key) -> !closed.contains(key)).toList();
-			turns.due(keys);
+			boolean scanned = scanForKeys(queue, priority, false);
 			List<JobRecord> admitted = new ArrayList<>();
 			Map<String, Integer> read = new HashMap<>();
 			Map<String, List<JobRecord>> heads = new HashMap<>();
-			for (int reads = 0; reads < MAX_FAIR_READS && !turns.isEmpty(); reads++) {
+			Set<String> inTurn = new HashSet<>();
+			for (int reads = 0; reads < MAX_FAIR_READS; reads++) {
 				int room = admission.room(request.limit() - claimed.size() - admitted.size());
 				if (room == 0) {
 					moreDue = true;
+					break;
+				}
+				Set<String> closed = admission.fullKeys();
+				closed.addAll(closedUntil.keySet());
+				List<Map.Entry<String, FlowStore.FairKey>> next = this.flow.nextTurns(queue,
+						Math.min(FlowStore.MAX_FAIR_KEYS, room + leaving.size() + closed.size() + inTurn.size() + 8));
+				if (next.isEmpty() && !scanned) {
+					// A job is due and no key in the turns has one: look now, not at the next scan.
+					scanned = scanForKeys(queue, priority, true);
+					next = this.flow.nextTurns(queue, room + 8);
+				}
+				if (turns == null) {
+					turns = new FairTurns(limits.fairness(), next.isEmpty() ? 0 : next.get(0).getValue().pass(), passes);
+				}
+				List<String> keys = new ArrayList<>();
+				for (Map.Entry<String, FlowStore.FairKey> turn : next) {
+					String key = turn.getKey();
+					stored.putIfAbsent(key, turn.getValue());
+					passes.putIfAbsent(key, turn.getValue().pass());
+					if (!leaving.contains(key) && !closed.contains(key) && inTurn.add(key)) {
+						keys.add(key);
+					}
+				}
+				turns.due(keys);
+				if (turns.isEmpty()) {
 					break;
 				}
 				List<String> plan = turns.plan(room);
@@ -244,29 +282,35 @@ public final class FlowClaim implements LimitedClaim {
 					readWindows(queue, limits, found.values().stream().flatMap(List::stream).toList(), windowsRead,
 							admission);
 				}
-				wanted.forEach((key, count) -> {
+				for (Map.Entry<String, Integer> want : wanted.entrySet()) {
+					String key = want.getKey();
 					List<JobRecord> jobs = found.getOrDefault(key, List.of());
-					heads.put(key, new ArrayList<>(jobs.subList(Math.min(read.getOrDefault(key, 0), jobs.size()), jobs.size())));
-					read.put(key, count);
-					if (jobs.size() < count) {
+					int before = Math.min(read.getOrDefault(key, 0), jobs.size());
+					heads.put(key, new ArrayList<>(jobs.subList(before, jobs.size())));
+					read.put(key, want.getValue());
+					if (jobs.size() < want.getValue()) {
 						turns.drop(key);
+						if (jobs.isEmpty()) {
+							// Nothing due at this priority: out of the turns until a look finds it again.
+							leaving.add(key);
+						}
 					}
-				});
+				}
 				for (String key : plan) {
 					if (admitted.size() + claimed.size() >= request.limit()) {
 						break;
 					}
-					List<JobRecord> next = heads.get(key);
-					if (next == null || next.isEmpty()) {
+					List<JobRecord> jobs = heads.get(key);
+					if (jobs == null || jobs.isEmpty()) {
 						continue;
 					}
 					if (admission.admit(key.isEmpty() ? null : key)) {
-						admitted.add(next.remove(0));
+						admitted.add(jobs.remove(0));
 						turns.start(key);
 					}
 					else {
 						turns.drop(key);
-						next.clear();
+						jobs.clear();
 						if (admission.room(1) == 0) {
 							break;
 						}
@@ -290,11 +334,13 @@ public final class FlowClaim implements LimitedClaim {
 			}
 			claimed.addAll(taken);
 		}
+		if (turns != null) {
+			leaving.removeAll(turns.started().keySet());
+			this.flow.writeFairTurns(queue, turns.passesOfStarted(), turns.started(), stored, leaving, now);
+		}
 		if (!claimed.isEmpty()) {
 			writeWindows(queue, admission);
 			pruneWindows(queue, limits, now);
-			this.flow.writeFairTurns(queue, turns.clock(), turns.passesOfStarted(), turns.started(), state.keys(), now,
-					pruneDue("fair:" + queue));
 		}
 		if (moreDue && claimed.size() < request.limit()) {
 			admission.capped(request.limit());
@@ -306,6 +352,31 @@ public final class FlowClaim implements LimitedClaim {
 		}
 		return new ClaimResult(claimed, true, (wait != null) ? Duration.ofMillis(wait) : null,
 				admission.heldByConcurrency() || !admission.fullKeys().isEmpty());
+	}
+
+	/**
+	 * Looks for keys with jobs queued at a priority of a fair queue that are not in its turns,
+	 * at most every {@link #FAIR_SCAN_INTERVAL} here unless {@code now}, and puts them into the
+	 * turns at the smallest pass there is; under the queue's lock. True when it looked.
+	 */
+	private boolean scanForKeys(String queue, int priority, boolean now) {
+		Map<Integer, Long> scanned = this.fairScannedAt.computeIfAbsent(queue, (q) -> new ConcurrentHashMap<>());
+		long at = System.nanoTime();
+		Long last = scanned.get(priority);
+		if (!now && last != null && at - last < FAIR_SCAN_INTERVAL.toNanos()) {
+			return false;
+		}
+		scanned.put(priority, at);
+		Map<String, FlowStore.FairKey> inTurns = this.flow.fairKeyPlaces(queue);
+		List<String> entering = this.flow.fairKeys(queue, priority)
+			.stream()
+			.filter((key) -> !inTurns.containsKey(key))
+			.toList();
+		if (!entering.isEmpty()) {
+			long smallest = inTurns.values().stream().mapToLong(FlowStore.FairKey::pass).min().orElse(0);
+			this.flow.enterTurns(queue, entering, smallest);
+		}
+		return true;
 	}
 
 	/** Whether this instance last pruned what {@code what} names a {@link #PRUNE_INTERVAL} ago or more; notes that it does now. */

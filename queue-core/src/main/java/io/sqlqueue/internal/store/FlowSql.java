@@ -90,20 +90,18 @@ final class FlowSql {
 
 	final String countFairness;
 
-	/** The fair queue's clock, under its lock; parameter: queue. */
-	final String fairClock;
-
-	final String updateFairClock;
-
-	/** Every key's place in a fair queue's turns; parameter: queue. */
+	/** Every key in a fair queue's turns; parameter: queue. */
 	final String fairKeys;
+
+	/** The keys whose turn is next, smallest pass first; parameters: queue, limit. */
+	final String nextTurns;
 
 	final String updateFairKey;
 
 	final String insertFairKey;
 
-	/** Keys whose pass is at or below the clock (as good as none) and that started nothing for two minutes; parameters: queue, clock, window start. */
-	final String deleteIdleFairKeys;
+	/** A key leaves the turns; parameters: queue, key. */
+	final String deleteFairKey;
 
 	final String deleteFairKeys;
 
@@ -177,19 +175,21 @@ final class FlowSql {
 				VALUES (?, ?, ?, ?, %s, %s)""".formatted(fairnessTable, now, now);
 		this.deleteFairness = "DELETE FROM %s WHERE queue = ?".formatted(fairnessTable);
 		this.countFairness = "SELECT COUNT(*) FROM %s WHERE queue = ?".formatted(fairnessTable);
-		this.fairClock = "SELECT fair_clock FROM %s WHERE queue = ?".formatted(flowTable);
-		this.updateFairClock = "UPDATE %s SET fair_clock = ? WHERE queue = ?".formatted(flowTable);
 		this.fairKeys = """
 				SELECT fair_key, pass, window_start, window_starts, previous_starts FROM %s
 				WHERE queue = ?""".formatted(fairKeyTable);
+		this.nextTurns = """
+				SELECT fair_key, pass, window_start, window_starts, previous_starts FROM %s
+				WHERE queue = ?
+				ORDER BY pass, fair_key
+				LIMIT ?""".formatted(fairKeyTable);
 		this.updateFairKey = """
 				UPDATE %s SET pass = ?, window_start = ?, window_starts = ?, previous_starts = ?
 				WHERE queue = ? AND fair_key = ?""".formatted(fairKeyTable);
 		this.insertFairKey = """
 				INSERT INTO %s (pass, window_start, window_starts, previous_starts, queue, fair_key)
 				VALUES (?, ?, ?, ?, ?, ?)""".formatted(fairKeyTable);
-		this.deleteIdleFairKeys = "DELETE FROM %s WHERE queue = ? AND pass <= ? AND window_start < ?"
-			.formatted(fairKeyTable);
+		this.deleteFairKey = "DELETE FROM %s WHERE queue = ? AND fair_key = ?".formatted(fairKeyTable);
 		this.deleteFairKeys = "DELETE FROM %s WHERE queue = ?".formatted(fairKeyTable);
 	}
 

@@ -379,14 +379,29 @@ public class FlowStore {
 	/** How long the starts of a fair queue's keys are counted for the share shown to operators. */
 	public static final long FAIR_SHARE_PERIOD = Duration.ofMinutes(1).toMillis();
 
-	/** A fair queue's clock and its keys' places in the turns; the jobs without a key are the key {@code ""}. */
-	public FairState fairState(String queue) {
-		List<Long> clock = this.jdbc.queryForList(this.sql.fairClock, Long.class, queue);
+	/** Keys a fair claim looks at, at one priority, at most (see {@link JobSql#MAX_FAIR_KEYS}). */
+	public static final int MAX_FAIR_KEYS = JobSql.MAX_FAIR_KEYS;
+
+	/** Every key in a fair queue's turns, with its place; the jobs without a key are the key {@code ""}. */
+	public Map<String, FairKey> fairKeyPlaces(String queue) {
 		Map<String, FairKey> keys = new HashMap<>();
 		this.jdbc.query(this.sql.fairKeys, (rs) -> {
 			keys.put(rs.getString("fair_key"), new FairKey(rs.getLong("pass"), window(rs)));
 		}, queue);
-		return new FairState(clock.isEmpty() ? 0 : clock.get(0), keys);
+		return keys;
+	}
+
+	/** The {@code limit} keys of a fair queue whose turn is next, smallest pass (then key) first. */
+	public List<Map.Entry<String, FairKey>> nextTurns(String queue, int limit) {
+		return this.jdbc.query(this.sql.nextTurns, (rs, row) -> Map.entry(rs.getString("fair_key"),
+				new FairKey(rs.getLong("pass"), window(rs))), queue, limit);
+	}
+
+	/** Puts keys found with jobs queued into a fair queue's turns at {@code pass}; under the queue's lock. */
+	public void enterTurns(String queue, Collection<String> keys, long pass) {
+		List<Object[]> rows = new ArrayList<>();
+		keys.forEach((key) -> rows.add(new Object[] { pass, 0L, 0, 0, queue, key }));
+		this.jdbc.batchUpdate(this.sql.insertFairKey, rows);
 	}
 
 	/**
@@ -461,44 +476,27 @@ public class FlowStore {
 	}
 
 	/**
-	 * Writes a fair claim's turns under the queue's lock: the clock, and the passes and share
-	 * windows of the keys that started jobs ({@code started}, by key), inserting those not
-	 * {@code stored} yet; once a minute here, also deletes the keys that are as good as none.
+	 * Writes a fair claim's turns under the queue's lock: the passes and share windows of the
+	 * keys that started jobs ({@code started}, by key; each in the turns, {@code stored}), and
+	 * takes the keys found with nothing due out of the turns.
 	 */
-	public void writeFairTurns(String queue, long clock, Map<String, Long> passes, Map<String, Integer> started,
-			Map<String, FairKey> stored, Instant now, boolean prune) {
+	public void writeFairTurns(String queue, Map<String, Long> passes, Map<String, Integer> started,
+			Map<String, FairKey> stored, Collection<String> leaving, Instant now) {
 		long nowMillis = now.toEpochMilli();
-		this.jdbc.update(this.sql.updateFairClock, clock, queue);
 		List<Object[]> updates = new ArrayList<>();
-		List<Object[]> inserts = new ArrayList<>();
 		passes.forEach((key, pass) -> {
 			FairKey before = stored.get(key);
 			RateWindow window = ((before != null) ? before.window() : RateWindow.EMPTY)
 				.plus(started.getOrDefault(key, 0), nowMillis, FAIR_SHARE_PERIOD);
-			Object[] row = { pass, window.start(), window.starts(), window.previous(), queue, key };
-			((before != null) ? updates : inserts).add(row);
+			updates.add(new Object[] { pass, window.start(), window.starts(), window.previous(), queue, key });
 		});
 		if (!updates.isEmpty()) {
 			this.jdbc.batchUpdate(this.sql.updateFairKey, updates);
 		}
-		if (!inserts.isEmpty()) {
-			this.jdbc.batchUpdate(this.sql.insertFairKey, inserts);
+		if (!leaving.isEmpty()) {
+			this.jdbc.batchUpdate(this.sql.deleteFairKey,
+					leaving.stream().map((key) -> new Object[] { queue, key }).toList());
 		}
-		if (prune) {
-			this.jdbc.update(this.sql.deleteIdleFairKeys, queue, clock, nowMillis - 2 * FAIR_SHARE_PERIOD);
-		}
-	}
-
-	/** A fair queue's clock and its keys' places in the turns, as the last claim left them. */
-	public record FairState(long clock, Map<String, FairKey> keys) {
-
-		/** The stored passes, by key. */
-		public Map<String, Long> passes() {
-			Map<String, Long> passes = new HashMap<>();
-			this.keys.forEach((key, fairKey) -> passes.put(key, fairKey.pass()));
-			return passes;
-		}
-
 	}
 
 	/** A key's place in a fair queue's turns and its starts in the share window. */

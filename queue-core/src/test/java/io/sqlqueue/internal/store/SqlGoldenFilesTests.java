@@ -260,15 +260,16 @@ class SqlGoldenFilesTests {
 		}
 		all.put("claim-limited", sequence(limited.toArray(String[]::new)));
 		all.put("claim-fair", sequence("-- A fair queue's claim (docs/flow-control.md#fair-turns), after 1. and 2. above:",
-				"-- 3. Read the queue's clock and its keys' places in the turns.", flows.fairClock, flows.fairKeys,
-				"-- 4. The highest priority with a job due (then each lower one, while there is room).",
+				"-- 3. The highest priority with a job due (then each lower one, while there is room).",
 				jobs.fairPriority(HANDLERS, false), jobs.fairPriority(HANDLERS, true),
-				"-- 5. The keys with jobs queued at that priority, key to key along the fair index.", jobs.fairKeys(),
+				"-- 4. Every 100 ms per instance: the keys with jobs queued at that priority, key to key along the "
+						+ "fair index, and those in the turns; the new ones enter the turns.",
+				jobs.fairKeys(), flows.fairKeys, flows.insertFairKey,
+				"-- 5. The keys whose turn is next.", flows.nextTurns,
 				"-- 6. The first due jobs of the keys whose turn it is, each key's own read.",
 				jobs.fairHeads(HANDLERS, 2, true),
-				"-- 7. Claim the admitted jobs as a limited claim does; then write the turns:", flows.updateFairClock,
-				flows.updateFairKey, flows.insertFairKey, "-- once a minute: the keys as good as none.",
-				flows.deleteIdleFairKeys));
+				"-- 7. Claim the admitted jobs as a limited claim does; then write the turns and the keys that leave them.",
+				flows.updateFairKey, flows.deleteFairKey));
 		all.put("claim-limited-next-page",
 				jobs.limitedCandidates(new JobSql.CandidateRead(HANDLERS, 8, 0, true, false)));
 		all.put("claim-limited-passing-over",

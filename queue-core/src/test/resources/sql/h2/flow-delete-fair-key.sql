@@ -1,0 +1,1 @@
+DELETE FROM queue_fair_key WHERE queue = ? AND fair_key = ?

@@ -1,1 +1,0 @@
-SELECT fair_clock FROM queue_flow WHERE queue = ?

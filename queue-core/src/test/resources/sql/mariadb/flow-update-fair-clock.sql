@@ -1,1 +1,0 @@
-UPDATE queue_flow SET fair_clock = ? WHERE queue = ?
