@@ -1,6 +1,14 @@
 -- A fair queue's claim (docs/flow-control.md#fair-turns), after 1. and 2. above:
 
--- 3. The highest priority with a job due (then each lower one, while there is room).
+-- 3. Whether a job is due above the priority this instance served last; if so (or at first), the highest priority with a job due (then each lower one, while there is room).
+SELECT j.priority FROM queue_job j
+WHERE j.status = 'QUEUED' AND j.queue = ? AND j.handler IN (?) AND j.run_at <= now()
+      AND (j.group_key IS NULL OR NOT EXISTS (
+          SELECT 1 FROM queue_job g
+          WHERE g.group_key = j.group_key AND g.id <> j.id
+            AND (g.status = 'RUNNING' OR (g.status = 'QUEUED' AND g.id < j.id))))
+  AND j.priority > ?
+LIMIT 1;
 SELECT j.priority FROM queue_job j
 WHERE j.status = 'QUEUED' AND j.queue = ? AND j.handler IN (?) AND j.run_at <= now()
       AND (j.group_key IS NULL OR NOT EXISTS (
@@ -39,20 +47,18 @@ WHERE queue = ?;
 INSERT INTO queue_fair_key (pass, window_start, window_starts, previous_starts, queue, fair_key)
 VALUES (?, ?, ?, ?, ?, ?);
 
--- 5. The keys whose turn is next.
+-- 5. The keys in the turns (ordered by pass here).
 SELECT fair_key, pass, window_start, window_starts, previous_starts FROM queue_fair_key
-WHERE queue = ?
-ORDER BY pass, fair_key
-LIMIT ?;
+WHERE queue = ?;
 
--- 6. The first due jobs of the keys whose turn it is, each key's own read.
+-- 6. The first due jobs of the keys whose turn it is, each past where this instance last took its jobs, in an arm of its own.
 SELECT * FROM (SELECT j.* FROM queue_job j
     WHERE j.status = 'QUEUED' AND j.queue = ? AND j.handler IN (?) AND j.run_at <= now()
       AND (j.group_key IS NULL OR NOT EXISTS (
           SELECT 1 FROM queue_job g
           WHERE g.group_key = j.group_key AND g.id <> j.id
             AND (g.status = 'RUNNING' OR (g.status = 'QUEUED' AND g.id < j.id))))
-      AND j.priority = ? AND j.concurrency_key IS NULL
+      AND j.priority = ? AND j.concurrency_key IS NULL AND (j.run_at > CAST(? AS timestamptz) OR (j.run_at = CAST(? AS timestamptz) AND j.id > ?))
     ORDER BY j.run_at, j.id
     LIMIT ?) h0
 UNION ALL
@@ -62,7 +68,7 @@ SELECT * FROM (SELECT j.* FROM queue_job j
           SELECT 1 FROM queue_job g
           WHERE g.group_key = j.group_key AND g.id <> j.id
             AND (g.status = 'RUNNING' OR (g.status = 'QUEUED' AND g.id < j.id))))
-      AND j.priority = ? AND j.concurrency_key = ?
+      AND j.priority = ? AND j.concurrency_key = ? AND (j.run_at > CAST(? AS timestamptz) OR (j.run_at = CAST(? AS timestamptz) AND j.id > ?))
     ORDER BY j.run_at, j.id
     LIMIT ?) h1
 UNION ALL
@@ -72,7 +78,7 @@ SELECT * FROM (SELECT j.* FROM queue_job j
           SELECT 1 FROM queue_job g
           WHERE g.group_key = j.group_key AND g.id <> j.id
             AND (g.status = 'RUNNING' OR (g.status = 'QUEUED' AND g.id < j.id))))
-      AND j.priority = ? AND j.concurrency_key = ?
+      AND j.priority = ? AND j.concurrency_key = ? AND (j.run_at > CAST(? AS timestamptz) OR (j.run_at = CAST(? AS timestamptz) AND j.id > ?))
     ORDER BY j.run_at, j.id
     LIMIT ?) h2;
 

@@ -20,7 +20,9 @@ CREATE TABLE queue_fairness (
 -- (it saved up no turns while it had none), and leaves when a claim finds none of its jobs
 -- due. fair_key '' is the jobs without a key. window_*: starts in the current and the
 -- previous minute, for the share shown to operators. Written only under the queue's
--- queue_flow lock.
+-- queue_flow lock. No index but the key: a claim reads its queue's rows (as many as keys
+-- with jobs queued) and rewrites those that started jobs, so updates stay heap-only and
+-- the table does not grow between two vacuums.
 CREATE TABLE queue_fair_key (
     queue           VARCHAR(64)  NOT NULL,
     fair_key        VARCHAR(255) NOT NULL,
@@ -30,9 +32,6 @@ CREATE TABLE queue_fair_key (
     previous_starts INTEGER      NOT NULL,
     PRIMARY KEY (queue, fair_key)
 );
-
--- A claim reads the keys whose turn is next.
-CREATE INDEX queue_fair_key_turn_idx ON queue_fair_key (queue, pass, fair_key);
 
 -- A fair claim finds the keys with queued jobs at a priority by skipping from key to key
 -- along this index, and each key's first jobs in run order: its cost grows with the keys

@@ -93,9 +93,19 @@ public final class FlowClaim implements LimitedClaim {
 	 */
 	private final Map<String, Map<String, Long>> rateClosed = new ConcurrentHashMap<>();
 
+	/**
+	 * How often an instance looks for keys with jobs queued in a fair queue that are not in its
+	 * turns yet: a new key waits about this long for its first turn.
+	 */
+	public static final Duration FAIR_SCAN_INTERVAL = FairClaim.SCAN_INTERVAL;
+
+	/** The claim of fair queues, which admits through this one's rate windows. */
+	private final FairClaim fair;
+
 	/** The claim of limited queues on this flow store: a {@link LimitedClaim.Factory}. */
 	public FlowClaim(FlowStore flow) {
 		this.flow = flow;
+		this.fair = new FairClaim(flow, this);
 	}
 
 	/** Whether the queue had limits at its last claim here. */
@@ -144,7 +154,7 @@ public final class FlowClaim implements LimitedClaim {
 		Map<String, Long> closedUntil = this.rateClosed.computeIfAbsent(queue, (q) -> new ConcurrentHashMap<>());
 		closedUntil.values().removeIf((until) -> until <= nowMillis);
 		if (limits.isFair()) {
-			return fairClaim(request, token, limits, lock, closedUntil);
+			return this.fair.claim(request, token, limits, lock, closedUntil);
 		}
 		// Where a key may be full, its running jobs are counted before any job is read, so that
 		// full keys are left out of the read; otherwise the queue's running jobs are counted by
@@ -188,197 +198,6 @@ public final class FlowClaim implements LimitedClaim {
 				admission.heldByConcurrency() || !admission.fullKeys().isEmpty());
 	}
 
-	/** Priority levels one fair claim serves at most; the next claim goes on from the first. */
-	static final int MAX_FAIR_LEVELS = 4;
-
-	/** Reads of keys' first jobs at one priority one fair claim makes at most. */
-	static final int MAX_FAIR_READS = 3;
-
-	/**
-	 * How often this instance looks for keys with jobs queued at a priority of a fair queue
-	 * that are not in its turns yet: a new key waits about this long for its first turn.
-	 * Sooner when a claim finds a job due and no key in the turns with one.
-	 */
-	public static final Duration FAIR_SCAN_INTERVAL = Duration.ofMillis(100);
-
-	/** When (by {@link System#nanoTime()}) this instance last looked for keys of each fair queue at each priority. */
-	private final Map<String, Map<Integer, Long>> fairScannedAt = new ConcurrentHashMap<>();
-
-	/**
-	 * The claim of a fair queue (docs/flow-control.md#fair-turns): from the highest priority
-	 * with a job due down, it reads the keys whose turn is next from the queue's turns
-	 * ({@link FairTurns}; a few more than it has room for), reads just those keys' first due
-	 * jobs, and admits them turn by turn under the queue's limits, as an unfair claim admits
-	 * jobs in run order. A key with nothing due leaves the turns; one whose limit holds it
-	 * takes no turn; their turns go to the keys after them. Keys with jobs queued enter the
-	 * turns when a claim looks for them (every {@link #FAIR_SCAN_INTERVAL} per instance, by
-	 * skipping along the fair index from key to key). Passes are written under the queue's
-	 * lock, so the turns hold across every instance; the per-claim cost grows with the jobs
-	 * it claims, the looking with the keys that have jobs queued.
-	 */
-	private ClaimResult fairClaim(ClaimRequest request, long token, QueueLimits limits, FlowStore.FlowLock lock,
-			Map<String, Long> closedUntil) {
-		String queue = request.queue();
-		Instant now = lock.now();
-		long nowMillis = now.toEpochMilli();
-		FlowStore.Running running = limits.limitsConcurrency() ? this.flow.running(queue)
-				: new FlowStore.Running(0, Map.of());
-		Admission admission = new Admission(limits, nowMillis, running.total(), running.byKey(), lock.window());
-		Map<String, FlowStore.FairKey> stored = new HashMap<>();
-		Map<String, Long> passes = new HashMap<>();
-		FairTurns turns = null;
-		Set<String> leaving = new HashSet<>();
-		Set<String> windowsRead = new HashSet<>();
-		List<JobRecord> claimed = new ArrayList<>();
-		boolean moreDue = false;
-		Integer priority = null;
-		for (int level = 0; level < MAX_FAIR_LEVELS && admission.room(request.limit() - claimed.size()) > 0; level++) {
-			priority = this.flow.fairPriority(request, priority);
-			if (priority == null) {
-				break;
-			}
-			boolean scanned = scanForKeys(queue, priority, false);
-			List<JobRecord> admitted = new ArrayList<>();
-			Map<String, Integer> read = new HashMap<>();
-			Map<String, List<JobRecord>> heads = new HashMap<>();
-			Set<String> inTurn = new HashSet<>();
-			for (int reads = 0; reads < MAX_FAIR_READS; reads++) {
-				int room = admission.room(request.limit() - claimed.size() - admitted.size());
-				if (room == 0) {
-					moreDue = true;
-					break;
-				}
-				Set<String> closed = admission.fullKeys();
-				closed.addAll(closedUntil.keySet());
-				List<Map.Entry<String, FlowStore.FairKey>> next = this.flow.nextTurns(queue,
-						Math.min(FlowStore.MAX_FAIR_KEYS, room + leaving.size() + closed.size() + inTurn.size() + 8));
-				if (next.isEmpty() && !scanned) {
-					// A job is due and no key in the turns has one: look now, not at the next scan.
-					scanned = scanForKeys(queue, priority, true);
-					next = this.flow.nextTurns(queue, room + 8);
-				}
-				if (turns == null) {
-					turns = new FairTurns(limits.fairness(), next.isEmpty() ? 0 : next.get(0).getValue().pass(), passes);
-				}
-				List<String> keys = new ArrayList<>();
-				for (Map.Entry<String, FlowStore.FairKey> turn : next) {
-					String key = turn.getKey();
-					stored.putIfAbsent(key, turn.getValue());
-					passes.putIfAbsent(key, turn.getValue().pass());
-					if (!leaving.contains(key) && !closed.contains(key) && inTurn.add(key)) {
-						keys.add(key);
-					}
-				}
-				turns.due(keys);
-				if (turns.isEmpty()) {
-					break;
-				}
-				List<String> plan = turns.plan(room);
-				Map<String, Integer> wanted = new HashMap<>();
-				plan.forEach((key) -> wanted.merge(key, 1, Integer::sum));
-				wanted.replaceAll((key, count) -> count + read.getOrDefault(key, 0));
-				Map<String, List<JobRecord>> found = this.flow.fairHeads(request, priority, wanted);
-				if (limits.limitsKeyRates()) {
-					readWindows(queue, limits, found.values().stream().flatMap(List::stream).toList(), windowsRead,
-							admission);
-				}
-				for (Map.Entry<String, Integer> want : wanted.entrySet()) {
-					String key = want.getKey();
-					List<JobRecord> jobs = found.getOrDefault(key, List.of());
-					int before = Math.min(read.getOrDefault(key, 0), jobs.size());
-					heads.put(key, new ArrayList<>(jobs.subList(before, jobs.size())));
-					read.put(key, want.getValue());
-					if (jobs.size() < want.getValue()) {
-						turns.drop(key);
-						if (jobs.isEmpty()) {
-							// Nothing due at this priority: out of the turns until a look finds it again.
-							leaving.add(key);
-						}
-					}
-				}
-				for (String key : plan) {
-					if (admitted.size() + claimed.size() >= request.limit()) {
-						break;
-					}
-					List<JobRecord> jobs = heads.get(key);
-					if (jobs == null || jobs.isEmpty()) {
-						continue;
-					}
-					if (admission.admit(key.isEmpty() ? null : key)) {
-						admitted.add(jobs.remove(0));
-						turns.start(key);
-					}
-					else {
-						turns.drop(key);
-						jobs.clear();
-						if (admission.room(1) == 0) {
-							break;
-						}
-					}
-				}
-				if (admitted.size() + claimed.size() >= request.limit()) {
-					moreDue = true;
-					break;
-				}
-			}
-			List<JobRecord> taken = admitted.isEmpty() ? admitted
-					: this.flow.claimAdmitted(request, token, now, admitted);
-			Set<Long> takenIds = new HashSet<>(taken.stream().map(JobRecord::id).toList());
-			for (JobRecord job : admitted) {
-				if (!takenIds.contains(job.id())) {
-					// Its row is held (or it is no longer queued): no start, no turn.
-					String key = job.concurrencyKey();
-					admission.withdraw(key);
-					turns.unstart((key != null) ? key : "");
-				}
-			}
-			claimed.addAll(taken);
-		}
-		if (turns != null) {
-			leaving.removeAll(turns.started().keySet());
-			this.flow.writeFairTurns(queue, turns.passesOfStarted(), turns.started(), stored, leaving, now);
-		}
-		if (!claimed.isEmpty()) {
-			writeWindows(queue, admission);
-			pruneWindows(queue, limits, now);
-		}
-		if (moreDue && claimed.size() < request.limit()) {
-			admission.capped(request.limit());
-		}
-		admission.keysWithoutRateRoom().forEach((key, wait) -> closedUntil.put(key, nowMillis + wait));
-		Long wait = admission.millisUntilRateRoom();
-		for (long until : closedUntil.values()) {
-			wait = Math.min((wait != null) ? wait : Long.MAX_VALUE, until - nowMillis);
-		}
-		return new ClaimResult(claimed, true, (wait != null) ? Duration.ofMillis(wait) : null,
-				admission.heldByConcurrency() || !admission.fullKeys().isEmpty());
-	}
-
-	/**
-	 * Looks for keys with jobs queued at a priority of a fair queue that are not in its turns,
-	 * at most every {@link #FAIR_SCAN_INTERVAL} here unless {@code now}, and puts them into the
-	 * turns at the smallest pass there is; under the queue's lock. True when it looked.
-	 */
-	private boolean scanForKeys(String queue, int priority, boolean now) {
-		Map<Integer, Long> scanned = this.fairScannedAt.computeIfAbsent(queue, (q) -> new ConcurrentHashMap<>());
-		long at = System.nanoTime();
-		Long last = scanned.get(priority);
-		if (!now && last != null && at - last < FAIR_SCAN_INTERVAL.toNanos()) {
-			return false;
-		}
-		scanned.put(priority, at);
-		Map<String, FlowStore.FairKey> inTurns = this.flow.fairKeyPlaces(queue);
-		List<String> entering = this.flow.fairKeys(queue, priority)
-			.stream()
-			.filter((key) -> !inTurns.containsKey(key))
-			.toList();
-		if (!entering.isEmpty()) {
-			long smallest = inTurns.values().stream().mapToLong(FlowStore.FairKey::pass).min().orElse(0);
-			this.flow.enterTurns(queue, entering, smallest);
-		}
-		return true;
-	}
-
 	/** Whether this instance last pruned what {@code what} names a {@link #PRUNE_INTERVAL} ago or more; notes that it does now. */
 	private boolean pruneDue(String what) {
 		long at = System.nanoTime();
@@ -391,7 +210,7 @@ public final class FlowClaim implements LimitedClaim {
 	}
 
 	/** Writes the windows with this claim's starts, under the queue's lock. */
-	private void writeWindows(String queue, Admission admission) {
+	void writeWindows(String queue, Admission admission) {
 		Map<String, RateWindow> keyWindows = new LinkedHashMap<>(admission.windowsToWrite());
 		RateWindow queueWindow = keyWindows.remove(Admission.QUEUE_WINDOW);
 		Set<String> stored = new HashSet<>();
@@ -416,7 +235,7 @@ public final class FlowClaim implements LimitedClaim {
 	 * by a rate leaves one), at most once per {@link #PRUNE_INTERVAL} on this instance, under
 	 * the lock the claim holds.
 	 */
-	private void pruneWindows(String queue, QueueLimits limits, Instant now) {
+	void pruneWindows(String queue, QueueLimits limits, Instant now) {
 		if (!limits.limitsKeyRates()) {
 			return;
 		}
@@ -497,7 +316,7 @@ public final class FlowClaim implements LimitedClaim {
 	 * Reads the rate windows of the candidates' keys that have a rate limit, those not read
 	 * before in this claim, into the admission.
 	 */
-	private void readWindows(String queue, QueueLimits limits, List<JobRecord> candidates, Set<String> read,
+	void readWindows(String queue, QueueLimits limits, List<JobRecord> candidates, Set<String> read,
 			Admission admission) {
 		Set<String> keys = new LinkedHashSet<>();
 		for (JobRecord job : candidates) {

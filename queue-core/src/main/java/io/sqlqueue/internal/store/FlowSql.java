@@ -93,9 +93,6 @@ final class FlowSql {
 	/** Every key in a fair queue's turns; parameter: queue. */
 	final String fairKeys;
 
-	/** The keys whose turn is next, smallest pass first; parameters: queue, limit. */
-	final String nextTurns;
-
 	final String updateFairKey;
 
 	final String insertFairKey;
@@ -178,11 +175,7 @@ final class FlowSql {
 		this.fairKeys = """
 				SELECT fair_key, pass, window_start, window_starts, previous_starts FROM %s
 				WHERE queue = ?""".formatted(fairKeyTable);
-		this.nextTurns = """
-				SELECT fair_key, pass, window_start, window_starts, previous_starts FROM %s
-				WHERE queue = ?
-				ORDER BY pass, fair_key
-				LIMIT ?""".formatted(fairKeyTable);
+
 		this.updateFairKey = """
 				UPDATE %s SET pass = ?, window_start = ?, window_starts = ?, previous_starts = ?
 				WHERE queue = ? AND fair_key = ?""".formatted(fairKeyTable);

@@ -391,10 +391,15 @@ public class FlowStore {
 		return keys;
 	}
 
-	/** The {@code limit} keys of a fair queue whose turn is next, smallest pass (then key) first. */
-	public List<Map.Entry<String, FairKey>> nextTurns(String queue, int limit) {
-		return this.jdbc.query(this.sql.nextTurns, (rs, row) -> Map.entry(rs.getString("fair_key"),
-				new FairKey(rs.getLong("pass"), window(rs))), queue, limit);
+	/**
+	 * The keys of a fair queue by turn, smallest pass (then key) first: every key in the turns
+	 * is read (the table has no index on the pass, so that rewriting passes stays heap-only).
+	 */
+	public List<Map.Entry<String, FairKey>> turnOrder(String queue) {
+		List<Map.Entry<String, FairKey>> keys = new ArrayList<>(fairKeyPlaces(queue).entrySet());
+		keys.sort(Map.Entry.<String, FairKey>comparingByValue(java.util.Comparator.comparingLong(FairKey::pass))
+			.thenComparing(Map.Entry.comparingByKey()));
+		return keys;
 	}
 
 	/** Puts keys found with jobs queued into a fair queue's turns at {@code pass}; under the queue's lock. */
@@ -420,6 +425,16 @@ public class FlowStore {
 		return found.isEmpty() ? null : found.get(0);
 	}
 
+	/** Whether the request has a job due at a priority above {@code priority}. */
+	public boolean fairDueAbove(ClaimRequest request, int priority) {
+		List<Object> args = new ArrayList<>();
+		args.add(request.queue());
+		args.addAll(request.handlers());
+		args.add(priority);
+		return !this.jdbc.queryForList(this.jobSql.fairDueAbove(request.handlers().size()), Integer.class,
+				args.toArray()).isEmpty();
+	}
+
 	/** The keys with queued jobs of a queue at one priority, {@code ""} for the jobs without a key. */
 	public List<String> fairKeys(String queue, int priority) {
 		return this.jdbc.query(this.jobSql.fairKeys(), (rs, row) -> {
@@ -430,30 +445,38 @@ public class FlowStore {
 
 	/**
 	 * The first due jobs of these keys ({@code ""}: the jobs without a key) at one priority,
-	 * up to the count given for each, by key, each key's in run order.
+	 * after each key's mark in run order ({@link Mark#HEAD}: from its head), up to the count
+	 * given for each, by key, each key's in run order.
 	 */
-	public Map<String, List<JobRecord>> fairHeads(ClaimRequest request, int priority, Map<String, Integer> wanted) {
-		Integer withoutKey = wanted.get("");
-		List<Map.Entry<String, Integer>> keyed = new ArrayList<>(
-				wanted.entrySet().stream().filter((entry) -> !entry.getKey().isEmpty()).toList());
-		int padded = keyed.isEmpty() ? 0 : IdChunks.padded(keyed.size());
-		while (keyed.size() < padded) {
-			keyed.add(keyed.get(0));
+	public Map<String, List<JobRecord>> fairHeads(ClaimRequest request, int priority, Map<String, Integer> wanted,
+			Map<String, Mark> marks) {
+		List<String> keys = new ArrayList<>(wanted.keySet());
+		keys.remove("");
+		int padded = keys.isEmpty() ? 0 : IdChunks.padded(keys.size());
+		while (keys.size() < padded) {
+			keys.add(keys.get(0));
 		}
 		List<Object> args = new ArrayList<>();
-		if (withoutKey != null) {
-			addArm(args, request, priority, null, withoutKey);
+		boolean withoutKey = wanted.containsKey("");
+		if (withoutKey) {
+			addArm(args, request, priority, "", wanted.get(""), marks.getOrDefault("", Mark.HEAD));
 		}
-		keyed.forEach((entry) -> addArm(args, request, priority, entry.getKey(), entry.getValue()));
+		keys.forEach((key) -> addArm(args, request, priority, key, wanted.get(key), marks.getOrDefault(key, Mark.HEAD)));
 		Map<String, List<JobRecord>> heads = new HashMap<>();
 		if (args.isEmpty()) {
 			return heads;
 		}
 		JobRows rows = new JobRows(this.dialect, false);
 		Set<Long> seen = new HashSet<>();
-		this.jdbc.query(this.jobSql.fairHeads(request.handlers().size(), keyed.size(), withoutKey != null), (ps) -> {
+		this.jdbc.query(this.jobSql.fairHeads(request.handlers().size(), keys.size(), withoutKey), (ps) -> {
 			for (int i = 0; i < args.size(); i++) {
-				ps.setObject(i + 1, args.get(i));
+				Object arg = args.get(i);
+				if (arg instanceof Instant at) {
+					this.dialect.setTimestamp(ps, i + 1, at);
+				}
+				else {
+					ps.setObject(i + 1, arg);
+				}
 			}
 		}, (rs, row) -> rows.mapRow(rs, row)).forEach((job) -> {
 			if (seen.add(job.id())) {
@@ -465,14 +488,31 @@ public class FlowStore {
 		return heads;
 	}
 
-	private static void addArm(List<Object> args, ClaimRequest request, int priority, @Nullable String key, int limit) {
+	private static void addArm(List<Object> args, ClaimRequest request, int priority, String key, int limit,
+			Mark mark) {
 		args.add(request.queue());
 		args.addAll(request.handlers());
 		args.add(priority);
-		if (key != null) {
+		if (!key.isEmpty()) {
 			args.add(key);
 		}
+		args.add(mark.runAt());
+		args.add(mark.runAt());
+		args.add(mark.id());
 		args.add(limit);
+	}
+
+	/**
+	 * Where a fair claim of this instance last took a key's jobs: its next read of the key
+	 * starts after it in run order, past the index entries of the jobs claimed since the last
+	 * vacuum (which a read from the key's head would walk, every claim). A hint, never a
+	 * promise: see {@code FlowClaim}.
+	 */
+	public record Mark(Instant runAt, long id) {
+
+		/** From the key's head. */
+		public static final Mark HEAD = new Mark(Instant.EPOCH, 0);
+
 	}
 
 	/**

@@ -413,6 +413,19 @@ final class JobSql {
 	}
 
 	/**
+	 * Whether a job of these handlers is due at a priority above one, read from the ready
+	 * index above that priority only (the entries of the jobs claimed at it are not in the
+	 * way); parameters: queue, handlers…, priority.
+	 */
+	String fairDueAbove(int handlers) {
+		return this.plain.computeIfAbsent("fairDueAbove:" + handlers, (key) -> """
+				SELECT j.priority FROM %s j
+				WHERE %s
+				  AND j.priority > ?
+				LIMIT 1""".formatted(this.table, readyJobsOf(handlers)));
+	}
+
+	/**
 	 * The concurrency keys with queued jobs of a queue at one priority, in key order, at most
 	 * {@link #MAX_FAIR_KEYS}, found by skipping from key to key along the fair index (one
 	 * probe per key, however many jobs each has), and a null first when jobs without a key are
@@ -438,12 +451,13 @@ final class JobSql {
 	}
 
 	private String fairHead(int handlers, String key, int arm) {
+		String timestamp = this.dialect.timestampParameter();
 		return """
 				SELECT * FROM (SELECT j.* FROM %s j
 				    WHERE %s
-				      AND j.priority = ? AND %s
+				      AND j.priority = ? AND %s AND (j.run_at > %s OR (j.run_at = %s AND j.id > ?))
 				    ORDER BY j.run_at, j.id
-				    LIMIT ?) h%d""".formatted(this.table, readyJobsOf(handlers), key, arm);
+				    LIMIT ?) h%d""".formatted(this.table, readyJobsOf(handlers), key, timestamp, timestamp, arm);
 	}
 
 	/**
@@ -455,8 +469,9 @@ final class JobSql {
 	/**
 	 * The first due jobs of some keys of a fair queue at one priority, each key's in run order
 	 * (its own arm, so that each reads its key's first jobs from the fair index and no more):
-	 * {@code keyed} keys and, with {@code withoutKey}, the jobs without a key; parameters per
-	 * arm: queue, handlers…, priority, [key], limit.
+	 * {@code keyed} keys and, with {@code withoutKey}, the jobs without a key, each after a
+	 * position in run order; parameters per arm: queue, handlers…, priority, [key], run_at,
+	 * run_at, id, limit.
 	 */
 	String fairHeads(int handlers, int keyed, boolean withoutKey) {
 		return this.plain.computeIfAbsent("fairHeads:" + handlers + ":" + keyed + ":" + withoutKey, (key) -> {

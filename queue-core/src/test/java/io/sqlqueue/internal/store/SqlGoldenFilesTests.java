@@ -137,7 +137,7 @@ class SqlGoldenFilesTests {
 		all.fields("job-", jobs, Set.of("tableName"));
 		all.covered(JobSql.class, "plain", "makeDue", "insertRows", "claimReturning", "claimReturningPast", "limitedCandidates", "claimQueued",
 				"claimQueuedPassingOverLocked", "lockQueued", "claimedWith", "lockReadyJobs", "readyJobsQuery",
-				"claimIds", "fairPriority", "fairKeys", "fairHeads", "finishedUnder", "findAll", "cancelRequested", "lockRunning", "lockPlainRunning", "completeLocked",
+				"claimIds", "fairPriority", "fairDueAbove", "fairKeys", "fairHeads", "finishedUnder", "findAll", "cancelRequested", "lockRunning", "lockPlainRunning", "completeLocked",
 				"running", "awaitedAmong",
 				"finishedAmong", "deleteFinishedAmong", "plainQueuedAmong", "cancelPlainAmong");
 		for (String write : List.of("complete", "reschedule", "finish", "release", "cancel", "expire", "reap",
@@ -260,13 +260,15 @@ class SqlGoldenFilesTests {
 		}
 		all.put("claim-limited", sequence(limited.toArray(String[]::new)));
 		all.put("claim-fair", sequence("-- A fair queue's claim (docs/flow-control.md#fair-turns), after 1. and 2. above:",
-				"-- 3. The highest priority with a job due (then each lower one, while there is room).",
-				jobs.fairPriority(HANDLERS, false), jobs.fairPriority(HANDLERS, true),
+				"-- 3. Whether a job is due above the priority this instance served last; if so (or at first), "
+						+ "the highest priority with a job due (then each lower one, while there is room).",
+				jobs.fairDueAbove(HANDLERS), jobs.fairPriority(HANDLERS, false), jobs.fairPriority(HANDLERS, true),
 				"-- 4. Every 100 ms per instance: the keys with jobs queued at that priority, key to key along the "
 						+ "fair index, and those in the turns; the new ones enter the turns.",
 				jobs.fairKeys(), flows.fairKeys, flows.insertFairKey,
-				"-- 5. The keys whose turn is next.", flows.nextTurns,
-				"-- 6. The first due jobs of the keys whose turn it is, each key's own read.",
+				"-- 5. The keys in the turns (ordered by pass here).", flows.fairKeys,
+				"-- 6. The first due jobs of the keys whose turn it is, each past where this instance last took "
+						+ "its jobs, in an arm of its own.",
 				jobs.fairHeads(HANDLERS, 2, true),
 				"-- 7. Claim the admitted jobs as a limited claim does; then write the turns and the keys that leave them.",
 				flows.updateFairKey, flows.deleteFairKey));

@@ -1,0 +1,318 @@
+package io.sqlqueue.internal.flow;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.sqlqueue.JobRecord;
+import io.sqlqueue.flow.QueueLimits;
+import io.sqlqueue.internal.store.ClaimRequest;
+import io.sqlqueue.internal.store.ClaimResult;
+import io.sqlqueue.internal.store.FlowStore;
+
+/**
+ * The claim of a fair queue (docs/flow-control.md#fair-turns), under the queue's flow lock
+ * that {@link FlowClaim} took: from the highest priority with a job due down, it orders the
+ * keys in the queue's turns ({@link FairTurns}), reads just the first due jobs of the keys
+ * whose turn it is, and admits them turn by turn under the queue's limits, as an unfair claim
+ * admits jobs in run order. A key with nothing due leaves the turns; one whose limit holds it
+ * takes no turn; their turns go to the keys after them. Keys with jobs queued enter the turns
+ * when a claim looks for them (every {@link #SCAN_INTERVAL} per instance, skipping along the
+ * fair index from key to key). Passes are written under the lock, so the turns hold across
+ * every instance.
+ * <p>
+ * Through a backlog a claim reads each key past a mark where this instance last took its
+ * jobs, and checks the priorities above the one it last served rather than reading the head
+ * of the ready jobs: until the next vacuum the head is the index entries of every job claimed
+ * since, and a read from it would walk them all, every claim (one key's flood of a million
+ * jobs made a claim take a second). As for the unfair claim ({@code JobClaims}), a mark is a
+ * hint: a key read past its mark that comes back short is read again from its head in the
+ * same claim, and every key is read from its head at least every {@link #HEAD_EVERY}.
+ */
+final class FairClaim {
+
+	/** Priority levels one claim serves at most; the next claim goes on from the first. */
+	static final int MAX_LEVELS = 4;
+
+	/** Reads of keys' first jobs at one priority one claim makes at most. */
+	static final int MAX_READS = 3;
+
+	/**
+	 * How often this instance looks for keys with jobs queued at a priority that are not in
+	 * the turns yet: a new key waits about this long for its first turn. Sooner when a claim
+	 * finds a job due and no key in the turns with one.
+	 */
+	static final Duration SCAN_INTERVAL = Duration.ofMillis(100);
+
+	/** How long a key is read past its mark before it is read from its head again. */
+	static final Duration HEAD_EVERY = Duration.ofSeconds(1);
+
+	private final FlowStore flow;
+
+	private final FlowClaim limited;
+
+	/** When (by {@link System#nanoTime()}) this instance last looked for keys of each queue at each priority. */
+	private final Map<String, Map<Integer, Long>> scannedAt = new ConcurrentHashMap<>();
+
+	/** The priority this instance's last claim of each queue served first. */
+	private final Map<String, Integer> servedPriority = new ConcurrentHashMap<>();
+
+	/** Per queue and key, where this instance last took the key's jobs. */
+	private final Map<String, Map<String, KeyMark>> marks = new ConcurrentHashMap<>();
+
+	FairClaim(FlowStore flow, FlowClaim limited) {
+		this.flow = flow;
+		this.limited = limited;
+	}
+
+	ClaimResult claim(ClaimRequest request, long token, QueueLimits limits, FlowStore.FlowLock lock,
+			Map<String, Long> closedUntil) {
+		String queue = request.queue();
+		Instant now = lock.now();
+		long nowMillis = now.toEpochMilli();
+		FlowStore.Running running = limits.limitsConcurrency() ? this.flow.running(queue)
+				: new FlowStore.Running(0, Map.of());
+		Admission admission = new Admission(limits, nowMillis, running.total(), running.byKey(), lock.window());
+		Map<String, KeyMark> queueMarks = this.marks.computeIfAbsent(queue, (q) -> new ConcurrentHashMap<>());
+		List<Map.Entry<String, FlowStore.FairKey>> order = null;
+		Map<String, FlowStore.FairKey> stored = new HashMap<>();
+		Map<String, Long> passes = new HashMap<>();
+		FairTurns turns = null;
+		Set<String> leaving = new HashSet<>();
+		Set<String> windowsRead = new HashSet<>();
+		List<JobRecord> claimed = new ArrayList<>();
+		boolean moreDue = false;
+		Integer priority = null;
+		Integer firstServed = null;
+		for (int level = 0; level < MAX_LEVELS && admission.room(request.limit() - claimed.size()) > 0; level++) {
+			priority = nextPriority(request, priority, level == 0);
+			if (priority == null) {
+				break;
+			}
+			boolean scanned = scanForKeys(queue, priority, false);
+			if (scanned || order == null) {
+				order = this.flow.turnOrder(queue);
+			}
+			List<JobRecord> admitted = new ArrayList<>();
+			Map<String, Integer> read = new HashMap<>();
+			Map<String, List<JobRecord>> heads = new HashMap<>();
+			Map<String, FlowStore.Mark> from = new HashMap<>();
+			Set<String> inTurn = new HashSet<>();
+			int next = 0;
+			for (int reads = 0; reads < MAX_READS; reads++) {
+				int room = admission.room(request.limit() - claimed.size() - admitted.size());
+				if (room == 0) {
+					moreDue = true;
+					break;
+				}
+				if (next >= order.size() && inTurn.isEmpty() && !scanned) {
+					// A job is due and no key in the turns has one: look now, not at the next scan.
+					scanned = scanForKeys(queue, priority, true);
+					order = this.flow.turnOrder(queue);
+					next = 0;
+				}
+				if (turns == null) {
+					turns = new FairTurns(limits.fairness(), order.isEmpty() ? 0 : order.get(0).getValue().pass(), passes);
+				}
+				Set<String> closed = admission.fullKeys();
+				closed.addAll(closedUntil.keySet());
+				List<String> keys = new ArrayList<>();
+				// The keys whose turn may come in this read: a few more than the room, as some have nothing due.
+				while (next < order.size() && keys.size() < room + 8) {
+					Map.Entry<String, FlowStore.FairKey> turn = order.get(next++);
+					String key = turn.getKey();
+					stored.putIfAbsent(key, turn.getValue());
+					passes.putIfAbsent(key, turn.getValue().pass());
+					if (!leaving.contains(key) && !closed.contains(key) && inTurn.add(key)) {
+						keys.add(key);
+					}
+				}
+				turns.due(keys);
+				if (turns.isEmpty()) {
+					break;
+				}
+				List<String> plan = turns.plan(room);
+				Map<String, Integer> wanted = new HashMap<>();
+				plan.forEach((key) -> wanted.merge(key, 1, Integer::sum));
+				wanted.replaceAll((key, count) -> count + read.getOrDefault(key, 0));
+				Map<String, List<JobRecord>> found = readHeads(request, priority, wanted, from, queueMarks);
+				if (limits.limitsKeyRates()) {
+					this.limited.readWindows(queue, limits, found.values().stream().flatMap(List::stream).toList(),
+							windowsRead, admission);
+				}
+				for (Map.Entry<String, Integer> want : wanted.entrySet()) {
+					String key = want.getKey();
+					List<JobRecord> jobs = found.getOrDefault(key, List.of());
+					int before = Math.min(read.getOrDefault(key, 0), jobs.size());
+					heads.put(key, new ArrayList<>(jobs.subList(before, jobs.size())));
+					read.put(key, want.getValue());
+					if (jobs.size() < want.getValue()) {
+						turns.drop(key);
+						if (jobs.isEmpty()) {
+							// Nothing due at this priority: out of the turns until a look finds it again.
+							leaving.add(key);
+						}
+					}
+				}
+				for (String key : plan) {
+					if (admitted.size() + claimed.size() >= request.limit()) {
+						break;
+					}
+					List<JobRecord> jobs = heads.get(key);
+					if (jobs == null || jobs.isEmpty()) {
+						continue;
+					}
+					if (admission.admit(key.isEmpty() ? null : key)) {
+						admitted.add(jobs.remove(0));
+						turns.start(key);
+					}
+					else {
+						turns.drop(key);
+						jobs.clear();
+						if (admission.room(1) == 0) {
+							break;
+						}
+					}
+				}
+				if (admitted.size() + claimed.size() >= request.limit()) {
+					moreDue = true;
+					break;
+				}
+			}
+			List<JobRecord> taken = admitted.isEmpty() ? admitted
+					: this.flow.claimAdmitted(request, token, now, admitted);
+			Set<Long> takenIds = new HashSet<>(taken.stream().map(JobRecord::id).toList());
+			for (JobRecord job : admitted) {
+				String key = (job.concurrencyKey() != null) ? job.concurrencyKey() : "";
+				if (takenIds.contains(job.id())) {
+					mark(queueMarks, key, job, from.get(key));
+				}
+				else {
+					// Its row is held (or it is no longer queued): no start, no turn.
+					admission.withdraw(job.concurrencyKey());
+					turns.unstart(key);
+				}
+			}
+			if (firstServed == null && !taken.isEmpty()) {
+				firstServed = priority;
+			}
+			claimed.addAll(taken);
+		}
+		if (firstServed != null) {
+			this.servedPriority.put(queue, firstServed);
+		}
+		else {
+			this.servedPriority.remove(queue);
+		}
+		leaving.forEach(queueMarks::remove);
+		if (turns != null) {
+			leaving.removeAll(turns.started().keySet());
+			this.flow.writeFairTurns(queue, turns.passesOfStarted(), turns.started(), stored, leaving, now);
+		}
+		if (!claimed.isEmpty()) {
+			this.limited.writeWindows(queue, admission);
+			this.limited.pruneWindows(queue, limits, now);
+		}
+		if (moreDue && claimed.size() < request.limit()) {
+			admission.capped(request.limit());
+		}
+		admission.keysWithoutRateRoom().forEach((key, wait) -> closedUntil.put(key, nowMillis + wait));
+		Long wait = admission.millisUntilRateRoom();
+		for (long until : closedUntil.values()) {
+			wait = Math.min((wait != null) ? wait : Long.MAX_VALUE, until - nowMillis);
+		}
+		return new ClaimResult(claimed, true, (wait != null) ? Duration.ofMillis(wait) : null,
+				admission.heldByConcurrency() || !admission.fullKeys().isEmpty());
+	}
+
+	/**
+	 * The priority to serve: first the one this instance served last, unless a job is due
+	 * above it (or there is none: then the head of the ready jobs says); then each lower one
+	 * with a job due.
+	 */
+	private Integer nextPriority(ClaimRequest request, Integer served, boolean first) {
+		if (!first) {
+			return this.flow.fairPriority(request, served);
+		}
+		Integer last = this.servedPriority.get(request.queue());
+		if (last != null && !this.flow.fairDueAbove(request, last)) {
+			return last;
+		}
+		return this.flow.fairPriority(request, null);
+	}
+
+	/**
+	 * The first due jobs of the keys: each past its mark where it has a fresh one of this
+	 * priority, and those that come back short from there read again from their heads.
+	 * {@code from} keeps where each key was read from in this claim.
+	 */
+	private Map<String, List<JobRecord>> readHeads(ClaimRequest request, int priority, Map<String, Integer> wanted,
+			Map<String, FlowStore.Mark> from, Map<String, KeyMark> queueMarks) {
+		long at = System.nanoTime();
+		for (String key : wanted.keySet()) {
+			from.computeIfAbsent(key, (k) -> {
+				KeyMark mark = queueMarks.get(k);
+				return (mark != null && mark.priority() == priority && at - mark.headAt() < HEAD_EVERY.toNanos())
+						? mark.position() : FlowStore.Mark.HEAD;
+			});
+		}
+		Map<String, List<JobRecord>> found = this.flow.fairHeads(request, priority, wanted, from);
+		Map<String, Integer> again = new HashMap<>();
+		wanted.forEach((key, count) -> {
+			if (from.get(key) != FlowStore.Mark.HEAD && found.getOrDefault(key, List.of()).size() < count) {
+				// Short past the mark: jobs may wait behind it.
+				from.put(key, FlowStore.Mark.HEAD);
+				again.put(key, count);
+			}
+		});
+		if (!again.isEmpty()) {
+			found.putAll(this.flow.fairHeads(request, priority, again, from));
+			again.keySet().forEach((key) -> found.putIfAbsent(key, List.of()));
+		}
+		return found;
+	}
+
+	/** Marks where this claim took the key's jobs, keeping when it last read the key from its head. */
+	private static void mark(Map<String, KeyMark> queueMarks, String key, JobRecord job, FlowStore.Mark readFrom) {
+		KeyMark before = queueMarks.get(key);
+		long headAt = (readFrom == FlowStore.Mark.HEAD || before == null) ? System.nanoTime() : before.headAt();
+		// A key's jobs are admitted in its run order: the last one taken is where its next read starts.
+		queueMarks.put(key, new KeyMark(job.priority(), new FlowStore.Mark(job.runAt(), job.id()), headAt));
+	}
+
+	/**
+	 * Looks for keys with jobs queued at a priority of a fair queue that are not in its turns,
+	 * at most every {@link #SCAN_INTERVAL} here unless {@code now}, and puts them into the
+	 * turns at the smallest pass there is; under the queue's lock. True when it looked.
+	 */
+	private boolean scanForKeys(String queue, int priority, boolean now) {
+		Map<Integer, Long> scanned = this.scannedAt.computeIfAbsent(queue, (q) -> new ConcurrentHashMap<>());
+		long at = System.nanoTime();
+		Long last = scanned.get(priority);
+		if (!now && last != null && at - last < SCAN_INTERVAL.toNanos()) {
+			return false;
+		}
+		scanned.put(priority, at);
+		Map<String, FlowStore.FairKey> inTurns = this.flow.fairKeyPlaces(queue);
+		List<String> entering = this.flow.fairKeys(queue, priority)
+			.stream()
+			.filter((key) -> !inTurns.containsKey(key))
+			.toList();
+		if (!entering.isEmpty()) {
+			long smallest = inTurns.values().stream().mapToLong(FlowStore.FairKey::pass).min().orElse(0);
+			this.flow.enterTurns(queue, entering, smallest);
+		}
+		return true;
+	}
+
+	/** Where this instance last took a key's jobs, at which priority, and when it last read the key from its head. */
+	private record KeyMark(int priority, FlowStore.Mark position, long headAt) {
+	}
+
+}
