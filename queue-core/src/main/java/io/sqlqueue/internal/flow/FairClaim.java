@@ -44,11 +44,21 @@ final class FairClaim {
 	static final int MAX_READS = 3;
 
 	/**
-	 * How often this instance looks for keys with jobs queued at a priority that are not in
-	 * the turns yet: a new key waits about this long for its first turn. Sooner when a claim
-	 * finds a job due and no key in the turns with one.
+	 * How often this instance looks at the jobs enqueued since its last look for keys that are
+	 * not in the turns yet: a new key waits about this long for its first turn. A look reads
+	 * those jobs by id, so it costs what was enqueued since, whatever the backlog.
 	 */
 	static final Duration SCAN_INTERVAL = Duration.ofMillis(100);
+
+	/**
+	 * How often this instance looks at every key with jobs queued at a priority (by skipping
+	 * along the fair index from key to key), and at once when a job is due and no key in the
+	 * turns has one: for the jobs a quick look cannot see, those queued again (retried,
+	 * released, reaped) and those whose enqueue committed after a later id was seen. Until the
+	 * next vacuum each key's range starts with the index entries of its claimed jobs, which
+	 * this look walks: it is the costly one.
+	 */
+	static final Duration FULL_SCAN_INTERVAL = Duration.ofSeconds(5);
 
 	/** How long a key is read past its mark before it is read from its head again. */
 	static final Duration HEAD_EVERY = Duration.ofSeconds(1);
@@ -57,8 +67,8 @@ final class FairClaim {
 
 	private final FlowClaim limited;
 
-	/** When (by {@link System#nanoTime()}) this instance last looked for keys of each queue at each priority. */
-	private final Map<String, Map<Integer, Long>> scannedAt = new ConcurrentHashMap<>();
+	/** This instance's looks for keys, by queue. */
+	private final Map<String, Looks> looks = new ConcurrentHashMap<>();
 
 	/** The priority this instance's last claim of each queue served first. */
 	private final Map<String, Integer> servedPriority = new ConcurrentHashMap<>();
@@ -292,23 +302,48 @@ final class FairClaim {
 	 * turns at the smallest pass there is; under the queue's lock. True when it looked.
 	 */
 	private boolean scanForKeys(String queue, int priority, boolean now) {
-		Map<Integer, Long> scanned = this.scannedAt.computeIfAbsent(queue, (q) -> new ConcurrentHashMap<>());
+		Looks looks = this.looks.computeIfAbsent(queue, (q) -> new Looks());
 		long at = System.nanoTime();
-		Long last = scanned.get(priority);
-		if (!now && last != null && at - last < SCAN_INTERVAL.toNanos()) {
+		Long full = looks.fullAt.get(priority);
+		List<String> found;
+		if (now || full == null || at - full >= FULL_SCAN_INTERVAL.toNanos()) {
+			// Every key: ids up to here are covered by this look, later ones by the next quick look.
+			long upTo = this.flow.lastJobId();
+			found = this.flow.fairKeys(queue, priority);
+			looks.fullAt.put(priority, at);
+			looks.quickAt = at;
+			looks.lastId = Math.max(looks.lastId, upTo);
+		}
+		else if (at - looks.quickAt >= SCAN_INTERVAL.toNanos()) {
+			FlowStore.KeysSince since = this.flow.fairKeysSince(queue, looks.lastId);
+			found = since.keys();
+			looks.quickAt = at;
+			looks.lastId = Math.max(looks.lastId, since.lastId());
+		}
+		else {
 			return false;
 		}
-		scanned.put(priority, at);
 		Map<String, FlowStore.FairKey> inTurns = this.flow.fairKeyPlaces(queue);
-		List<String> entering = this.flow.fairKeys(queue, priority)
-			.stream()
-			.filter((key) -> !inTurns.containsKey(key))
-			.toList();
+		List<String> entering = found.stream().filter((key) -> !inTurns.containsKey(key)).distinct().toList();
 		if (!entering.isEmpty()) {
 			long smallest = inTurns.values().stream().mapToLong(FlowStore.FairKey::pass).min().orElse(0);
 			this.flow.enterTurns(queue, entering, smallest);
 		}
 		return true;
+	}
+
+	/** This instance's looks for keys of one queue. */
+	private static final class Looks {
+
+		/** When (by {@link System#nanoTime()}) it last looked at every key, by priority. */
+		final Map<Integer, Long> fullAt = new ConcurrentHashMap<>();
+
+		/** When it last looked at the jobs enqueued since the look before. */
+		volatile long quickAt;
+
+		/** The largest job id its looks have covered. */
+		volatile long lastId;
+
 	}
 
 	/** Where this instance last took a key's jobs, at which priority, and when it last read the key from its head. */

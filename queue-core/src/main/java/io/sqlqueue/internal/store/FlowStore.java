@@ -435,6 +435,35 @@ public class FlowStore {
 				args.toArray()).isEmpty();
 	}
 
+	/** The largest job id there is (0 for none). */
+	public long lastJobId() {
+		Long last = this.jdbc.queryForObject(this.jobSql.lastJobId, Long.class);
+		return (last != null) ? last : 0;
+	}
+
+	/**
+	 * The keys of a queue's queued jobs among the next jobs enqueued after job {@code afterId}
+	 * (by id: a read that costs what was enqueued since, whatever the backlog; at most 10,000
+	 * jobs, the next look goes on from there), {@code ""} for the jobs without a key, and the
+	 * largest id read.
+	 */
+	public KeysSince fairKeysSince(String queue, long afterId) {
+		List<String> keys = new ArrayList<>();
+		long[] last = { afterId };
+		this.jdbc.query(this.jobSql.fairKeysSince, (rs) -> {
+			String key = rs.getString("concurrency_key");
+			if (rs.getInt("queued") == 1) {
+				keys.add((key != null) ? key : "");
+			}
+			last[0] = Math.max(last[0], rs.getLong("last_id"));
+		}, queue, afterId);
+		return new KeysSince(keys, last[0]);
+	}
+
+	/** Keys of jobs enqueued since a look, and the largest id that look read. */
+	public record KeysSince(List<String> keys, long lastId) {
+	}
+
 	/** The keys with queued jobs of a queue at one priority, {@code ""} for the jobs without a key. */
 	public List<String> fairKeys(String queue, int priority) {
 		return this.jdbc.query(this.jobSql.fairKeys(), (rs, row) -> {

@@ -176,6 +176,20 @@ final class JobSql {
 
 	final String deleteFinished;
 
+	/** The largest job id there is; no parameters. */
+	final String lastJobId;
+
+	/**
+	 * The concurrency keys of the next {@link #KEYS_SINCE_ROWS} jobs by id above one, each
+	 * with the largest id read and whether a job of it is queued in a queue; read along the
+	 * primary key, so that it costs what was enqueued since, whatever the backlog;
+	 * parameters: queue, id.
+	 */
+	final String fairKeysSince;
+
+	/** Jobs one look at the jobs enqueued since the last reads at most; the next goes on from there. */
+	static final int KEYS_SINCE_ROWS = 10_000;
+
 	JobSql(Dialect dialect, @Nullable String schema) {
 		this.dialect = dialect;
 		this.claimsPassingOverLockedInOne = dialect.claimQueuedPassingOverLocked("queue_job", "?", "?") != null;
@@ -216,6 +230,12 @@ final class JobSql {
 		this.vacuumEach = (this.vacuum != null)
 				? vacuumed.stream().map((table) -> dialect.vacuumStatement(List.of(table))).toList() : List.of();
 		this.tableName = this.table;
+		this.lastJobId = "SELECT MAX(id) FROM %s".formatted(this.table);
+		this.fairKeysSince = """
+				SELECT t.concurrency_key, MAX(t.id) AS last_id,
+				       MAX(CASE WHEN t.queue = ? AND t.status = 'QUEUED' THEN 1 ELSE 0 END) AS queued
+				FROM (SELECT concurrency_key, queue, status, id FROM %s WHERE id > ? ORDER BY id LIMIT %d) t
+				GROUP BY t.concurrency_key""".formatted(this.table, KEYS_SINCE_ROWS);
 		this.writeLockFirst = dialect.writeLockFirst(this.table);
 		// A job whose cancel was asked for while it ran is never queued again (reschedule,
 		// release): it ends CANCELLED, even if its instance had not heard of the request yet.
