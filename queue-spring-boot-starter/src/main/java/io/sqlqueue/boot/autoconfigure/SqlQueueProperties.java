@@ -42,9 +42,10 @@ public class SqlQueueProperties {
 	 * 'sqlqueue.queues[mail.bulk].concurrency'). A queue listed here is served even when
 	 * no handler names it. Each takes 'concurrency' (workers on this instance),
 	 * 'global-concurrency' (most of its jobs running on all instances together), 'rate-limit'
-	 * (most starts per period on all instances, such as '100/1m') and 'key-limits' (a list of
+	 * (most starts per period on all instances, such as '100/1m'), 'key-limits' (a list of
 	 * 'keys', an exact concurrency key, a prefix such as 'customer:*' or '*', with a
-	 * 'concurrency' and/or a 'rate-limit' for each such key).
+	 * 'concurrency' and/or a 'rate-limit' for each such key), 'fair' (its concurrency keys
+	 * take turns) and 'fair-weights' (weights of those turns by key pattern).
 	 */
 	private Map<String, QueueProperties> queues = new LinkedHashMap<>();
 
