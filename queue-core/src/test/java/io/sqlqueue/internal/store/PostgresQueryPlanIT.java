@@ -107,7 +107,9 @@ class PostgresQueryPlanIT {
 			.doesNotContain("Seq Scan on queue_job j");
 		FlowSql flow = new FlowSql(database.dialect(), database.schema());
 		assertThat(plan(flow.runningByKey, "q1")).contains("queue_job_lease_idx").doesNotContain("Seq Scan");
-		assertThat(plan(flow.dueByKey, "q1")).contains("queue_job_ready_idx").doesNotContain("Seq Scan");
+		// Either partial index of the queued jobs (the fair one leads with the queue too).
+		assertThat(plan(flow.dueByKey, "q1")).containsAnyOf("queue_job_ready_idx", "queue_job_fair_idx")
+			.doesNotContain("Seq Scan");
 		// The keys' windows by the primary key, in a read of their own: joined on the candidates,
 		// they were read again for every candidate.
 		assertThat(plan(flow.windowsOf(2), "q1", "customer:1", "customer:2")).contains("queue_rate_window_pkey")
@@ -182,7 +184,21 @@ class PostgresQueryPlanIT {
 
 	@Test
 	void backlogUsesTheReadyIndex() {
-		assertThat(plan(sql.dueBacklog)).contains("queue_job_ready_idx");
+		assertThat(plan(sql.dueBacklog)).containsAnyOf("queue_job_ready_idx", "queue_job_fair_idx")
+			.doesNotContain("Seq Scan");
+	}
+
+	/**
+	 * A fair claim reads each key's first jobs along the fair index, from a position on; it
+	 * finds new keys among the jobs enqueued since its last look along the primary key.
+	 */
+	@Test
+	void fairClaimReadsKeysAlongTheFairIndexAndNewJobsByTheirIds() {
+		String runAt = java.time.Instant.now().toString();
+		assertThat(plan(sql.fairHeads(1, 1, false), "q1", "h1", 0, "customer:1", runAt, runAt, 7L, 10))
+			.contains("queue_job_fair_idx")
+			.doesNotContain("Seq Scan on queue_job j");
+		assertThat(plan(sql.fairKeysSince, "q1", 1000L)).contains("queue_job_pkey").doesNotContain("Seq Scan");
 	}
 
 	/**
