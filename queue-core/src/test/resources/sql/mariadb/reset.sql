@@ -8,4 +8,4 @@ DELETE FROM queue_paused;
 DELETE FROM queue_audit;
 DELETE FROM queue_count;
 UPDATE queue_count_turn SET taken_by = NULL, counted_by = NULL, counted_at = NULL;
-UPDATE queue_flow SET window_start = 0, window_starts = 0, previous_starts = 0, fair_clock = 0
+UPDATE queue_flow SET window_start = 0, window_starts = 0, previous_starts = 0

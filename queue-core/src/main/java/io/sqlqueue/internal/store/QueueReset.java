@@ -50,13 +50,12 @@ public class QueueReset {
 				"DELETE FROM %squeue_audit".formatted(prefix), "DELETE FROM %squeue_count".formatted(prefix),
 				// Nothing shared: the next stats pass counts (the turn's number and time stay).
 				"UPDATE %squeue_count_turn SET taken_by = NULL, counted_by = NULL, counted_at = NULL".formatted(prefix),
-				"UPDATE %squeue_flow SET window_start = 0, window_starts = 0, previous_starts = 0, fair_clock = 0"
-					.formatted(prefix));
+				"UPDATE %squeue_flow SET window_start = 0, window_starts = 0, previous_starts = 0".formatted(prefix));
 	}
 
 	/**
-	 * Deletes every job, attempt, edge, batch, rate window, fair key's place, pause, audit entry
-	 * and shared count; sets every queue's own rate window and fair turns' clock back to empty.
+	 * Deletes every job, attempt, edge, batch, rate window, key in fair turns, pause, audit
+	 * entry and shared count; sets every queue's own rate window back to empty.
 	 */
 	public void reset() {
 		this.transactions.inNewBoundedLockWait(this.jdbc, LOCK_WAIT, () -> {
