@@ -8,6 +8,7 @@ import java.util.Map;
 import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.api.Test;
 
+import io.sqlqueue.flow.FairKeyShare;
 import io.sqlqueue.flow.Fairness;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.Limit;
@@ -92,6 +93,9 @@ interface FairTurnsConformance extends ConformanceSupport {
 			started.addAll(claimKeys(4));
 		}
 		assertThat(counts(started)).as("%s", started).containsExactlyInAnyOrderEntriesOf(Map.of("gold:1", 15, "tin", 5));
+		// What operators see: each key's due jobs and its share of the starts.
+		assertThat(flow().fairShares("default")).containsExactly(new FairKeyShare("tin", 35, 5, 0.25),
+				new FairKeyShare("gold:1", 25, 15, 0.75));
 	}
 
 	/** Past the time after which an instance looks for keys that are not in a fair queue's turns. */
@@ -120,6 +124,26 @@ interface FairTurnsConformance extends ConformanceSupport {
 		sleepPastTheLookForKeys();
 		assertThat(counts(claimKeys(10))).containsExactlyInAnyOrderEntriesOf(Map.of("early", 5, "late", 5));
 		assertThat(counts(claimKeys(10))).containsExactlyInAnyOrderEntriesOf(Map.of("early", 5, "late", 5));
+	}
+
+	/**
+	 * A job not due when its key was seen (delayed, or queued again for a retry) makes the key
+	 * leave the turns, and a look at the jobs enqueued since cannot see it again; once it is due,
+	 * a claim that finds no key in the turns with a job due looks at every key at once and takes
+	 * it, rather than in {@code FULL_SCAN_INTERVAL}.
+	 */
+	@Test
+	default void aKeyWhoseJobBecomesDueLaterIsFound() throws Exception {
+		flow().setFairness("default", Fairness.roundRobin());
+		long later = fixture().queue()
+			.enqueue(Job.of("work", 1).concurrencyKey("later").delay(java.time.Duration.ofMillis(500)));
+		fixture().queue().enqueue(Job.of("work", 2).concurrencyKey("now"));
+		assertThat(claimKeys(5)).as("only one job is due").containsExactly("now");
+		sleepPastTheLookForKeys();
+		assertThat(claimKeys(5)).as("still only one job was due").isEmpty();
+		Thread.sleep(500);
+		assertThat(claimKeys(5)).containsExactly("later");
+		assertThat(fixture().status(later)).isEqualTo(JobStatus.RUNNING);
 	}
 
 	/** The turns are the queue's, not an instance's: two instances' claims share one order. */

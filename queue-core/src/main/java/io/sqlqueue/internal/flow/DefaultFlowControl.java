@@ -119,19 +119,17 @@ public class DefaultFlowControl implements FlowControl {
 	@Override
 	public void declareFairness(LimitSource source, Map<String, Fairness> fairness, Set<String> served) {
 		fairness.keySet().forEach(Names::requireQueue);
-		Map<String, Map<String, Integer>> stored = new HashMap<>();
+		// The queue's own row carries the source of its fair turns.
 		Map<String, String> sources = new HashMap<>();
-		this.store.allWeights().forEach((row) -> {
-			sources.put(row.queue(), row.source());
-			if (!row.keyPattern().equals(LimitRow.QUEUE)) {
-				stored.computeIfAbsent(row.queue(), (queue) -> new HashMap<>()).put(row.keyPattern(), row.weight());
-			}
-			else {
-				stored.computeIfAbsent(row.queue(), (queue) -> new HashMap<>());
-			}
-		});
+		this.store.allWeights()
+			.stream()
+			.filter((row) -> row.keyPattern().equals(LimitRow.QUEUE))
+			.forEach((row) -> sources.put(row.queue(), row.source()));
+		Map<String, Fairness> stored = new HashMap<>();
+		this.store.allLimits().stream().filter(QueueLimits::isFair).forEach((limits) -> stored.put(limits.queue(),
+				limits.fairness()));
 		fairness.forEach((queue, declared) -> {
-			boolean same = source.name().equals(sources.get(queue)) && declared.weights().equals(stored.get(queue));
+			boolean same = source.name().equals(sources.get(queue)) && declared.equals(stored.get(queue));
 			if (!same) {
 				putFairness(queue, declared, source);
 			}

@@ -10,11 +10,14 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
+import org.jspecify.annotations.Nullable;
+
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.flow.QueueLimits;
 import io.sqlqueue.internal.store.ClaimRequest;
 import io.sqlqueue.internal.store.ClaimResult;
 import io.sqlqueue.internal.store.FlowStore;
+import io.sqlqueue.internal.store.RateWindow;
 
 /**
  * The claim of a fair queue (docs/flow-control.md#fair-turns), under the queue's flow lock
@@ -92,23 +95,25 @@ final class FairClaim {
 		Map<String, KeyMark> queueMarks = this.marks.computeIfAbsent(queue, (q) -> new ConcurrentHashMap<>());
 		List<Map.Entry<String, FlowStore.FairKey>> order = null;
 		Map<String, FlowStore.FairKey> stored = new HashMap<>();
-		Map<String, Long> passes = new HashMap<>();
-		FairTurns turns = null;
+		FairTurns turns = new FairTurns(limits.fairness());
 		Set<String> leaving = new HashSet<>();
 		Set<String> windowsRead = new HashSet<>();
 		List<JobRecord> claimed = new ArrayList<>();
 		boolean moreDue = false;
 		Integer priority = null;
 		Integer firstServed = null;
+		boolean lookedAtEvery = false;
 		for (int level = 0; level < MAX_LEVELS && admission.room(request.limit() - claimed.size()) > 0; level++) {
 			priority = nextPriority(request, priority, level == 0);
 			if (priority == null) {
 				break;
 			}
-			boolean scanned = scanForKeys(queue, priority, false);
-			if (scanned || order == null) {
-				order = this.flow.turnOrder(queue);
+			Looked looked = lookForKeys(queue, priority, false);
+			lookedAtEvery |= looked != null && looked.everyKey();
+			if (looked != null || order == null) {
+				order = FlowStore.inTurnOrder((looked != null) ? looked.keys() : this.flow.fairKeyPlaces(queue));
 			}
+			boolean anyClosed = false;
 			List<JobRecord> admitted = new ArrayList<>();
 			Map<String, Integer> read = new HashMap<>();
 			Map<String, List<JobRecord>> heads = new HashMap<>();
@@ -121,31 +126,30 @@ final class FairClaim {
 					moreDue = true;
 					break;
 				}
-				if (next >= order.size() && inTurn.isEmpty() && !scanned) {
-					// A job is due and no key in the turns has one: look now, not at the next scan.
-					scanned = scanForKeys(queue, priority, true);
-					order = this.flow.turnOrder(queue);
-					next = 0;
-				}
-				if (turns == null) {
-					turns = new FairTurns(limits.fairness(), order.isEmpty() ? 0 : order.get(0).getValue().pass(), passes);
-				}
 				Set<String> closed = admission.fullKeys();
 				closed.addAll(closedUntil.keySet());
-				List<String> keys = new ArrayList<>();
+				Map<String, Long> keys = new HashMap<>();
 				// The keys whose turn may come in this read: a few more than the room, as some have nothing due.
 				while (next < order.size() && keys.size() < room + 8) {
 					Map.Entry<String, FlowStore.FairKey> turn = order.get(next++);
 					String key = turn.getKey();
 					stored.putIfAbsent(key, turn.getValue());
-					passes.putIfAbsent(key, turn.getValue().pass());
+					anyClosed |= closed.contains(key);
 					if (!leaving.contains(key) && !closed.contains(key) && inTurn.add(key)) {
-						keys.add(key);
+						keys.put(key, turn.getValue().pass());
 					}
 				}
 				turns.due(keys);
 				if (turns.isEmpty()) {
-					break;
+					if (!admitted.isEmpty() || anyClosed || lookedAtEvery) {
+						break;
+					}
+					// A job is due at this priority and no key in the turns had one (not for a limit):
+					// its key is one a quick look cannot see; look at every key now, not in 5 s.
+					order = FlowStore.inTurnOrder(lookForKeys(queue, priority, true).keys());
+					lookedAtEvery = true;
+					next = 0;
+					continue;
 				}
 				List<String> plan = turns.plan(room);
 				Map<String, Integer> wanted = new HashMap<>();
@@ -221,10 +225,8 @@ final class FairClaim {
 			this.servedPriority.remove(queue);
 		}
 		leaving.forEach(queueMarks::remove);
-		if (turns != null) {
-			leaving.removeAll(turns.started().keySet());
-			this.flow.writeFairTurns(queue, turns.passesOfStarted(), turns.started(), stored, leaving, now);
-		}
+		leaving.removeAll(turns.started().keySet());
+		this.flow.writeFairTurns(queue, turns.passesOfStarted(), turns.started(), stored, leaving, now);
 		if (!claimed.isEmpty()) {
 			this.limited.writeWindows(queue, admission);
 			this.limited.pruneWindows(queue, limits, now);
@@ -275,7 +277,7 @@ final class FairClaim {
 		Map<String, List<JobRecord>> found = this.flow.fairHeads(request, priority, wanted, from);
 		Map<String, Integer> again = new HashMap<>();
 		wanted.forEach((key, count) -> {
-			if (from.get(key) != FlowStore.Mark.HEAD && found.getOrDefault(key, List.of()).size() < count) {
+			if (!FlowStore.Mark.HEAD.equals(from.get(key)) && found.getOrDefault(key, List.of()).size() < count) {
 				// Short past the mark: jobs may wait behind it.
 				from.put(key, FlowStore.Mark.HEAD);
 				again.put(key, count);
@@ -297,16 +299,19 @@ final class FairClaim {
 	}
 
 	/**
-	 * Looks for keys with jobs queued at a priority of a fair queue that are not in its turns,
-	 * at most every {@link #SCAN_INTERVAL} here unless {@code now}, and puts them into the
-	 * turns at the smallest pass there is; under the queue's lock. True when it looked.
+	 * Looks for keys with jobs queued at a priority of a fair queue that are not in its turns
+	 * (among the jobs enqueued since the last look every {@link #SCAN_INTERVAL}, at every key
+	 * every {@link #FULL_SCAN_INTERVAL} or when {@code now}), and puts them into the turns at
+	 * the smallest pass there is; under the queue's lock. Returns the keys in the turns
+	 * afterwards, or {@code null} when it was not time to look.
 	 */
-	private boolean scanForKeys(String queue, int priority, boolean now) {
+	private @Nullable Looked lookForKeys(String queue, int priority, boolean now) {
 		Looks looks = this.looks.computeIfAbsent(queue, (q) -> new Looks());
 		long at = System.nanoTime();
 		Long full = looks.fullAt.get(priority);
 		List<String> found;
-		if (now || full == null || at - full >= FULL_SCAN_INTERVAL.toNanos()) {
+		boolean everyKey = now || full == null || at - full >= FULL_SCAN_INTERVAL.toNanos();
+		if (everyKey) {
 			// Every key: ids up to here are covered by this look, later ones by the next quick look.
 			long upTo = this.flow.lastJobId();
 			found = this.flow.fairKeys(queue, priority);
@@ -321,15 +326,20 @@ final class FairClaim {
 			looks.lastId = Math.max(looks.lastId, since.lastId());
 		}
 		else {
-			return false;
+			return null;
 		}
-		Map<String, FlowStore.FairKey> inTurns = this.flow.fairKeyPlaces(queue);
+		Map<String, FlowStore.FairKey> inTurns = new HashMap<>(this.flow.fairKeyPlaces(queue));
 		List<String> entering = found.stream().filter((key) -> !inTurns.containsKey(key)).distinct().toList();
 		if (!entering.isEmpty()) {
 			long smallest = inTurns.values().stream().mapToLong(FlowStore.FairKey::pass).min().orElse(0);
 			this.flow.enterTurns(queue, entering, smallest);
+			entering.forEach((key) -> inTurns.put(key, new FlowStore.FairKey(smallest, RateWindow.EMPTY)));
 		}
-		return true;
+		return new Looked(inTurns, everyKey);
+	}
+
+	/** The keys in the turns after a look, and whether it looked at every key. */
+	private record Looked(Map<String, FlowStore.FairKey> keys, boolean everyKey) {
 	}
 
 	/** This instance's looks for keys of one queue. */

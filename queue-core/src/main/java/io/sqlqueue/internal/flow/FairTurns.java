@@ -1,7 +1,6 @@
 package io.sqlqueue.internal.flow;
 
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -17,10 +16,10 @@ import io.sqlqueue.flow.Fairness;
  * The turns of a fair queue's keys in one claim: stride scheduling. Each key has a pass; the
  * key with the smallest pass (then the smallest key) goes next, and each start moves its
  * pass on by {@link #TURN} divided by its weight, so that over many turns a key of weight 3
- * starts three jobs for one of weight 1. The queue's clock is the pass of the last turn
- * given: a key that comes (back) with jobs due starts at the clock, never below it, so that
- * a key that had nothing due saved up no turns, and a key that took more than its share
- * before waits until the others have caught up.
+ * starts three jobs for one of weight 1. The passes are the queue's, as stored: a key enters
+ * the turns at the smallest pass there is ({@link FairClaim}), so that a key that had nothing
+ * due saved up no turns, and a key that took more than its share before waits until the
+ * others have caught up.
  * <p>
  * Keys are strings here; the jobs without a key are the key {@code ""} (a concurrency key
  * is never empty).
@@ -35,8 +34,6 @@ final class FairTurns {
 
 	private final Fairness fairness;
 
-	private final Map<String, Long> stored;
-
 	private final Map<String, Long> pass = new HashMap<>();
 
 	/** The keys that take turns in this claim now. */
@@ -44,24 +41,16 @@ final class FairTurns {
 
 	private final Map<String, Integer> started = new LinkedHashMap<>();
 
-	private long clock;
-
-	/**
-	 * @param clock the queue's clock as the last claim left it
-	 * @param stored the passes stored for keys (a key may have none)
-	 */
-	FairTurns(Fairness fairness, long clock, Map<String, Long> stored) {
+	FairTurns(Fairness fairness) {
 		this.fairness = fairness;
-		this.clock = clock;
-		this.stored = stored;
 	}
 
-	/** These keys have jobs due: each takes turns from its stored pass, or the clock if that is later. */
-	void due(Collection<String> keys) {
-		for (String key : keys) {
-			this.pass.computeIfAbsent(key, (k) -> Math.max(this.stored.getOrDefault(k, this.clock), this.clock));
+	/** These keys, with their passes as stored, have jobs due: each takes turns from its pass. */
+	void due(Map<String, Long> passes) {
+		passes.forEach((key, at) -> {
+			this.pass.putIfAbsent(key, at);
 			this.active.add(key);
-		}
+		});
 	}
 
 	/** This key takes no more turns in this claim (nothing more due, or a limit holds it). */
@@ -88,8 +77,10 @@ final class FairTurns {
 
 	/** A job of this key started: its turn is given, its pass moves on. */
 	void start(String key) {
-		long at = this.pass.computeIfAbsent(key, (k) -> Math.max(this.stored.getOrDefault(k, this.clock), this.clock));
-		this.clock = Math.max(this.clock, at);
+		Long at = this.pass.get(key);
+		if (at == null) {
+			throw new IllegalStateException("Key '" + key + "' takes no turns in this claim");
+		}
 		this.pass.put(key, at + stride(key));
 		this.started.merge(key, 1, Integer::sum);
 	}

@@ -3,7 +3,6 @@ package io.sqlqueue.internal.flow;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -198,17 +197,6 @@ public final class FlowClaim implements LimitedClaim {
 				admission.heldByConcurrency() || !admission.fullKeys().isEmpty());
 	}
 
-	/** Whether this instance last pruned what {@code what} names a {@link #PRUNE_INTERVAL} ago or more; notes that it does now. */
-	private boolean pruneDue(String what) {
-		long at = System.nanoTime();
-		Long last = this.prunedAt.get(what);
-		if (last == null || at - last > PRUNE_INTERVAL.toNanos()) {
-			this.prunedAt.put(what, at);
-			return true;
-		}
-		return false;
-	}
-
 	/** Writes the windows with this claim's starts, under the queue's lock. */
 	void writeWindows(String queue, Admission admission) {
 		Map<String, RateWindow> keyWindows = new LinkedHashMap<>(admission.windowsToWrite());
@@ -239,7 +227,10 @@ public final class FlowClaim implements LimitedClaim {
 		if (!limits.limitsKeyRates()) {
 			return;
 		}
-		if (pruneDue(queue)) {
+		long at = System.nanoTime();
+		Long last = this.prunedAt.get(queue);
+		if (last == null || at - last > PRUNE_INTERVAL.toNanos()) {
+			this.prunedAt.put(queue, at);
 			this.flow.deleteExpiredWindows(queue, now);
 		}
 	}

@@ -10,6 +10,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -114,7 +115,7 @@ public class FlowStore {
 				.orElse(0L) : rows.get(0).version();
 			limits.add(limitsOf(queue, rows, fairness, version));
 		});
-		limits.sort(java.util.Comparator.comparing(QueueLimits::queue));
+		limits.sort(Comparator.comparing(QueueLimits::queue));
 		return limits;
 	}
 
@@ -379,9 +380,6 @@ public class FlowStore {
 	/** How long the starts of a fair queue's keys are counted for the share shown to operators. */
 	public static final long FAIR_SHARE_PERIOD = Duration.ofMinutes(1).toMillis();
 
-	/** Keys a fair claim looks at, at one priority, at most (see {@link JobSql#MAX_FAIR_KEYS}). */
-	public static final int MAX_FAIR_KEYS = JobSql.MAX_FAIR_KEYS;
-
 	/** Every key in a fair queue's turns, with its place; the jobs without a key are the key {@code ""}. */
 	public Map<String, FairKey> fairKeyPlaces(String queue) {
 		Map<String, FairKey> keys = new HashMap<>();
@@ -392,14 +390,14 @@ public class FlowStore {
 	}
 
 	/**
-	 * The keys of a fair queue by turn, smallest pass (then key) first: every key in the turns
-	 * is read (the table has no index on the pass, so that rewriting passes stays heap-only).
+	 * Keys of a fair queue by turn, smallest pass (then key) first. The table has no index on
+	 * the pass, so that rewriting passes stays heap-only: a claim orders the keys it read.
 	 */
-	public List<Map.Entry<String, FairKey>> turnOrder(String queue) {
-		List<Map.Entry<String, FairKey>> keys = new ArrayList<>(fairKeyPlaces(queue).entrySet());
-		keys.sort(Map.Entry.<String, FairKey>comparingByValue(java.util.Comparator.comparingLong(FairKey::pass))
+	public static List<Map.Entry<String, FairKey>> inTurnOrder(Map<String, FairKey> keys) {
+		List<Map.Entry<String, FairKey>> order = new ArrayList<>(keys.entrySet());
+		order.sort(Map.Entry.<String, FairKey>comparingByValue(Comparator.comparingLong(FairKey::pass))
 			.thenComparing(Map.Entry.comparingByKey()));
-		return keys;
+		return order;
 	}
 
 	/** Puts keys found with jobs queued into a fair queue's turns at {@code pass}; under the queue's lock. */
@@ -414,25 +412,25 @@ public class FlowStore {
 	 * {@code null}; {@code null} when none is due.
 	 */
 	public @Nullable Integer fairPriority(ClaimRequest request, @Nullable Integer below) {
-		List<Object> args = new ArrayList<>();
-		args.add(request.queue());
-		args.addAll(request.handlers());
-		if (below != null) {
-			args.add(below);
-		}
+		Object[] args = (below != null) ? readyArgs(request, below) : readyArgs(request);
 		List<Integer> found = this.jdbc.queryForList(this.jobSql.fairPriority(request.handlers().size(), below != null),
-				Integer.class, args.toArray());
+				Integer.class, args);
 		return found.isEmpty() ? null : found.get(0);
 	}
 
 	/** Whether the request has a job due at a priority above {@code priority}. */
 	public boolean fairDueAbove(ClaimRequest request, int priority) {
+		return !this.jdbc.queryForList(this.jobSql.fairDueAbove(request.handlers().size()), Integer.class,
+				readyArgs(request, priority)).isEmpty();
+	}
+
+	/** What a read of the request's ready jobs binds: queue, handlers…, then {@code more}. */
+	private static Object[] readyArgs(ClaimRequest request, Object... more) {
 		List<Object> args = new ArrayList<>();
 		args.add(request.queue());
 		args.addAll(request.handlers());
-		args.add(priority);
-		return !this.jdbc.queryForList(this.jobSql.fairDueAbove(request.handlers().size()), Integer.class,
-				args.toArray()).isEmpty();
+		args.addAll(List.of(more));
+		return args.toArray();
 	}
 
 	/** The largest job id there is (0 for none). */
@@ -535,7 +533,7 @@ public class FlowStore {
 	 * Where a fair claim of this instance last took a key's jobs: its next read of the key
 	 * starts after it in run order, past the index entries of the jobs claimed since the last
 	 * vacuum (which a read from the key's head would walk, every claim). A hint, never a
-	 * promise: see {@code FlowClaim}.
+	 * promise: see {@code FairClaim}.
 	 */
 	public record Mark(Instant runAt, long id) {
 
