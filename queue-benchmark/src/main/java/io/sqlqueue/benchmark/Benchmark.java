@@ -449,7 +449,7 @@ public final class Benchmark {
 
 	}
 
-	private static double percentile(double[] sorted, int percent) {
+	static double percentile(double[] sorted, int percent) {
 		int index = (int) Math.ceil(percent / 100.0 * sorted.length) - 1;
 		return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
 	}
@@ -464,13 +464,13 @@ public final class Benchmark {
 		}
 	}
 
-	private static void require(boolean condition, String what) {
+	static void require(boolean condition, String what) {
 		if (!condition) {
 			throw new IllegalStateException("Wrong run: not true that " + what);
 		}
 	}
 
-	private static void sleep(long millis) {
+	static void sleep(long millis) {
 		try {
 			Thread.sleep(millis);
 		}

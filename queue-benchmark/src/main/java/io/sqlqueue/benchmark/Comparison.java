@@ -273,7 +273,7 @@ final class Comparison {
 		return String.format(Locale.ROOT, "%.2f", mine / theirs);
 	}
 
-	private static double median(double[] sorted) {
+	static double median(double[] sorted) {
 		int middle = sorted.length / 2;
 		return (sorted.length % 2 == 1) ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 	}

@@ -122,8 +122,8 @@ final class FairTurnsWorkload {
 				System.out.println("FAIR starvation " + starved);
 				this.lines.add(starved);
 				probe(jobs, executions, heavy + light, probes, fair);
-				require(executions.requireNoneRanTwice(total) > 0, "jobs ran");
-				require(heavyStarted < heavy, "the heavy key still saturated the queue");
+				Benchmark.require(executions.requireNoneRanTwice(total) > 0, "jobs ran");
+				Benchmark.require(heavyStarted < heavy, "the heavy key still saturated the queue");
 			}
 			finally {
 				instances.forEach(Instance::close);
@@ -142,7 +142,7 @@ final class FairTurnsWorkload {
 			long due = start + i * 50_000_000L;
 			long now = System.nanoTime();
 			if (due > now) {
-				sleep((due - now) / 1_000_000);
+				Benchmark.sleep((due - now) / 1_000_000);
 			}
 			jobs.enqueue(Job.of(BenchmarkApplication.SLEEP, first + i).concurrencyKey("probe-" + (i % 20)));
 			committed[i] = System.nanoTime();
@@ -159,7 +159,7 @@ final class FairTurnsWorkload {
 		String line = waits.isEmpty()
 				? String.format(Locale.ROOT, "| %s | 0 of %d started | | | |", label(fair), probes)
 				: String.format(Locale.ROOT, "| %s | %d of %d started | %d ms | %d ms | %d ms |", label(fair),
-						waits.size(), probes, percentile(waits, 0.5), percentile(waits, 0.99), waits.get(waits.size() - 1));
+						waits.size(), probes, percentile(waits, 50), percentile(waits, 99), waits.get(waits.size() - 1));
 		System.out.println("FAIR probe " + line);
 		this.lines.add(line);
 	}
@@ -203,7 +203,7 @@ final class FairTurnsWorkload {
 			long start = System.nanoTime();
 			awaitOrTimeout(() -> executions.total() >= total, Duration.ofMinutes(10));
 			while (this.target.count("status = 'SUCCEEDED'") < total) {
-				sleep(5);
+				Benchmark.sleep(5);
 			}
 			long end = System.nanoTime();
 			executions.requireEachRanOnce();
@@ -229,13 +229,11 @@ final class FairTurnsWorkload {
 	}
 
 	private static double median(List<Double> values) {
-		double[] sorted = values.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-		return (sorted.length % 2 == 1) ? sorted[sorted.length / 2]
-				: (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+		return Comparison.median(values.stream().mapToDouble(Double::doubleValue).sorted().toArray());
 	}
 
-	private static long percentile(List<Long> sorted, double p) {
-		return sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(p * sorted.size()) - 1));
+	private static long percentile(List<Long> sorted, int percent) {
+		return (long) Benchmark.percentile(sorted.stream().mapToDouble(Long::doubleValue).toArray(), percent);
 	}
 
 	private static boolean awaitOrTimeout(BooleanSupplier condition, Duration timeout) {
@@ -244,25 +242,9 @@ final class FairTurnsWorkload {
 			if (System.nanoTime() > deadline) {
 				return false;
 			}
-			sleep(5);
+			Benchmark.sleep(5);
 		}
 		return true;
-	}
-
-	private static void require(boolean condition, String what) {
-		if (!condition) {
-			throw new IllegalStateException("Wrong run: not true that " + what);
-		}
-	}
-
-	private static void sleep(long millis) {
-		try {
-			Thread.sleep(millis);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException(ex);
-		}
 	}
 
 	/** The workload's settings, from the command line's options. */
