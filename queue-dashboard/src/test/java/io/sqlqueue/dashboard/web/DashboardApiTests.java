@@ -24,6 +24,7 @@ import io.sqlqueue.JobRecord;
 import io.sqlqueue.admin.TableHealth;
 import io.sqlqueue.dashboard.DashboardContexts;
 import io.sqlqueue.flow.FlowControl;
+import io.sqlqueue.flow.Fairness;
 import io.sqlqueue.flow.Limit;
 import io.sqlqueue.internal.maintenance.TableHealthMonitor;
 import io.sqlqueue.internal.store.ClaimRequest;
@@ -254,6 +255,30 @@ class DashboardApiTests {
 				.andExpect(jsonPath("$.queues[1].limits",
 						contains("queue: concurrency 5, rate 1/1h", "customer:*: concurrency 2")))
 				.andExpect(jsonPath("$.queues[1].throttled.queue-rate").value(2));
+		});
+	}
+
+	/**
+	 * A fair queue shows its fair turns and the five keys with the most jobs due (then by key;
+	 * the jobs without a key sort first), with their share of starts.
+	 */
+	@Test
+	void overviewShowsAFairQueuesTurnsAndItsKeys() {
+		DashboardContexts.runner().run((context) -> {
+			context.getBean(FlowControl.class).setFairness("imports", Fairness.roundRobin().withWeight("gold:*", 3));
+			List<Job> jobs = new java.util.ArrayList<>();
+			for (int i = 0; i < 8; i++) {
+				jobs.add(Job.of("load", i).queue("imports").concurrencyKey("key-" + (i % 7)));
+			}
+			jobs.add(Job.of("load", 9).queue("imports"));
+			context.getBean(JobQueue.class).enqueueAll(jobs);
+			DashboardContexts.mvc(context)
+				.perform(get("/sqlqueue/api/overview").with(user("ops")))
+				.andExpect(status().isOk())
+				.andExpect(jsonPath("$.queues[0].name").value("imports"))
+				.andExpect(jsonPath("$.queues[0].limits", contains("fair turns: weighted {gold:*=3}",
+						"key-0: 2 due, 0% of starts", "(no key): 1 due, 0% of starts", "key-1: 1 due, 0% of starts",
+						"key-2: 1 due, 0% of starts", "key-3: 1 due, 0% of starts")));
 		});
 	}
 
