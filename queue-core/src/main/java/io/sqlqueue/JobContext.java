@@ -1,7 +1,7 @@
 package io.sqlqueue;
 
+import java.time.Duration;
 import java.time.Instant;
-
 import java.util.Optional;
 
 import org.jspecify.annotations.Nullable;
@@ -64,5 +64,113 @@ public interface JobContext {
 	 * when the job was already handed to another worker.
 	 */
 	void extendLease();
+
+	/**
+	 * Runs {@code body} once per job (docs/durable-steps.md): its result is recorded as JSON
+	 * when it returns, and every later run of this job (a retry, a run after a crash or a
+	 * lost lease, a resume after a sleep or a signal) returns the recorded result, decoded
+	 * as {@code type}, without running the body. A body that throws records nothing, and
+	 * the exception leaves this method as it is. At least once: a body that was running
+	 * when its instance died runs again; for database work that must happen once, see
+	 * {@link #transactionalStep(String, Class, StepBody)}.
+	 * @param name 1 to 255 characters, no NUL (the rules of keys); unique within the job
+	 * @throws IllegalStateException outside the handler's own run (after it returned), in a
+	 * step's body, or past the limits of {@link #MAX_STEPS} records and
+	 * {@link #MAX_STEP_RESULT_BYTES} bytes of results per job
+	 */
+	default <T> @Nullable T step(String name, Class<T> type, StepBody<T> body) throws Exception {
+		throw new UnsupportedOperationException("This JobContext records no steps");
+	}
+
+	/** As {@link #step(String, Class, StepBody)}, for a body with no result. */
+	default void step(String name, StepAction body) throws Exception {
+		step(name, Void.class, () -> {
+			body.run();
+			return null;
+		});
+	}
+
+	/**
+	 * As {@link #step(String, Class, StepBody)}, with the body in a transaction on the
+	 * queue's {@code DataSource} that also records the step, fenced by this attempt's lease:
+	 * what the body writes through that {@code DataSource} (a {@code JdbcTemplate}, JPA on
+	 * the same pool) and the record commit together, or not at all. So its database effect
+	 * happens exactly once, across crashes and lost leases.
+	 */
+	default <T> @Nullable T transactionalStep(String name, Class<T> type, StepBody<T> body) throws Exception {
+		throw new UnsupportedOperationException("This JobContext records no steps");
+	}
+
+	/** As {@link #transactionalStep(String, Class, StepBody)}, for a body with no result. */
+	default void transactionalStep(String name, StepAction body) throws Exception {
+		transactionalStep(name, Void.class, () -> {
+			body.run();
+			return null;
+		});
+	}
+
+	/**
+	 * Parks the job for {@code duration} on the database's clock, durably: the handler's run
+	 * ends here (the call does not return; it unwinds the handler with an {@link Error} that
+	 * must not be caught), no thread or connection waits, no attempt is spent, and the job runs
+	 * again, on any instance, once the time is up, with its steps replayed from their records
+	 * and this call returning at once. Sleeps are told apart by the order a run reaches
+	 * them: a handler must reach its steps and sleeps in the same order on every run.
+	 * @throws IllegalStateException in a transactional handler (its transaction would be
+	 * held across the sleep), or outside the handler's own run
+	 */
+	default void sleep(Duration duration) {
+		throw new UnsupportedOperationException("This JobContext cannot park its job");
+	}
+
+	/** As {@link #sleep(Duration)}, until {@code time}; a time already past does not park. */
+	default void sleepUntil(Instant time) {
+		throw new UnsupportedOperationException("This JobContext cannot park its job");
+	}
+
+	/**
+	 * Gives the job back to run again from the top after {@code delay}, without spending an
+	 * attempt and without a record (unlike {@link #sleep}): for "not yet, look again later".
+	 * Does not return, as {@link #sleep} does not.
+	 */
+	default void snooze(Duration delay) {
+		throw new UnsupportedOperationException("This JobContext cannot park its job");
+	}
+
+	/**
+	 * The payload of the signal of this name sent to this job ({@link JobQueue#signal}),
+	 * decoded as {@code type}; when none has arrived, the job parks (as {@link #sleep} does)
+	 * until it arrives, from any instance, or until {@code timeout} has passed, and this call
+	 * then returns on the job's next run: the payload, or empty when the time ran out (the
+	 * caller chooses what a timeout means: {@code .orElseThrow(...)} fails the attempt). A
+	 * signal that arrived first is kept for the job. Once a run has found a wait timed out,
+	 * every later run finds the same.
+	 * @param name 1 to 255 characters, no NUL
+	 */
+	default <T> Optional<T> awaitSignal(String name, Class<T> type, Duration timeout) {
+		throw new UnsupportedOperationException("This JobContext cannot park its job");
+	}
+
+	/** The most records (steps, sleeps and waits for signals) one job keeps. */
+	int MAX_STEPS = 1_000;
+
+	/** The most bytes of JSON of all the results of one job's steps. */
+	int MAX_STEP_RESULT_BYTES = 4 * 1024 * 1024;
+
+	/** A step's body; it may throw anything, which leaves the step unrecorded. */
+	@FunctionalInterface
+	interface StepBody<T> {
+
+		@Nullable T run() throws Exception;
+
+	}
+
+	/** A step's body without a result. */
+	@FunctionalInterface
+	interface StepAction {
+
+		void run() throws Exception;
+
+	}
 
 }

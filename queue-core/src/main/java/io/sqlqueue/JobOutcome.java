@@ -20,7 +20,13 @@ public enum JobOutcome {
 	CANCELLED,
 
 	/** The job's deadline passed before it started: it is {@code CANCELLED} and never ran. */
-	EXPIRED;
+	EXPIRED,
+
+	/**
+	 * The handler parked its job (docs/durable-steps.md): a sleep, a wait for a signal or a
+	 * snooze. The job is {@code QUEUED} again, due when the park ends, with no attempt spent.
+	 */
+	PARKED;
 
 	/** The name as a metric tag: lower case. */
 	public String tag() {

@@ -135,6 +135,25 @@ public interface JobQueue {
 
 	void removeCancelListener(Consumer<Set<Long>> listener);
 
+	/**
+	 * Sends the job a signal (docs/durable-steps.md#signals): kept with the job, and read by
+	 * {@link JobContext#awaitSignal} of this name; a job parked waiting for it is woken. In
+	 * the caller's transaction when there is one: delivered only if it commits.
+	 * @param name 1 to 255 characters, no NUL; one signal per name and job
+	 * @param payload encoded as JSON, within the payload limit ({@code sqlqueue.payload-max-size})
+	 * @throws NoSuchJobException when there is no such job
+	 * @throws IllegalStateException when the job has finished (succeeded, failed or cancelled),
+	 * or already has a signal of this name; nothing is stored
+	 * @throws InvalidJobException for a bad name or a payload that cannot be encoded or is too large
+	 */
+	void signal(long id, String name, @Nullable Object payload);
+
+	/** What the job's runs recorded: its steps, sleeps and waits for signals, in the order they were recorded. */
+	List<JobStep> steps(long id);
+
+	/** The signals sent to the job, in the order they were sent. */
+	List<JobSignal> signals(long id);
+
 	/** Queues a {@code FAILED} job again with a fresh set of attempts; returns false when it is not failed. */
 	boolean retry(long id);
 

@@ -59,6 +59,7 @@ import io.sqlqueue.test.TestPropagator;
  * A subclass names the database; it adds tests only for what is its own.
  * <ul>
  * <li>jobs: {@link EnqueueConformance}, {@link ClaimConformance}, {@link RetryConformance},
+ * {@link DurableStepsConformance},
  * {@link TransactionalHandlerConformance}, {@link BadInputConformance},
  * {@link UnknownHandlerConformance}</li>
  * <li>ends: {@link AwaitConformance}, {@link CancelConformance}, {@link LeaseConformance},
@@ -78,7 +79,7 @@ import io.sqlqueue.test.TestPropagator;
 public abstract class QueueConformanceTests implements EnqueueConformance, ClaimConformance, RetryConformance,
 		TransactionalHandlerConformance, BadInputConformance, UnknownHandlerConformance, AwaitConformance,
 		CancelConformance, LeaseConformance, CompletionConformance, CompletionFlushConformance, GroupConformance,
-		FlowControlConformance, FairTurnsConformance, WorkflowConformance, BatchConformance, ScheduleConformance, ShutdownConformance,
+		FlowControlConformance, FairTurnsConformance, DurableStepsConformance, WorkflowConformance, BatchConformance, ScheduleConformance, ShutdownConformance,
 		ManagerLoopsConformance, CallerLockConformance, ObservationConformance, BrowseConformance,
 		RetentionConformance, JobRunnerConformance, TableHealthConformance, PauseConformance, InstancesConformance,
 		HistoryConformance, AuditConformance, SearchConformance, BulkConformance, SharedCountsConformance,

@@ -36,7 +36,9 @@ import io.sqlqueue.JobListener;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobResult;
+import io.sqlqueue.JobSignal;
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.JobStep;
 import io.sqlqueue.Names;
 import io.sqlqueue.PayloadCodec;
 import io.sqlqueue.Workflow;
@@ -420,6 +422,38 @@ public class DefaultJobQueue implements JobQueue {
 	private boolean enqueuedInCurrentTransaction(long id) {
 		Object noted = TransactionSynchronizationManager.getResource(this.uncommitted);
 		return noted instanceof Set<?> ids && ids.contains(id);
+	}
+
+	@Override
+	public void signal(long id, String name, @Nullable Object payload) {
+		if (name == null) {
+			throw new InvalidJobException("A signal needs a name");
+		}
+		Names.requireKey("A signal name", name);
+		String json;
+		try {
+			json = this.codec.encodePayload(payload, name);
+		}
+		catch (InvalidJobException ex) {
+			throw new InvalidJobException("Signal '" + name + "' to job " + id + " was not stored: " + ex.getMessage(),
+					ex);
+		}
+		String problem = this.store.whyNotStorable(json);
+		if (problem != null) {
+			throw new InvalidJobException("Signal '" + name + "' to job " + id + " was not stored: " + problem);
+		}
+		String queue = this.store.steps().signal(id, name, json);
+		afterCommit(() -> this.enqueueListeners.forEach((listener) -> listener.accept(Set.of(queue))));
+	}
+
+	@Override
+	public List<JobStep> steps(long id) {
+		return this.store.steps().recordsOf(id);
+	}
+
+	@Override
+	public List<JobSignal> signals(long id) {
+		return this.store.steps().signalsOf(id);
 	}
 
 	@Override

@@ -174,6 +174,11 @@ final class Attempt {
 		this.handlerReturned = true;
 	}
 
+	/** Whether the handler returned or threw: its context no longer acts for it. */
+	synchronized boolean hasHandlerReturned() {
+		return this.handlerReturned;
+	}
+
 	/** The attempt ended as {@code outcome}: a success handed to be recorded, or a recorded failure. */
 	void endedAs(JobOutcome outcome) {
 		this.outcome = outcome;

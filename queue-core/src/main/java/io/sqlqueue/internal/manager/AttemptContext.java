@@ -10,6 +10,7 @@ import org.jspecify.annotations.Nullable;
 import io.sqlqueue.BatchProgress;
 import io.sqlqueue.JobContext;
 import io.sqlqueue.LeaseLostException;
+import io.sqlqueue.PayloadCodec;
 import io.sqlqueue.internal.store.ExtendedLeases;
 import io.sqlqueue.internal.store.JobStore;
 
@@ -24,8 +25,12 @@ final class AttemptContext implements JobContext {
 
 	private final Duration leaseDuration;
 
-	AttemptContext(Attempt attempt, JobStore store, OutcomeRecorder recorder, Duration leaseDuration) {
+	private final DurableSteps steps;
+
+	AttemptContext(Attempt attempt, JobStore store, PayloadCodec codec, OutcomeRecorder recorder,
+			Duration leaseDuration) {
 		this.attempt = attempt;
+		this.steps = new DurableSteps(attempt, store, codec);
 		this.store = store;
 		this.recorder = recorder;
 		this.leaseDuration = leaseDuration;
@@ -87,6 +92,36 @@ final class AttemptContext implements JobContext {
 		if (leases.extended().contains(this.attempt.lease)) {
 			this.attempt.leaseExtended(sent, this.leaseDuration);
 		}
+	}
+
+	@Override
+	public <T> @Nullable T step(String name, Class<T> type, StepBody<T> body) throws Exception {
+		return this.steps.step(name, type, body, false);
+	}
+
+	@Override
+	public <T> @Nullable T transactionalStep(String name, Class<T> type, StepBody<T> body) throws Exception {
+		return this.steps.step(name, type, body, true);
+	}
+
+	@Override
+	public void sleep(Duration duration) {
+		this.steps.sleep(duration);
+	}
+
+	@Override
+	public void sleepUntil(Instant time) {
+		this.steps.sleepUntil(time);
+	}
+
+	@Override
+	public void snooze(Duration delay) {
+		this.steps.snooze(delay);
+	}
+
+	@Override
+	public <T> Optional<T> awaitSignal(String name, Class<T> type, Duration timeout) {
+		return this.steps.awaitSignal(name, type, timeout);
 	}
 
 }

@@ -88,6 +88,12 @@ final class AttemptRunner {
 				}
 			}
 		}
+		catch (Park park) {
+			attempt.handlerReturned();
+			if (attempt.settle()) {
+				this.recorder.parked(attempt, park);
+			}
+		}
 		catch (Throwable failure) {
 			observation.error(failure);
 			attempt.handlerReturned();
@@ -106,7 +112,7 @@ final class AttemptRunner {
 	}
 
 	private AttemptContext context(Attempt attempt) {
-		return new AttemptContext(attempt, this.store, this.recorder, this.settings.leaseDuration());
+		return new AttemptContext(attempt, this.store, this.codec, this.recorder, this.settings.leaseDuration());
 	}
 
 	/** The success to record (see {@link Results#completion}). */

@@ -107,6 +107,27 @@ final class OutcomeRecorder {
 		failed(attempt, failure, false, true);
 	}
 
+	/**
+	 * The handler parked its job: it is {@code QUEUED} again until the park ends, no attempt
+	 * spent. A park that waits for a signal looks for it once it committed: a signal whose
+	 * own wake came while the job still ran is found here (see {@code StepStore}).
+	 */
+	void parked(Attempt attempt, Park park) {
+		logger.debug("{} parked", attempt);
+		write(attempt, JobOutcome.PARKED, List.of(""),
+				(text) -> this.store.park(attempt.lease, park.kind, park.name, park.delay));
+		String signal = park.awaitedSignal();
+		if (signal != null && attempt.outcome() == JobOutcome.PARKED) {
+			try {
+				this.store.steps().wake(attempt.job.id(), signal, attempt.job.queue());
+			}
+			catch (RuntimeException ex) {
+				logger.warn("Could not look for signal '{}' of {} after it parked; if it arrived meanwhile, the job "
+						+ "finds it when its wait times out", signal, attempt, ex);
+			}
+		}
+	}
+
 	/** The attempt's cancel was asked for: the job ends {@code CANCELLED}, never retried. */
 	void cancelled(Attempt attempt) {
 		logger.info("{} cancelled as asked", attempt);

@@ -75,6 +75,19 @@ final class JobEnds {
 		return attemptEnd(this.sql.reschedule, lease.jobId(), delayMillis, error, lease.jobId(), lease.token());
 	}
 
+	/**
+	 * Parks the running job until the wake time of its record of this kind and name, or for
+	 * {@code delayMillis} without a record: {@code QUEUED} again, no attempt spent, no row
+	 * of history (a park is no attempt's end).
+	 */
+	boolean park(Lease lease, @Nullable String kind, @Nullable String name, long delayMillis) {
+		if (kind != null) {
+			return attemptEnd(null, this.sql.parkOnRecord, lease.jobId(), lease.jobId(), kind, name, lease.jobId(),
+					lease.token());
+		}
+		return attemptEnd(null, this.sql.parkFor, lease.jobId(), delayMillis, lease.jobId(), lease.token());
+	}
+
 	/** Ends a running attempt for good, in this final state. */
 	boolean finish(Lease lease, JobStatus status, String error) {
 		boolean held = attemptEnd(this.sql.finish, lease.jobId(), status.name(), error, lease.jobId(),

@@ -61,6 +61,12 @@ final class JobSql {
 
 	final String reschedule;
 
+	/** Parks a running job until the wake time of its record (docs/durable-steps.md): no attempt spent. */
+	final String parkOnRecord;
+
+	/** Parks a running job for bound milliseconds: a snooze. */
+	final String parkFor;
+
 	/** Ends a running attempt for good; parameters: status, last error, id, token. */
 	final String finish;
 
@@ -224,7 +230,7 @@ final class JobSql {
 		List<String> vacuumed = List.of(this.table, prefix + "queue_flow", prefix + "queue_rate_window",
 				prefix + "queue_fair_key",
 				prefix + "queue_dependency", prefix + "queue_batch", prefix + "queue_schedule",
-				prefix + "queue_instance", prefix + "queue_attempt", prefix + "queue_count",
+				prefix + "queue_instance", prefix + "queue_attempt", prefix + "queue_job_step", prefix + "queue_job_signal", prefix + "queue_count",
 				prefix + "queue_count_turn");
 		this.vacuum = dialect.vacuumStatement(vacuumed);
 		this.vacuumEach = (this.vacuum != null)
@@ -244,6 +250,17 @@ final class JobSql {
 				    finished_at = CASE WHEN cancel_requested_at IS NULL THEN NULL ELSE %s END,
 				    run_at = %s, last_error = ?, updated_at = %s, lease_expires_at = NULL, version = version + 1
 				WHERE id = ? AND lease_token = ? AND status = 'RUNNING'""".formatted(this.table, now, nowPlus, now);
+		// A park is no attempt: the next claim counts the same attempt again. The job started
+		// before its deadline, which so no longer applies. A cancel asked for meanwhile ends it.
+		String park = """
+				UPDATE %s SET status = CASE WHEN cancel_requested_at IS NULL THEN 'QUEUED' ELSE 'CANCELLED' END,
+				    finished_at = CASE WHEN cancel_requested_at IS NULL THEN NULL ELSE %s END,
+				    run_at = %s, attempts = attempts - 1, deadline = NULL, updated_at = %s,
+				    lease_expires_at = NULL, version = version + 1
+				WHERE id = ? AND lease_token = ? AND status = 'RUNNING'""";
+		this.parkOnRecord = park.formatted(this.table, now,
+				"(SELECT wake_at FROM %squeue_job_step WHERE job_id = ? AND kind = ? AND name = ?)".formatted(prefix), now);
+		this.parkFor = park.formatted(this.table, now, nowPlus, now);
 		this.finish = """
 				UPDATE %s SET status = ?, last_error = ?, finished_at = %s, updated_at = %s,
 				    lease_expires_at = NULL, version = version + 1

@@ -101,6 +101,8 @@ public class JobStore implements QueueStore {
 
 	private final JobLabels labels;
 
+	private final StepStore steps;
+
 	private final ClusterStore cluster;
 
 	private final JobLeases leases;
@@ -170,6 +172,7 @@ public class JobStore implements QueueStore {
 		this.leases = new JobLeases(this.jdbc, this.sql, dialect);
 		this.attempts = new AttemptHistory(this.jdbc, dialect, schema);
 		this.audit = new AuditLog(this.jdbc, this.transactions, dialect, schema);
+		this.steps = new StepStore(this.jdbc, dialect, this.transactions, announcer, this.sql.tableName, schema);
 		this.ends = new JobEnds(this.jdbc, this.sql, dialect, this.transactions, this.workflows, this.attempts,
 				notifyChannel, announcer);
 		this.completions = new JobCompletions(this.jdbc, this.sql, this.transactions, this.workflows, this.leases,
@@ -446,6 +449,20 @@ public class JobStore implements QueueStore {
 	@Override
 	public @Nullable String whyNotStorable(String json) {
 		return StorableJson.problem(json, this.dialect.maxJsonDepth());
+	}
+
+	/**
+	 * Parks the running job (docs/durable-steps.md), fenced by its lease: until the wake time
+	 * of its record of this kind ({@code "sleep"} or {@code "signal"}) and name, or, without
+	 * one, for {@code delay}. No attempt is spent. False when the lease was lost.
+	 */
+	public boolean park(Lease lease, @Nullable String kind, @Nullable String name, Duration delay) {
+		return this.ends.park(lease, kind, name, delay.toMillis());
+	}
+
+	/** Jobs' durable progress: their steps, sleeps, waits and signals. */
+	public StepStore steps() {
+		return this.steps;
 	}
 
 	/** Puts the job back to wait {@code delay} (on the database's clock) before its next attempt. */
@@ -831,6 +848,7 @@ public class JobStore implements QueueStore {
 		this.workflows.forget(deleted);
 		this.attempts.forget(deleted);
 		this.labels.forget(deleted);
+		this.steps.forget(deleted);
 		return deleted.size();
 	}
 
@@ -904,6 +922,7 @@ public class JobStore implements QueueStore {
 			this.workflows.forget(finished);
 			this.attempts.forget(finished);
 			this.labels.forget(finished);
+			this.steps.forget(finished);
 			return finished;
 		});
 		return (deleted != null) ? deleted : List.of();

@@ -44,6 +44,8 @@ public class QueueReset {
 		// whether their limits are current): only its own rate window is emptied.
 		this.statements = List.of("DELETE FROM %squeue_dependency".formatted(prefix),
 				"DELETE FROM %squeue_batch".formatted(prefix), "DELETE FROM %squeue_attempt".formatted(prefix),
+				"DELETE FROM %squeue_job_tag".formatted(prefix), "DELETE FROM %squeue_job_meta".formatted(prefix),
+				"DELETE FROM %squeue_job_step".formatted(prefix), "DELETE FROM %squeue_job_signal".formatted(prefix),
 				"DELETE FROM %squeue_job".formatted(prefix),
 				"DELETE FROM %squeue_rate_window".formatted(prefix), "DELETE FROM %squeue_fair_key".formatted(prefix),
 				"DELETE FROM %squeue_paused".formatted(prefix),
@@ -54,7 +56,7 @@ public class QueueReset {
 	}
 
 	/**
-	 * Deletes every job, attempt, edge, batch, rate window, key in fair turns, pause, audit
+	 * Deletes every job (with its tags, metadata, steps and signals), attempt, edge, batch, rate window, key in fair turns, pause, audit
 	 * entry and shared count; sets every queue's own rate window back to empty.
 	 */
 	public void reset() {

@@ -1,0 +1,330 @@
+package io.sqlqueue.internal.manager;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.dao.DuplicateKeyException;
+
+import io.sqlqueue.JobContext;
+import io.sqlqueue.JobContext.StepBody;
+import io.sqlqueue.JobStep;
+import io.sqlqueue.LeaseLostException;
+import io.sqlqueue.Names;
+import io.sqlqueue.PayloadCodec;
+import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.internal.store.StepStore;
+
+/**
+ * One run's side of a job's durable progress (docs/durable-steps.md): replays what earlier
+ * runs recorded (read once, on first use) and records what this run does, for the
+ * {@link AttemptContext}. A run is one thread's, so nothing here is shared.
+ */
+final class DurableSteps {
+
+	static final String STEP = "step";
+
+	static final String SLEEP = "sleep";
+
+	static final String SIGNAL = "signal";
+
+	private final Attempt attempt;
+
+	private final JobStore store;
+
+	private final StepStore steps;
+
+	private final PayloadCodec codec;
+
+	/** The records of earlier runs and this one, by kind and name; read on first use. */
+	private @Nullable Map<String, JobStep> records;
+
+	private long resultBytes;
+
+	/** The sleeps this run has reached: the next one's name is one more. */
+	private int sleeps;
+
+	private boolean inStep;
+
+	DurableSteps(Attempt attempt, JobStore store, PayloadCodec codec) {
+		this.attempt = attempt;
+		this.store = store;
+		this.steps = store.steps();
+		this.codec = codec;
+	}
+
+	<T> @Nullable T step(String name, Class<T> type, StepBody<T> body, boolean transactional) throws Exception {
+		checkRunning();
+		Objects.requireNonNull(type, "type");
+		requireName("step", name);
+		if (this.inStep) {
+			throw new IllegalStateException("Step '" + name + "' was called in the body of another step: steps do not nest");
+		}
+		JobStep recorded = records().get(key(STEP, name));
+		if (recorded != null) {
+			return decode(Objects.requireNonNull(recorded.result()), type, "step '" + name + "'");
+		}
+		checkRoom();
+		this.inStep = true;
+		try {
+			return transactional ? runInTransaction(name, body) : runAndRecord(name, body);
+		}
+		finally {
+			this.inStep = false;
+		}
+	}
+
+	private <T> @Nullable T runAndRecord(String name, StepBody<T> body) throws Exception {
+		T result = body.run();
+		String json = encode(name, result);
+		try {
+			this.steps.recordStep(jobId(), name, json);
+		}
+		catch (DuplicateKeyException ex) {
+			throw recordedElsewhere(name);
+		}
+		remember(STEP, name, json);
+		return result;
+	}
+
+	private <T> @Nullable T runInTransaction(String name, StepBody<T> body) throws Exception {
+		String[] json = new String[1];
+		T result;
+		try {
+			result = this.store.inTransaction(() -> {
+				T value;
+				try {
+					value = body.run();
+				}
+				catch (Exception ex) {
+					throw new BodyFailed(ex);
+				}
+				json[0] = encode(name, value);
+				try {
+					this.steps.recordStep(jobId(), name, json[0]);
+				}
+				catch (DuplicateKeyException ex) {
+					throw recordedElsewhere(name);
+				}
+				if (!this.steps.holdsLease(this.attempt.lease)) {
+					throw new LeaseLostException(jobId());
+				}
+				return value;
+			});
+		}
+		catch (BodyFailed ex) {
+			throw (Exception) ex.getCause();
+		}
+		remember(STEP, name, json[0]);
+		return result;
+	}
+
+	void sleep(Duration duration) {
+		checkParkable();
+		if (duration.isNegative()) {
+			throw new IllegalArgumentException("A sleep cannot be negative: " + duration);
+		}
+		String name = String.valueOf(++this.sleeps);
+		JobStep recorded = records().get(key(SLEEP, name));
+		Instant wakeAt;
+		if (recorded != null) {
+			wakeAt = Objects.requireNonNull(recorded.wakeAt());
+		}
+		else {
+			checkRoom();
+			wakeAt = this.steps.recordSleep(jobId(), name, duration.toMillis());
+			remember(SLEEP, name, null);
+		}
+		if (timeUp(wakeAt)) {
+			return;
+		}
+		throw Park.untilWakeOf(SLEEP, name);
+	}
+
+	void sleepUntil(Instant time) {
+		checkParkable();
+		Objects.requireNonNull(time, "time");
+		String name = String.valueOf(++this.sleeps);
+		JobStep recorded = records().get(key(SLEEP, name));
+		Instant wakeAt = (recorded != null) ? Objects.requireNonNull(recorded.wakeAt()) : time;
+		// Past by the claim's time on the database's clock: every later run's claim is later still.
+		if (timeUp(wakeAt)) {
+			return;
+		}
+		if (recorded == null) {
+			checkRoom();
+			this.steps.recordSleepUntil(jobId(), name, time);
+			remember(SLEEP, name, null);
+		}
+		throw Park.untilWakeOf(SLEEP, name);
+	}
+
+	void snooze(Duration delay) {
+		checkParkable();
+		if (delay.isNegative()) {
+			throw new IllegalArgumentException("A snooze cannot be negative: " + delay);
+		}
+		throw Park.forDelay(delay);
+	}
+
+	<T> Optional<T> awaitSignal(String name, Class<T> type, Duration timeout) {
+		checkParkable();
+		requireName("signal", name);
+		Objects.requireNonNull(type, "type");
+		if (timeout.isNegative() || timeout.isZero()) {
+			throw new IllegalArgumentException("The timeout of a wait for a signal must be positive: " + timeout);
+		}
+		JobStep recorded = records().get(key(SIGNAL, name));
+		if (recorded != null && recorded.timedOut()) {
+			return Optional.empty();
+		}
+		Optional<String> payload = this.steps.signalPayload(jobId(), name);
+		if (payload.isPresent()) {
+			return Optional.ofNullable(decode(payload.get(), type, "signal '" + name + "'"));
+		}
+		if (recorded == null) {
+			checkRoom();
+			this.steps.recordSignalWait(jobId(), name, timeout.toMillis());
+			remember(SIGNAL, name, null);
+			throw Park.untilWakeOf(SIGNAL, name);
+		}
+		if (timeUp(Objects.requireNonNull(recorded.wakeAt()))) {
+			this.steps.recordTimedOut(jobId(), name);
+			records().put(key(SIGNAL, name), new JobStep(JobStep.Kind.SIGNAL, name, null, recorded.wakeAt(), true,
+					recorded.recordedAt()));
+			return Optional.empty();
+		}
+		throw Park.untilWakeOf(SIGNAL, name);
+	}
+
+	/** Whether {@code wakeAt} had come when this run was claimed (the database's clock). */
+	private boolean timeUp(Instant wakeAt) {
+		Instant claimedAt = this.attempt.job.startedAt();
+		return claimedAt != null && !claimedAt.isBefore(wakeAt);
+	}
+
+	private Map<String, JobStep> records() {
+		if (this.records == null) {
+			Map<String, JobStep> read = new HashMap<>();
+			for (JobStep record : this.steps.recordsOf(jobId())) {
+				read.put(key(kind(record.kind()), record.name()), record);
+				if (record.result() != null) {
+					this.resultBytes += record.result().getBytes(StandardCharsets.UTF_8).length;
+				}
+			}
+			this.records = read;
+		}
+		return this.records;
+	}
+
+	private void remember(String kind, String name, @Nullable String result) {
+		if (result != null) {
+			this.resultBytes += result.getBytes(StandardCharsets.UTF_8).length;
+		}
+		JobStep.Kind recordKind = JobStep.Kind.valueOf(kind.toUpperCase(java.util.Locale.ROOT));
+		records().put(key(kind, name), new JobStep(recordKind, name, result, null, false, Instant.EPOCH));
+	}
+
+	private static String kind(JobStep.Kind kind) {
+		return kind.name().toLowerCase(java.util.Locale.ROOT);
+	}
+
+	private static String key(String kind, String name) {
+		return kind + '\0' + name;
+	}
+
+	private long jobId() {
+		return this.attempt.job.id();
+	}
+
+	private void checkRunning() {
+		if (this.attempt.hasHandlerReturned()) {
+			throw new IllegalStateException("The handler of " + this.attempt + " has returned: its JobContext records "
+					+ "steps and parks its job only while the handler runs");
+		}
+	}
+
+	private void checkParkable() {
+		checkRunning();
+		if (this.attempt.handler.transactional()) {
+			throw new IllegalStateException("Handler '" + this.attempt.job.handler() + "' is transactional: its "
+					+ "transaction would be held while the job is parked; sleep, snooze and wait for signals in a "
+					+ "handler that is not, and use transactional steps for its database work");
+		}
+		if (this.inStep) {
+			throw new IllegalStateException("A job cannot park in the body of a step");
+		}
+	}
+
+	private void checkRoom() {
+		if (records().size() >= JobContext.MAX_STEPS) {
+			throw new IllegalStateException("Job " + jobId() + " has " + JobContext.MAX_STEPS + " records of steps, "
+					+ "sleeps and waits, the most one job keeps (JobContext.MAX_STEPS)");
+		}
+	}
+
+	private static void requireName(String kind, String name) {
+		if (name == null) {
+			throw new IllegalArgumentException("A " + kind + " needs a name");
+		}
+		Names.requireKey("A " + kind + " name", name);
+	}
+
+	private String encode(String name, @Nullable Object result) {
+		String json;
+		try {
+			json = Objects.requireNonNullElse(this.codec.encodeResult(result), "null");
+		}
+		catch (RuntimeException ex) {
+			throw new IllegalStateException("The result of step '" + name + "' cannot be encoded as JSON, so it "
+					+ "cannot be recorded: " + ex.getMessage(), ex);
+		}
+		String problem = this.store.whyNotStorable(json);
+		if (problem != null) {
+			throw new IllegalStateException("The result of step '" + name + "' cannot be recorded: " + problem);
+		}
+		long bytes = json.getBytes(StandardCharsets.UTF_8).length;
+		if (this.resultBytes + bytes > JobContext.MAX_STEP_RESULT_BYTES) {
+			throw new IllegalStateException("The result of step '" + name + "' (" + bytes + " bytes of JSON) would "
+					+ "take job " + jobId() + "'s step results over " + JobContext.MAX_STEP_RESULT_BYTES
+					+ " bytes (JobContext.MAX_STEP_RESULT_BYTES); record a reference to large data instead");
+		}
+		return json;
+	}
+
+	private <T> @Nullable T decode(String json, Class<T> type, String what) {
+		if (type == Void.class) {
+			return null;
+		}
+		try {
+			return this.codec.decodeResult(json, type, jobId());
+		}
+		catch (IllegalArgumentException ex) {
+			throw new IllegalStateException("The recorded " + what + " of job " + jobId() + " cannot be decoded as "
+					+ type.getName() + " (did its type change since?): " + ex.getMessage(), ex);
+		}
+	}
+
+	private LeaseLostException recordedElsewhere(String name) {
+		// Only a run of this job writes its records: another one recorded this step first.
+		return new LeaseLostException(jobId());
+	}
+
+	/** A body's failure, carried out of the transaction that it rolls back. */
+	private static final class BodyFailed extends RuntimeException {
+
+		private static final long serialVersionUID = 1L;
+
+		BodyFailed(Exception cause) {
+			super(cause);
+		}
+
+	}
+
+}

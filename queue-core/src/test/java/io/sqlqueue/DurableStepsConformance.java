@@ -1,0 +1,389 @@
+package io.sqlqueue;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import com.zaxxer.hikari.HikariDataSource;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
+
+import io.sqlqueue.internal.manager.JobRunner;
+import io.sqlqueue.internal.manager.Manager;
+import io.sqlqueue.observation.JobObservations;
+import io.sqlqueue.test.QueueFixture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Durable steps, sleeps and signals (docs/durable-steps.md) on every database: a step's body
+ * runs once per job and later runs replay its record; a transactional step's writes commit
+ * with its record or not at all; sleeps and waits for signals park the job without an attempt
+ * and resume it, on another instance too; a signal finds its job whichever of the two commits
+ * first; bad input changes nothing. Run by every {@link QueueConformanceTests}.
+ */
+interface DurableStepsConformance extends ConformanceSupport {
+
+	private JobRunner runner() {
+		return new JobRunner(fixture().store(), fixture().handlers(), fixture().codec(),
+				QueueFixture.fastSettings().build(), fixture().listener(), JobObservations.NONE);
+	}
+
+	private JobRunner.Ran runOnce(long id) {
+		return runner().run(id).orElseThrow(() -> new AssertionError("job " + id + " is not queued"));
+	}
+
+	@Test
+	default void aStepRunsOnceAndARetryReplaysItsRecord() {
+		AtomicInteger charges = new AtomicInteger();
+		handler("order", (payload, context) -> {
+			String receipt = context.step("charge", String.class, () -> "receipt-" + charges.incrementAndGet());
+			if (context.attempt() == 1) {
+				throw new IllegalStateException("the mail server is down");
+			}
+			return receipt;
+		});
+		long id = fixture().queue().enqueue("order", null);
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.RETRIED);
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.SUCCEEDED);
+		assertThat(charges).as("the charge's body ran once").hasValue(1);
+		assertThat(fixture().job(id).result()).isEqualTo("\"receipt-1\"");
+		List<JobStep> steps = fixture().queue().steps(id);
+		assertThat(steps).extracting(JobStep::kind, JobStep::name, JobStep::result)
+			.containsExactly(org.assertj.core.groups.Tuple.tuple(JobStep.Kind.STEP, "charge", "\"receipt-1\""));
+	}
+
+	/**
+	 * A run that lost its job (its instance died after the step returned) is re-claimed
+	 * after the reaper: the new run replays the recorded step.
+	 */
+	@Test
+	default void aReclaimedJobReplaysTheStepsItsLostRunRecorded() {
+		AtomicInteger bodies = new AtomicInteger();
+		handler("order", (payload, context) -> context.step("charge", Integer.class, bodies::incrementAndGet));
+		long id = fixture().queue().enqueue("order", null);
+		assertThat(claimAll("order")).extracting(JobRecord::id).containsExactly(id);
+		fixture().store().steps().recordStep(id, "charge", "41");
+		fixture().jdbc().update("UPDATE " + table("queue_job") + " SET lease_expires_at = run_at WHERE id = ?", id);
+		assertThat(fixture().store().reapExpired(10, 5)).hasSize(1);
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.SUCCEEDED);
+		assertThat(bodies).as("the body whose record exists never ran").hasValue(0);
+		assertThat(fixture().job(id).result()).isEqualTo("41");
+	}
+
+	@Test
+	default void aTransactionalStepCommitsItsWritesWithItsRecordOrNeither() {
+		fixture().jdbc().execute("CREATE TABLE effect (job_id BIGINT NOT NULL, step VARCHAR(16) NOT NULL)");
+		AtomicInteger bodies = new AtomicInteger();
+		handler("order", (payload, context) -> {
+			context.transactionalStep("debit", () -> {
+				fixture().jdbc().update("INSERT INTO effect (job_id, step) VALUES (?, 'debit')", context.jobId());
+				if (bodies.incrementAndGet() == 1) {
+					throw new IllegalStateException("fails after its write");
+				}
+			});
+			if (context.attempt() == 2) {
+				throw new IllegalStateException("fails after the step");
+			}
+			return "done";
+		});
+		long id = fixture().queue().enqueue("order", null);
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.RETRIED);
+		assertThat(fixture().count("id = " + id)).isOne();
+		assertThat(fixture().jdbc().queryForObject("SELECT COUNT(*) FROM effect", Integer.class))
+			.as("the failed body's write rolled back").isZero();
+		assertThat(fixture().queue().steps(id)).as("and it recorded nothing").isEmpty();
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.RETRIED);
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.SUCCEEDED);
+		assertThat(bodies).hasValue(2);
+		assertThat(fixture().jdbc().queryForObject("SELECT COUNT(*) FROM effect", Integer.class))
+			.as("one effect over three runs").isOne();
+	}
+
+	/**
+	 * A transactional step whose lease was lost before it committed (another worker took the
+	 * job) rolls back its writes and records nothing.
+	 */
+	@Test
+	default void aTransactionalStepThatLostItsLeaseLeavesNoEffect() {
+		fixture().jdbc().execute("CREATE TABLE effect (job_id BIGINT NOT NULL)");
+		handler("order", (payload, context) -> {
+			// Another worker took the job (its new token), from outside any transaction of this run.
+			Thread thief = new Thread(() -> fixture().jdbc()
+				.update("UPDATE " + table("queue_job") + " SET lease_token = lease_token + 1 WHERE id = ?",
+						context.jobId()));
+			thief.start();
+			thief.join();
+			context.transactionalStep("debit",
+					() -> fixture().jdbc().update("INSERT INTO effect (job_id) VALUES (?)", context.jobId()));
+			return "done";
+		});
+		long id = fixture().queue().enqueue("order", null);
+		assertThat(runOnce(id).outcome()).as("the lease was lost: no outcome is recorded").isNull();
+		assertThat(fixture().jdbc().queryForObject("SELECT COUNT(*) FROM effect", Integer.class)).isZero();
+		assertThat(fixture().queue().steps(id)).isEmpty();
+	}
+
+	/**
+	 * A sleep parks the job: QUEUED, due when the sleep ends, no attempt spent; a run before
+	 * then parks it again; after it, the steps before the sleep replay and the rest runs.
+	 */
+	@Test
+	default void aSleepParksTheJobWithoutAnAttemptAndResumesAfterIt() {
+		AtomicInteger before = new AtomicInteger();
+		AtomicInteger after = new AtomicInteger();
+		handler("order", (payload, context) -> {
+			context.step("before", before::incrementAndGet);
+			context.sleep(Duration.ofHours(1));
+			context.step("after", after::incrementAndGet);
+			return "done";
+		});
+		long id = fixture().queue().enqueue("order", null);
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.PARKED);
+		JobRecord parked = fixture().job(id);
+		assertThat(parked.status()).isEqualTo(JobStatus.QUEUED);
+		assertThat(parked.attempts()).as("no attempt spent").isZero();
+		assertThat(parked.runAt()).isAfter(parked.updatedAt().plus(Duration.ofMinutes(59)));
+		assertThat(runOnce(id).outcome()).as("woken early, it parks again").isEqualTo(JobOutcome.PARKED);
+		assertThat(fixture().job(id).runAt()).isEqualTo(parked.runAt());
+		fixture().store().steps().endWaits(id, false);
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.SUCCEEDED);
+		assertThat(before).hasValue(1);
+		assertThat(after).hasValue(1);
+		assertThat(fixture().job(id).attempts()).isOne();
+		assertThat(fixture().queue().steps(id)).extracting(JobStep::kind, JobStep::name)
+			.containsExactly(org.assertj.core.groups.Tuple.tuple(JobStep.Kind.STEP, "before"),
+					org.assertj.core.groups.Tuple.tuple(JobStep.Kind.SLEEP, "1"),
+					org.assertj.core.groups.Tuple.tuple(JobStep.Kind.STEP, "after"));
+	}
+
+	/** A snooze gives the job back for later, from the top, without an attempt or a record. */
+	@Test
+	default void aSnoozeGivesTheJobBackWithoutAnAttempt() {
+		AtomicInteger runs = new AtomicInteger();
+		handler("poll", (payload, context) -> {
+			if (runs.incrementAndGet() < 3) {
+				context.snooze(Duration.ofMillis(10));
+			}
+			return runs.get();
+		});
+		fixture().startManager((s) -> s);
+		long id = fixture().queue().enqueue("poll", null);
+		awaitStatus(id, JobStatus.SUCCEEDED);
+		assertThat(fixture().job(id).attempts()).isOne();
+		assertThat(fixture().job(id).result()).isEqualTo("3");
+		assertThat(fixture().queue().steps(id)).isEmpty();
+	}
+
+	/**
+	 * A job waits for a signal on one instance, which stops; the signal, sent while it is
+	 * parked, wakes it, and another instance runs it to the end with the payload.
+	 */
+	@Test
+	default void aSignalWakesAParkedJobOnAnotherInstance() throws Exception {
+		AtomicInteger charges = new AtomicInteger();
+		handler("order", (payload, context) -> {
+			context.step("charge", charges::incrementAndGet);
+			Optional<Greeting> callback = context.awaitSignal("paid", Greeting.class, Duration.ofHours(1));
+			return callback.map(Greeting::name).orElse("timed out");
+		});
+		long id;
+		try (HikariDataSource one = isolatedDatabase().newDataSource(4);
+				HikariDataSource two = isolatedDatabase().newDataSource(4)) {
+			Manager first = fixture().startInstance((s) -> s, one);
+			id = fixture().queue().enqueue("order", null);
+			await().atMost(Duration.ofSeconds(10))
+				.until(() -> fixture().queue().steps(id).stream().anyMatch((step) -> step.kind() == JobStep.Kind.SIGNAL)
+						&& fixture().status(id) == JobStatus.QUEUED);
+			first.stop();
+			fixture().startInstance((s) -> s, two);
+			fixture().queue().signal(id, "paid", new Greeting("provider", 1));
+			// Well within the wait's hour: the signal woke it.
+			awaitStatus(id, JobStatus.SUCCEEDED, Duration.ofSeconds(10));
+		}
+		assertThat(fixture().job(id).result()).isEqualTo("\"provider\"");
+		assertThat(fixture().job(id).attempts()).isOne();
+		assertThat(charges).hasValue(1);
+		assertThat(fixture().queue().signals(id)).extracting(JobSignal::name).containsExactly("paid");
+	}
+
+	/** A signal sent before the job waits for it is kept: the wait returns it without parking. */
+	@Test
+	default void aSignalThatArrivesFirstIsKept() {
+		handler("order", (payload, context) -> context.awaitSignal("paid", Integer.class, Duration.ofHours(1))
+			.orElseThrow());
+		long id = fixture().queue().enqueue("order", null);
+		fixture().queue().signal(id, "paid", 7);
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.SUCCEEDED);
+		assertThat(fixture().job(id).result()).isEqualTo("7");
+	}
+
+	/**
+	 * A wait that times out returns empty, and so on every later run, even after the
+	 * signal arrives late; a signal in a transaction that rolls back is never delivered.
+	 */
+	@Test
+	default void aTimedOutWaitStaysTimedOutAndARolledBackSignalIsNotDelivered() {
+		handler("order", (payload, context) -> {
+			Optional<Integer> paid = context.awaitSignal("paid", Integer.class, Duration.ofMillis(50));
+			if (context.attempt() == 1) {
+				throw new IllegalStateException("fails after the wait");
+			}
+			return paid.orElse(-1);
+		});
+		long id = fixture().queue().enqueue("order", null);
+		TransactionTemplate caller = new TransactionTemplate(
+				new DataSourceTransactionManager(isolatedDatabase().dataSource()));
+		caller.executeWithoutResult((status) -> {
+			fixture().queue().signal(id, "paid", 1);
+			status.setRollbackOnly();
+		});
+		assertThat(fixture().queue().signals(id)).isEmpty();
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.PARKED);
+		sleepQuietly(100);
+		assertThat(runOnce(id).outcome()).as("timed out, then failed").isEqualTo(JobOutcome.RETRIED);
+		fixture().queue().signal(id, "paid", 2);
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.SUCCEEDED);
+		assertThat(fixture().job(id).result()).as("the first run's finding stands").isEqualTo("-1");
+		assertThat(fixture().queue().steps(id)).singleElement().satisfies((wait) -> {
+			assertThat(wait.kind()).isEqualTo(JobStep.Kind.SIGNAL);
+			assertThat(wait.timedOut()).isTrue();
+		});
+	}
+
+	/**
+	 * The signal's transaction writes while the job still runs (its wake finds nothing
+	 * parked), the job then parks without seeing the uncommitted signal, and only then does
+	 * the signal commit: the wake after its commit finds the job parked, so it resumes now
+	 * rather than at its wait's timeout.
+	 */
+	@Test
+	default void aSignalCommittedAfterTheJobParkedStillWakesIt() throws Exception {
+		assumeRowLocks();
+		CountDownLatch signalled = new CountDownLatch(1);
+		CountDownLatch running = new CountDownLatch(1);
+		handler("order", (payload, context) -> {
+			running.countDown();
+			if (!signalled.await(10, TimeUnit.SECONDS)) {
+				throw new IllegalStateException("no signal written");
+			}
+			return context.awaitSignal("paid", Integer.class, Duration.ofHours(1)).orElse(-1);
+		});
+		fixture().startManager((s) -> s);
+		long id = fixture().queue().enqueue("order", null);
+		assertThat(running.await(10, TimeUnit.SECONDS)).isTrue();
+		TransactionTemplate caller = new TransactionTemplate(
+				new DataSourceTransactionManager(isolatedDatabase().dataSource()));
+		AtomicReference<Boolean> parkedBeforeCommit = new AtomicReference<>();
+		caller.executeWithoutResult((status) -> {
+			fixture().queue().signal(id, "paid", 9);
+			signalled.countDown();
+			// Read from another thread: on this one, reads join the signal's transaction and its snapshot.
+			java.util.concurrent.CompletableFuture.runAsync(() -> {
+				await().atMost(Duration.ofSeconds(10))
+					.until(() -> fixture().queue().steps(id).size() == 1 && fixture().status(id) == JobStatus.QUEUED);
+				JobRecord parked = fixture().job(id);
+				parkedBeforeCommit.set(parked.runAt().isAfter(parked.updatedAt().plusSeconds(60)));
+			}).join();
+		});
+		assertThat(parkedBeforeCommit.get()).as("parked until the wait's timeout before the signal committed").isTrue();
+		awaitStatus(id, JobStatus.SUCCEEDED, Duration.ofSeconds(10));
+		assertThat(fixture().job(id).result()).isEqualTo("9");
+	}
+
+	@Test
+	default void badSignalsAreRefusedAndChangeNothing() {
+		handler("order", (payload, context) -> "done");
+		long id = fixture().queue().enqueue("order", null);
+		assertThatExceptionOfType(NoSuchJobException.class).isThrownBy(() -> fixture().queue().signal(id + 1000, "a", 1));
+		assertThatExceptionOfType(InvalidJobException.class).isThrownBy(() -> fixture().queue().signal(id, "", 1))
+			.withMessageContaining("signal name");
+		assertThatExceptionOfType(InvalidJobException.class)
+			.isThrownBy(() -> fixture().queue().signal(id, "a", "x".repeat(fixture().codec().maxPayloadBytes() + 1)))
+			.withMessageContaining("over the limit");
+		fixture().queue().signal(id, "a", 1);
+		assertThatIllegalStateException().isThrownBy(() -> fixture().queue().signal(id, "a", 2))
+			.withMessageContaining("already has a signal 'a'");
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.SUCCEEDED);
+		assertThatIllegalStateException().isThrownBy(() -> fixture().queue().signal(id, "b", 1))
+			.withMessageContaining("SUCCEEDED");
+		assertThat(fixture().queue().signals(id)).extracting(JobSignal::name, JobSignal::payload)
+			.containsExactly(org.assertj.core.groups.Tuple.tuple("a", "1"));
+	}
+
+	/**
+	 * A context kept past its handler's return, a park in a transactional handler or in a
+	 * step's body, and nested steps: each throws at once and records nothing.
+	 */
+	@Test
+	default void stepsAndParksOutsideTheirPlaceThrowAtOnce() {
+		AtomicReference<JobContext> kept = new AtomicReference<>();
+		AtomicReference<Throwable> nested = new AtomicReference<>();
+		handler("keeps", (payload, context) -> {
+			kept.set(context);
+			try {
+				context.step("outer", () -> context.step("inner", () -> {
+				}));
+			}
+			catch (IllegalStateException ex) {
+				nested.set(ex);
+			}
+			return "done";
+		});
+		transactionalHandler("tx", (payload, context) -> {
+			context.sleep(Duration.ofSeconds(1));
+			return "slept";
+		});
+		long keeps = fixture().queue().enqueue("keeps", null);
+		long tx = fixture().queue().enqueue("tx", null);
+		assertThat(runOnce(keeps).outcome()).isEqualTo(JobOutcome.SUCCEEDED);
+		assertThat(nested.get()).hasMessageContaining("steps do not nest");
+		assertThatIllegalStateException().isThrownBy(() -> kept.get().step("late", () -> {
+		})).withMessageContaining("has returned");
+		assertThatIllegalStateException().isThrownBy(() -> kept.get().sleep(Duration.ofSeconds(1)));
+		assertThat(fixture().queue().steps(keeps)).isEmpty();
+		assertThat(runOnce(tx).outcome()).isEqualTo(JobOutcome.RETRIED);
+		assertThat(fixture().job(tx).lastError()).contains("is transactional");
+		assertThat(fixture().queue().steps(tx)).isEmpty();
+	}
+
+	/** A step over the size limit fails its attempt and is not recorded; a record that does not decode fails it too. */
+	@Test
+	default void stepResultsOverTheLimitOrOfAnotherTypeFailTheAttempt() {
+		handler("big", (payload, context) -> context.step("blob", String.class,
+				() -> "x".repeat(JobContext.MAX_STEP_RESULT_BYTES)));
+		handler("typed", (payload, context) -> context.step("n", Integer.class, () -> 1));
+		long big = fixture().queue().enqueue("big", null);
+		assertThat(runOnce(big).outcome()).isEqualTo(JobOutcome.RETRIED);
+		assertThat(fixture().job(big).lastError()).contains("JobContext.MAX_STEP_RESULT_BYTES");
+		assertThat(fixture().queue().steps(big)).isEmpty();
+		long typed = fixture().queue().enqueue("typed", null);
+		fixture().store().steps().recordStep(typed, "n", "\"not a number\"");
+		assertThat(runOnce(typed).outcome()).isEqualTo(JobOutcome.RETRIED);
+		assertThat(fixture().job(typed).lastError()).contains("cannot be decoded as java.lang.Integer");
+	}
+
+	/** The pruner deletes a finished job's records and signals with it. */
+	@Test
+	default void stepsAndSignalsArePrunedWithTheirJob() {
+		handler("order", (payload, context) -> context.step("charge", Integer.class, () -> 1));
+		long id = fixture().queue().enqueue("order", null);
+		fixture().queue().signal(id, "paid", 1);
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.SUCCEEDED);
+		assertThat(fixture().queue().steps(id)).hasSize(1);
+		sleepQuietly(20);
+		assertThat(fixture().store().pruneFinished(JobStatus.SUCCEEDED, Duration.ZERO, 100)).isOne();
+		assertThat(fixture().queue().steps(id)).isEmpty();
+		assertThat(fixture().queue().signals(id)).isEmpty();
+	}
+
+}
