@@ -49,10 +49,16 @@ public final class RanJob {
 	 * How the attempt ended: {@code SUCCEEDED}; {@code RETRIED} (queued again, due after the
 	 * retry policy's backoff); {@code FAILED} (for good: attempts used up, or not retryable);
 	 * {@code CANCELLED} (its cancel was asked for); {@code EXPIRED} (its deadline had passed,
-	 * so it did not start); {@code null} when its lease was lost.
+	 * so it did not start); {@code PARKED} (it parked its job: a durable sleep, a wait for a
+	 * signal, a snooze); {@code null} when its lease was lost.
 	 */
 	public @Nullable JobOutcome outcome() {
 		return this.outcome;
+	}
+
+	/** Whether the handler parked its job (a durable sleep, a wait for a signal, a snooze): it is {@code QUEUED} again. */
+	public boolean parked() {
+		return this.outcome == JobOutcome.PARKED;
 	}
 
 	public boolean succeeded() {

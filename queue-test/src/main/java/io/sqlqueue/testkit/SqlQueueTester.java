@@ -11,6 +11,7 @@ import java.util.stream.Collectors;
 
 import tools.jackson.databind.JavaType;
 
+import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.PayloadCodec;
@@ -47,6 +48,10 @@ import io.sqlqueue.schedule.Schedules;
  * tick enqueues a job into a test that did not ask for it): a test runs a schedule's job
  * with {@link #runSchedule(String)}, or fires the due ones with {@link #fireDueSchedules()}.
  * {@link #reset()} empties the queue between tests.
+ * <p>
+ * A job with durable steps (docs/durable-steps.md) runs to its next park: {@link #run(long)}
+ * returns {@code PARKED}; {@link #signal} delivers what it waits for, and {@link #wakeUp}
+ * ends its sleep without waiting.
  */
 public class SqlQueueTester {
 
@@ -67,9 +72,12 @@ public class SqlQueueTester {
 
 	private final QueueReset reset;
 
+	private final JobQueue jobs;
+
 	public SqlQueueTester(JobStore store, HandlerRegistry handlers, PayloadCodec codec, JobRunner runner,
-			Schedules schedules, QueueReset reset) {
+			Schedules schedules, QueueReset reset, JobQueue jobs) {
 		this.store = store;
+		this.jobs = jobs;
 		this.handlers = handlers;
 		this.codec = codec;
 		this.runner = runner;
@@ -183,11 +191,13 @@ public class SqlQueueTester {
 
 	/**
 	 * As {@link #runDue()}; with {@code includeDelayed}, the delayed jobs of the application's
-	 * handlers (a delay, a run time ahead, a retry's backoff) are made due first (their
-	 * {@code run_at} set to now, on the database's clock).
+	 * handlers (a delay, a run time ahead, a retry's backoff, a durable sleep) are made due
+	 * first (their {@code run_at} and sleeps' ends set to now, on the database's clock). A job
+	 * waiting for a signal runs and parks again: send it with {@link #signal}.
 	 */
 	public List<RanJob> runDue(boolean includeDelayed) {
 		if (includeDelayed) {
+			this.store.steps().endWaitsOf(this.handlers.names(), false);
 			this.store.makeDue(this.handlers.names());
 		}
 		List<RanJob> ran = new ArrayList<>();
@@ -199,13 +209,15 @@ public class SqlQueueTester {
 
 	/**
 	 * Runs until no job of the application's handlers waits: each pass makes the delayed
-	 * ones (and failed ones waiting to be retried) due and runs them, so every job ends
-	 * {@code SUCCEEDED}, {@code FAILED} or {@code CANCELLED}. Returns every attempt's outcome,
+	 * ones (failed ones waiting to be retried, sleeping ones) due and runs them, and ends the
+	 * waits for signals (they time out), so every job ends {@code SUCCEEDED}, {@code FAILED}
+	 * or {@code CANCELLED}. Returns every attempt's outcome,
 	 * retries included, in the order they ran.
 	 */
 	public List<RanJob> runUntilSettled() {
 		List<RanJob> ran = new ArrayList<>();
 		do {
+			this.store.steps().endWaitsOf(this.handlers.names(), true);
 			this.store.makeDue(this.handlers.names());
 		}
 		while (runOnePass(ran));
@@ -223,6 +235,29 @@ public class SqlQueueTester {
 			.orElseThrow(() -> new IllegalArgumentException("Job " + id + " is not queued: it is "
 					+ this.store.find(id).map((job) -> job.status().name()).orElse("not there (no such job)")));
 		return ranJob(ran, this.store.find(id).orElse(ran.job()));
+	}
+
+	/**
+	 * Sends the job a signal (docs/durable-steps.md#signals), as {@code JobQueue.signal}
+	 * does, which makes the job due if it was parked waiting for it; run it next with
+	 * {@link #run(long)} or {@link #runDue()}.
+	 */
+	public void signal(long id, String name, Object payload) {
+		this.jobs.signal(id, name, payload);
+	}
+
+	/**
+	 * Ends the durable sleeps of this parked job now, on the database's clock, and makes it
+	 * due, as if its time had come: run it next with {@link #run(long)} or {@link #runDue()}.
+	 * Its waits for signals keep waiting ({@link #signal} them, or let
+	 * {@link #runUntilSettled()} time them out).
+	 * @throws IllegalArgumentException when the job is not queued
+	 */
+	public void wakeUp(long id) {
+		if (!this.store.steps().wakeUp(id, false)) {
+			throw new IllegalArgumentException("Job " + id + " is not queued: it is "
+					+ this.store.find(id).map((job) -> job.status().name()).orElse("not there (no such job)"));
+		}
 	}
 
 	/** Claims and runs what is due now in every queue that has due jobs of our handlers; false when nothing was. */

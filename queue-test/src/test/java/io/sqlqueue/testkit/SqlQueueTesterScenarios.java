@@ -70,6 +70,9 @@ abstract class SqlQueueTesterScenarios {
 	@Autowired
 	private Ticks ticks;
 
+	@Autowired
+	private Orders orders;
+
 	/** A table of the queue, as the subclass's database names it. */
 	protected abstract String table(String name);
 
@@ -99,6 +102,33 @@ abstract class SqlQueueTesterScenarios {
 		assertThatThrownBy(() -> this.tester.assertNotEnqueued("mail.welcome")).isInstanceOf(AssertionError.class)
 			.hasMessageContaining("ada@example.com");
 		assertThat(this.mailer.sent).isEmpty();
+	}
+
+	/**
+	 * A job with durable steps runs to each park in turn: it waits for a signal the test
+	 * sends, then for a sleep the test ends; its charge ran once over three runs.
+	 */
+	@Test
+	void aJobRunsToItsNextParkAndResumesOnASignalAndAWakeUp() {
+		long id = this.jobs.enqueue("order.fulfil", "book");
+		assertThat(this.tester.run(id).parked()).as("waits for the payment's callback").isTrue();
+		assertThat(this.tester.runDue()).as("parked, not due").isEmpty();
+		this.tester.signal(id, "payment", "paid");
+		RanJob slept = this.tester.runDue().get(0);
+		assertThat(slept.outcome()).as("now sleeps a day").isEqualTo(JobOutcome.PARKED);
+		assertThat(slept.job().attempts()).as("no attempt spent").isZero();
+		this.tester.wakeUp(id);
+		RanJob done = this.tester.runDue().get(0);
+		assertThat(done.result(String.class)).isEqualTo("book: charged 1, paid");
+		assertThat(this.orders.charges).hasValue(1);
+		assertThatThrownBy(() -> this.tester.wakeUp(id)).isInstanceOf(IllegalArgumentException.class)
+			.hasMessageContaining("SUCCEEDED");
+
+		long unpaid = this.jobs.enqueue("order.fulfil", "pen");
+		assertThat(this.tester.runUntilSettled()).extracting(RanJob::outcome)
+			.as("its wait times out, its sleep ends: it settles")
+			.containsExactly(JobOutcome.PARKED, JobOutcome.PARKED, JobOutcome.SUCCEEDED);
+		assertThat(this.jobs.find(unpaid).orElseThrow().result()).isEqualTo("\"pen: charged 2, no callback\"");
 	}
 
 	@Test
@@ -398,9 +428,29 @@ abstract class SqlQueueTesterScenarios {
 
 	}
 
+	/** An order that is charged, waits for its payment's callback, sleeps a day, then mails. */
+	static class Orders {
+
+		final java.util.concurrent.atomic.AtomicInteger charges = new java.util.concurrent.atomic.AtomicInteger();
+
+		@JobHandler("order.fulfil")
+		String fulfil(String item, JobContext context) throws Exception {
+			String receipt = context.step("charge", String.class, () -> "charged " + this.charges.incrementAndGet());
+			String paid = context.awaitSignal("payment", String.class, Duration.ofHours(1)).orElse("no callback");
+			context.sleep(Duration.ofDays(1));
+			return item + ": " + receipt + ", " + paid;
+		}
+
+	}
+
 	@SpringBootConfiguration
 	@EnableAutoConfiguration
 	static class App {
+
+		@Bean
+		Orders orders() {
+			return new Orders();
+		}
 
 		@Bean
 		Mailer mailer() {

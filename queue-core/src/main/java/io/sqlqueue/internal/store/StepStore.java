@@ -59,6 +59,10 @@ public final class StepStore {
 
 	private final String stepTable;
 
+	private final String jobTable;
+
+	private final String makeDue;
+
 	private final String signalTable;
 
 	private final String records;
@@ -100,6 +104,7 @@ public final class StepStore {
 		String prefix = (checkedSchema != null) ? dialect.quote(checkedSchema) + "." : "";
 		this.stepTable = prefix + "queue_job_step";
 		this.signalTable = prefix + "queue_job_signal";
+		this.jobTable = jobTable;
 		String now = dialect.now();
 		this.records = """
 				SELECT kind, name, result, wake_at, timed_out, recorded_at FROM %s
@@ -121,6 +126,9 @@ public final class StepStore {
 				WHERE job_id = ?
 				ORDER BY sent_at, name""".formatted(this.signalTable);
 		this.writeLockFirst = dialect.writeLockFirst(jobTable);
+		this.makeDue = """
+				UPDATE %s SET run_at = %s, updated_at = %s, version = version + 1
+				WHERE id = ? AND status = 'QUEUED'""".formatted(jobTable, now, now);
 		this.jobState = "SELECT status, queue FROM %s WHERE id = ?".formatted(jobTable);
 		this.insertSignal = """
 				INSERT INTO %s (job_id, name, payload, sent_at)
@@ -282,6 +290,35 @@ public final class StepStore {
 	 */
 	public int endWaits(long jobId, boolean signalWaits) {
 		return this.jdbc.update(signalWaits ? this.endAllWaits : this.endSleeps, jobId);
+	}
+
+	/**
+	 * Ends now the sleeps (and, with {@code signalWaits}, the waits for signals) of the
+	 * queued jobs of these handlers: for the test kit, before it makes delayed jobs due.
+	 */
+	public int endWaitsOf(Collection<String> handlers, boolean signalWaits) {
+		if (handlers.isEmpty()) {
+			return 0;
+		}
+		String now = this.dialect.now();
+		String in = String.join(", ", java.util.Collections.nCopies(handlers.size(), "?"));
+		return this.jdbc.update("""
+				UPDATE %s SET wake_at = %s
+				WHERE kind IN (%s) AND wake_at > %s
+				  AND job_id IN (SELECT id FROM %s WHERE status = 'QUEUED' AND handler IN (%s))"""
+			.formatted(this.stepTable, now, signalWaits ? "'sleep', 'signal'" : "'sleep'", now, this.jobTable, in),
+				handlers.toArray());
+	}
+
+	/**
+	 * Makes the queued job due now, its sleeps (and, with {@code signalWaits}, its waits for
+	 * signals) ended: for the test kit. False when the job is not queued.
+	 */
+	public boolean wakeUp(long jobId, boolean signalWaits) {
+		return Boolean.TRUE.equals(this.transactions.inCallerOrNew(() -> {
+			endWaits(jobId, signalWaits);
+			return this.jdbc.update(this.makeDue, jobId) == 1;
+		}));
 	}
 
 	/** Deletes the records and signals of these jobs (deleted in the same transaction). */

@@ -79,8 +79,9 @@ public final class SqlQueueTestAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	SqlQueueTester sqlqueueTester(DataSource dataSource, Dialect dialect, JobStore store, HandlerRegistry handlers,
-			PayloadCodec codec, RetryPolicy retryPolicy, Schedules schedules, SqlQueueProperties properties,
-			ObjectProvider<JobListener> listeners, ObjectProvider<JobObservations> observations) {
+			PayloadCodec codec, RetryPolicy retryPolicy, Schedules schedules, JobQueue jobs,
+			SqlQueueProperties properties, ObjectProvider<JobListener> listeners,
+			ObjectProvider<JobObservations> observations) {
 		ManagerSettings.Builder settings = ManagerSettings.builder()
 			.retryPolicy(retryPolicy)
 			.leaseDuration(properties.getManager().getLeaseDuration())
@@ -92,7 +93,7 @@ public final class SqlQueueTestAutoConfiguration {
 		JobRunner runner = new JobRunner(store, handlers, codec, settings.build(), JobListener.all(all),
 				observations.getIfUnique(() -> JobObservations.NONE));
 		return new SqlQueueTester(store, handlers, codec, runner, schedules,
-				new QueueReset(dataSource, dialect, properties.getJdbc().getSchema()));
+				new QueueReset(dataSource, dialect, properties.getJdbc().getSchema()), jobs);
 	}
 
 }
