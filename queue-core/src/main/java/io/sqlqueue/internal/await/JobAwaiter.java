@@ -146,7 +146,8 @@ public class JobAwaiter implements JobListener, QueueEvents, AutoCloseable {
 	@Override
 	public void finished(JobRecord job, JobOutcome outcome, Duration took) {
 		// Heard for every attempt on the hot path: no allocation unless someone awaits the job.
-		if (outcome != JobOutcome.RETRIED && this.waiting.containsKey(job.id())) {
+		// A retried or parked job is queued again, not finished.
+		if (outcome != JobOutcome.RETRIED && outcome != JobOutcome.PARKED && this.waiting.containsKey(job.id())) {
 			readSoon();
 		}
 	}
