@@ -16,7 +16,9 @@ import io.sqlqueue.BatchProgress;
 import io.sqlqueue.JobLinks;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobRecord;
+import io.sqlqueue.JobSignal;
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.JobStep;
 import io.sqlqueue.admin.JobAttempt;
 import io.sqlqueue.admin.QueueAdmin;
 import io.sqlqueue.dashboard.JobDetail.TimelineEvent;
@@ -28,7 +30,10 @@ import io.sqlqueue.dashboard.JobDetail.TimelineEvent;
  * the job's row. Attempts with no row (run by an instance older than the attempt history, or
  * while it was off) are counted as such. An operator's retry starts the row's count of
  * attempts again, so the attempts after it are named by the retry they follow
- * ("Operator retry 1, attempt 1"), never as a second "Attempt 1".
+ * ("Operator retry 1, attempt 1"), never as a second "Attempt 1". A run that parked the job
+ * (a sleep or a wait for a signal: docs/durable-steps.md) spends no attempt and leaves no
+ * attempt row; its record of the sleep or wait tells of it, so that it reads as parked, not
+ * as an operator's retry.
  */
 public class JobDetails {
 
@@ -50,12 +55,67 @@ public class JobDetails {
 	}
 
 	private JobDetail detail(JobRecord job) {
+		List<JobStep> steps = this.jobs.steps(job.id());
+		List<JobSignal> signals = this.jobs.signals(job.id());
+		JobStep park = parkedRun(job, steps);
 		return new JobDetail(job.id(), job.queue(), job.handler(), job.status(), job.attempts(), job.maxAttempts(),
 				job.priority(), job.uniqueKey(), job.groupKey(), job.runAt(), job.createdAt(), job.updatedAt(),
 				job.startedAt(), job.finishedAt(), job.scheduledFor(), job.leaseOwner(), job.leaseExpiresAt(),
 				job.lastError(), job.result(), this.showPayload ? job.payload() : null, this.showPayload,
-				timeline(job, this.admin.attempts(job.id()).orElse(List.of())), actions(job.status()),
-				workflow(job.id()), handlerNotice(job));
+				timeline(job, this.admin.attempts(job.id()).orElse(List.of()), park,
+						park != null && signalled(park, signals)),
+				actions(job.status()), workflow(job.id()), handlerNotice(job),
+				steps.stream().map(JobDetail.Step::of).toList(),
+				signals.stream()
+					.map((signal) -> new JobDetail.Signal(signal.name(), this.showPayload ? signal.payload() : null,
+							signal.sentAt()))
+					.toList(),
+				parked(job, steps, signals, Instant.now()));
+	}
+
+	/**
+	 * What a parked job waits for, in words ("Sleeping until …", "Waiting for signal 'paid'
+	 * until …"): it is {@code QUEUED} and its latest sleep or wait for a signal ends later, a
+	 * wait only while its signal has not come. {@code null} otherwise; a snooze too, as it
+	 * leaves no record.
+	 */
+	static @Nullable String parked(JobRecord job, List<JobStep> steps, List<JobSignal> signals, Instant now) {
+		JobStep park = lastPark(steps);
+		if (job.status() != JobStatus.QUEUED || park == null || park.wakeAt() == null || !park.wakeAt().isAfter(now)
+				|| park.timedOut() || signalled(park, signals)) {
+			return null;
+		}
+		String text = waitText(park);
+		return Character.toUpperCase(text.charAt(0)) + text.substring(1);
+	}
+
+	/**
+	 * The sleep or wait the latest run of a {@code QUEUED} job parked on: its last one,
+	 * recorded since the row's start. {@code null} when that run did not park on a record.
+	 */
+	static @Nullable JobStep parkedRun(JobRecord job, List<JobStep> steps) {
+		JobStep park = lastPark(steps);
+		boolean sinceStart = park != null && job.startedAt() != null && !park.recordedAt().isBefore(job.startedAt());
+		return (job.status() == JobStatus.QUEUED && sinceStart) ? park : null;
+	}
+
+	private static @Nullable JobStep lastPark(List<JobStep> steps) {
+		JobStep park = null;
+		for (JobStep step : steps) {
+			park = (step.kind() != JobStep.Kind.STEP) ? step : park;
+		}
+		return park;
+	}
+
+	/** Whether the signal a wait is for has come (a sleep's never has). */
+	private static boolean signalled(JobStep park, List<JobSignal> signals) {
+		return park.kind() == JobStep.Kind.SIGNAL
+				&& signals.stream().anyMatch((signal) -> signal.name().equals(park.name()));
+	}
+
+	private static String waitText(JobStep park) {
+		return (park.kind() == JobStep.Kind.SLEEP) ? "sleeping until " + park.wakeAt()
+				: "waiting for signal '" + park.name() + "' until " + park.wakeAt();
 	}
 
 	/** The notice of a job yet to run whose handler this instance lacks; none for others. */
@@ -85,7 +145,12 @@ public class JobDetails {
 		};
 	}
 
-	static List<TimelineEvent> timeline(JobRecord job, List<JobAttempt> recorded) {
+	/**
+	 * @param park the sleep or wait the latest run parked on ({@link #parkedRun}), or {@code null}
+	 * @param signalled whether the signal that wait is for has come
+	 */
+	static List<TimelineEvent> timeline(JobRecord job, List<JobAttempt> recorded, @Nullable JobStep park,
+			boolean signalled) {
 		List<TimelineEvent> events = new ArrayList<>();
 		// An operator's retry starts the row's attempt count again from 1: the attempts after
 		// it are named by the retry, so that two attempts never share a name.
@@ -112,14 +177,21 @@ public class JobDetails {
 		boolean latestRecorded = last != null && rowStarted && last.attempt() == job.attempts()
 				&& last.startedAt() != null && sameMoment(last.startedAt(), job.startedAt());
 		if (last != null && !latestRecorded) {
-			Instant retriedBy = retriedSince(job, last, rowStarted);
+			Instant retriedBy = (park != null) ? retriedBeforePark(job, last) : retriedSince(job, last, rowStarted);
 			if (retriedBy != null) {
 				retries++;
 				thisRound.clear();
 				events.add(requeued(retriedBy, retries));
 			}
 		}
-		if (!latestRecorded && rowStarted) {
+		if (park != null) {
+			// The run that parked: its attempt is not counted on the row, nor has a row of its own.
+			String name = attemptName(job.attempts() + 1, retries);
+			events.add(new TimelineEvent(job.startedAt(), "started", name + " started", job.leaseOwner(), null));
+			events.add(new TimelineEvent(park.recordedAt(), "parked", name + " parked: " + waitText(park), null,
+					null));
+		}
+		else if (!latestRecorded && rowStarted) {
 			// The attempt running now, or one that ended with no row of its own.
 			thisRound.add(job.attempts());
 			String name = attemptName(job.attempts(), retries);
@@ -128,8 +200,7 @@ public class JobDetails {
 					job.leaseOwner(), null));
 		}
 		if (job.status() == JobStatus.QUEUED && job.runAt().isAfter(job.createdAt())) {
-			events.add(new TimelineEvent(job.runAt(), "due",
-					(job.attempts() > 0) ? "Due again (retry backoff)" : "Due", null, null));
+			events.add(new TimelineEvent(job.runAt(), "due", dueText(job, park, signalled), null, null));
 		}
 		if (job.finishedAt() != null) {
 			events.add(new TimelineEvent(job.finishedAt(), "finished", finishedText(job, retries), null, null));
@@ -176,6 +247,26 @@ public class JobDetails {
 				? job.startedAt() : null;
 	}
 
+	/**
+	 * When, at the latest, an operator queued the job again before the run that parked it;
+	 * {@code null} when nothing says so. Only a failed job is retried: the last recorded attempt
+	 * failed it, or the row counts fewer attempts than it.
+	 */
+	private static @Nullable Instant retriedBeforePark(JobRecord job, JobAttempt last) {
+		return (last.status() == JobStatus.FAILED || job.attempts() < last.attempt()) ? job.startedAt() : null;
+	}
+
+	private static String dueText(JobRecord job, @Nullable JobStep park, boolean signalled) {
+		if (park == null) {
+			return (job.attempts() > 0) ? "Due again (retry backoff)" : "Due";
+		}
+		if (park.kind() == JobStep.Kind.SLEEP) {
+			return "Due again (its sleep ends)";
+		}
+		return signalled ? "Due again (signal '" + park.name() + "' came)"
+				: "Due again (its wait for signal '" + park.name() + "' times out, unless the signal comes first)";
+	}
+
 	private static TimelineEvent requeued(@Nullable Instant at, int retry) {
 		return new TimelineEvent(at, "requeued", "Queued again by an operator (operator retry " + retry
 				+ "), with a fresh set of attempts; by this time at the latest", null, null);
@@ -207,7 +298,7 @@ public class JobDetails {
 
 	/** Events at the same moment in the order they happen. */
 	private static int order(String event) {
-		return List.of("requeued", "started", "ended", "due", "finished").indexOf(event);
+		return List.of("requeued", "started", "parked", "ended", "due", "finished").indexOf(event);
 	}
 
 }

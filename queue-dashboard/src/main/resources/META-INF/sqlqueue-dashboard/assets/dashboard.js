@@ -736,6 +736,7 @@
         var content = [
             el('h1', null, 'Job #' + job.id, el('span', {id: 'job-status'}, badge(job.status)), actions),
             job.handlerNotice ? el('div', {'class': 'panel notice', id: 'handler-notice'}, job.handlerNotice) : null,
+            job.parked ? el('div', {'class': 'panel notice', id: 'parked'}, 'Parked: ' + job.parked) : null,
             el('div', {'class': 'panel'}, el('dl', {'class': 'facts'},
                 fact('Queue', el('a', {href: jobsLink({queue: job.queue})}, job.queue)),
                 fact('Handler', el('a', {href: jobsLink({handler: job.handler})}, job.handler)),
@@ -756,6 +757,7 @@
                         event.error ? el('span', {'class': 'attempt-error', title: event.error}, firstLine(event.error)) : ''));
             })))
         ];
+        content.push(progressSection(job));
         if (job.lastError) {
             // Only a job that failed for good shows its error as a failure (errorCell).
             var failed = job.status === 'FAILED';
@@ -775,6 +777,33 @@
             : el('p', {'class': 'muted', id: 'payload'},
                 'Hidden: payloads may hold personal data (set management.endpoint.sqlqueue.show-payload=true to show them).'));
         show(content);
+    }
+
+    // A job's durable progress (docs/durable-steps.md): what its runs recorded, and the signals
+    // sent to it; a signal's payload only where payloads are shown.
+    function progressSection(job) {
+        if (!job.steps.length && !job.signals.length) {
+            return null;
+        }
+        function head(titles) {
+            return el('thead', null, el('tr', null, titles.map(function (title) { return el('th', null, title); })));
+        }
+        var steps = job.steps.map(function (step) {
+            return el('tr', null, el('td', null, step.kind), el('td', null, step.name),
+                el('td', {'class': 'json'}, step.kind === 'STEP' ? JSON.stringify(step.result) : ''),
+                el('td', null, step.wakeAt ? time(step.wakeAt) + (step.timedOut ? ' (timed out)' : '') : ''),
+                el('td', null, preciseTime(step.recordedAt)));
+        });
+        var signals = job.signals.map(function (signal) {
+            return el('tr', null, el('td', null, signal.name),
+                el('td', {'class': 'json'}, job.payloadShown ? JSON.stringify(signal.payload) : 'hidden'),
+                el('td', null, preciseTime(signal.sentAt)));
+        });
+        return [el('h2', null, 'Steps and signals'),
+            steps.length ? el('div', {'class': 'panel'}, el('table', {id: 'steps'},
+                head(['Kind', 'Name', 'Result', 'Wakes at', 'Recorded']), el('tbody', null, steps))) : '',
+            signals.length ? el('div', {'class': 'panel progress-signals'}, el('table', {id: 'signals'},
+                head(['Signal', 'Payload', 'Sent']), el('tbody', null, signals))) : ''];
     }
 
     // --- Workflows: a job's dependencies, dependents, batch and the graph around it; a batch's progress

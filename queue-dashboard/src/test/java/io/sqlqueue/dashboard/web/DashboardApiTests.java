@@ -43,6 +43,7 @@ import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.greaterThanOrEqualTo;
 import static org.hamcrest.Matchers.hasSize;
+import static org.hamcrest.Matchers.is;
 import static org.hamcrest.Matchers.not;
 import static org.hamcrest.Matchers.nullValue;
 import static org.hamcrest.Matchers.startsWith;
@@ -444,6 +445,86 @@ class DashboardApiTests {
 				.andExpect(jsonPath("$.timeline[1].text").value(startsWith("1 attempt with no record")))
 				.andExpect(jsonPath("$.timeline[2].text").value("Attempt 2 started"));
 		});
+	}
+
+	/**
+	 * A job's steps and signals, and a job parked waiting for a signal reads as parked: the
+	 * run that parked spent no attempt and is no operator's retry. Once the signal comes, it
+	 * is due, no longer parked.
+	 */
+	@Test
+	void jobDetailShowsItsStepsAndSignalsAndThatItIsParked() {
+		DashboardContexts.runner().run((context) -> {
+			JobQueue jobs = context.getBean(JobQueue.class);
+			JobStore store = context.getBean(JobStore.class);
+			long id = jobs.enqueue(Job.of("report.build", 1).queue("reports").maxAttempts(3));
+			for (JobRecord job : claim(store)) {
+				store.reschedule(new Lease(job.id(), job.leaseToken()), "flaky", Duration.ZERO);
+			}
+			pause();
+			for (JobRecord job : claim(store)) {
+				store.steps().recordStep(id, "render", "{\"pages\":3}");
+				store.steps().recordSignalWait(id, "approved", Duration.ofHours(1).toMillis());
+				assertThat(store.park(new Lease(job.id(), job.leaseToken()), "signal", "approved", Duration.ZERO))
+					.isTrue();
+			}
+			MockMvc mvc = DashboardContexts.mvc(context);
+			mvc.perform(get("/sqlqueue/api/jobs/" + id).with(user("ops")))
+				.andExpect(status().isOk())
+				.andExpect(jsonPath("$.status").value("QUEUED"))
+				.andExpect(jsonPath("$.attempts").value(1))
+				.andExpect(jsonPath("$.parked").value(startsWith("Waiting for signal 'approved' until ")))
+				.andExpect(jsonPath("$.steps[*].kind").value(contains("STEP", "SIGNAL")))
+				.andExpect(jsonPath("$.steps[0].name").value("render"))
+				.andExpect(jsonPath("$.steps[0].result.pages").value(3))
+				.andExpect(jsonPath("$.steps[1].name").value("approved"))
+				.andExpect(jsonPath("$.steps[1].wakeAt").value(not(nullValue())))
+				.andExpect(jsonPath("$.steps[1].timedOut").value(false))
+				.andExpect(jsonPath("$.signals", empty()))
+				.andExpect(jsonPath("$.timeline[*].text").value(contains(is("Enqueued"), is("Attempt 1 started"),
+						is("Attempt 1 ended: retried"), is("Attempt 2 started"),
+						startsWith("Attempt 2 parked: waiting for signal 'approved' until "),
+						is("Due again (its wait for signal 'approved' times out, unless the signal comes first)"))));
+			jobs.signal(id, "approved", java.util.Map.of("by", "ada"));
+			mvc.perform(get("/sqlqueue/api/jobs/" + id).with(user("ops")))
+				.andExpect(jsonPath("$.parked").value(nullValue()))
+				.andExpect(jsonPath("$.signals[0].name").value("approved"))
+				.andExpect(jsonPath("$.signals[0].payload").value(nullValue()))
+				.andExpect(jsonPath("$.signals[0].sentAt").value(not(nullValue())))
+				.andExpect(jsonPath("$.timeline[5].text").value("Due again (signal 'approved' came)"));
+			long plain = jobs.enqueue("mail.send", 2);
+			mvc.perform(get("/sqlqueue/api/jobs/" + plain).with(user("ops")))
+				.andExpect(jsonPath("$.steps", empty()))
+				.andExpect(jsonPath("$.signals", empty()))
+				.andExpect(jsonPath("$.parked").value(nullValue()));
+		});
+		DashboardContexts.runner().withPropertyValues("management.endpoint.sqlqueue.show-payload=true").run((context) -> {
+			JobQueue jobs = context.getBean(JobQueue.class);
+			JobStore store = context.getBean(JobStore.class);
+			long id = jobs.enqueue(Job.of("report.build", 1).queue("reports"));
+			jobs.signal(id, "approved", java.util.Map.of("by", "ada"));
+			for (JobRecord job : claim(store)) {
+				store.steps().recordSleep(id, "1", Duration.ofMinutes(5).toMillis());
+				store.park(new Lease(job.id(), job.leaseToken()), "sleep", "1", Duration.ZERO);
+			}
+			DashboardContexts.mvc(context)
+				.perform(get("/sqlqueue/api/jobs/" + id).with(user("ops")))
+				.andExpect(jsonPath("$.signals[0].payload.by").value("ada"))
+				.andExpect(jsonPath("$.steps[0].kind").value("SLEEP"))
+				.andExpect(jsonPath("$.parked").value(startsWith("Sleeping until ")))
+				.andExpect(jsonPath("$.timeline[*].text").value(contains(is("Enqueued"), is("Attempt 1 started"),
+						startsWith("Attempt 1 parked: sleeping until "), is("Due again (its sleep ends)"))));
+		});
+	}
+
+	/** Lets the database's clock move on, so that events do not share a moment. */
+	private static void pause() {
+		try {
+			Thread.sleep(20);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 	private static List<JobRecord> claim(JobStore store) {

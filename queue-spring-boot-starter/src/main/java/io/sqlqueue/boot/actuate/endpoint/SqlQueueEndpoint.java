@@ -27,7 +27,9 @@ import io.sqlqueue.DuplicateJobException;
 import io.sqlqueue.JobLinks;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobRecord;
+import io.sqlqueue.JobSignal;
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.JobStep;
 import io.sqlqueue.WorkflowGraph;
 import io.sqlqueue.admin.AdminResult;
 import io.sqlqueue.admin.AuditEntry;
@@ -296,8 +298,9 @@ public class SqlQueueEndpoint {
 	/**
 	 * The job with this id as stored, with its place in a workflow (what it runs after, what
 	 * runs after it, its batch) and its ended attempts ({@code history}, whichever instance ran
-	 * them), or {@code null} (404) when there is none. A job yet to run whose handler this
-	 * instance lacks has a {@code handlerNotice}.
+	 * them), its durable progress ({@code steps}: what its runs recorded, and {@code signals}:
+	 * what was sent to it; docs/durable-steps.md), or {@code null} (404) when there is none. A
+	 * job yet to run whose handler this instance lacks has a {@code handlerNotice}.
 	 */
 	@ReadOperation
 	public @Nullable JobDescriptor job(@Selector long id) {
@@ -305,7 +308,8 @@ public class SqlQueueEndpoint {
 			.map((job) -> JobDescriptor.of(job, this.showPayload, this.jobs.links(id)
 				.filter(JobLinks::inWorkflow)
 				.map((links) -> WorkflowDescriptor.of(links, this.jobs.graph(id).orElse(null)))
-				.orElse(null), handlerNotice(job), this.admin.attempts(id).orElse(List.of())))
+				.orElse(null), handlerNotice(job), this.admin.attempts(id).orElse(List.of()), this.jobs.steps(id),
+					this.jobs.signals(id)))
 			.orElse(null);
 	}
 
@@ -701,6 +705,9 @@ public class SqlQueueEndpoint {
 	 * ({@link QueueAdmin#attempts})
 	 * @param tags the job's tags ({@link io.sqlqueue.Job#tags}), empty for none
 	 * @param meta the job's metadata ({@link io.sqlqueue.Job#meta}), empty for none
+	 * @param steps what its runs recorded (steps, sleeps, waits for signals), oldest first;
+	 * a parked job ({@code QUEUED}, due at a sleep's or a wait's {@code wakeAt}) reads why here
+	 * @param signals the signals sent to it, oldest first; their payloads only when allowed
 	 */
 	public record JobDescriptor(long id, String queue, String handler, JobStatus status, int attempts,
 			int maxAttempts, int crashes, int priority, @JsonRawValue @Nullable String payload,
@@ -709,16 +716,49 @@ public class SqlQueueEndpoint {
 			@Nullable Instant deadline, @Nullable Instant cancelRequestedAt, Instant createdAt, Instant updatedAt,
 			@Nullable Instant startedAt, @Nullable Instant finishedAt,
 			@Nullable WorkflowDescriptor workflow, @Nullable String handlerNotice,
-			List<JobAttempt> history, List<String> tags, Map<String, String> meta) implements OperationResponseBody {
+			List<JobAttempt> history, List<String> tags, Map<String, String> meta, List<StepDescriptor> steps,
+			List<SignalDescriptor> signals) implements OperationResponseBody {
 
 		static JobDescriptor of(JobRecord job, boolean showPayload, @Nullable WorkflowDescriptor workflow,
-				@Nullable String handlerNotice, List<JobAttempt> history) {
+				@Nullable String handlerNotice, List<JobAttempt> history, List<JobStep> steps,
+				List<JobSignal> signals) {
 			return new JobDescriptor(job.id(), job.queue(), job.handler(), job.status(), job.attempts(),
 					job.maxAttempts(), job.crashes(), job.priority(), showPayload ? job.payload() : null,
 					job.result(), job.lastError(), job.uniqueKey(), job.groupKey(), job.leaseOwner(),
 					job.leaseExpiresAt(), job.runAt(), job.deadline(), job.cancelRequestedAt(), job.createdAt(),
 					job.updatedAt(), job.startedAt(), job.finishedAt(), workflow, handlerNotice, history, job.tags(),
-					job.meta());
+					job.meta(), steps.stream().map(StepDescriptor::of).toList(),
+					signals.stream().map((signal) -> SignalDescriptor.of(signal, showPayload)).toList());
+		}
+
+	}
+
+	/**
+	 * One record of a job's durable progress ({@link JobStep}); its result as the JSON it is,
+	 * as the job's own.
+	 * @param result a step's result ({@code null} for a sleep or a wait)
+	 * @param wakeAt when a sleep ends or a wait for a signal times out; {@code null} for a step
+	 * @param timedOut whether a wait for a signal timed out
+	 */
+	public record StepDescriptor(JobStep.Kind kind, String name, @JsonRawValue @Nullable String result,
+			@Nullable Instant wakeAt, boolean timedOut, Instant recordedAt) {
+
+		static StepDescriptor of(JobStep step) {
+			return new StepDescriptor(step.kind(), step.name(), step.result(), step.wakeAt(), step.timedOut(),
+					step.recordedAt());
+		}
+
+	}
+
+	/**
+	 * A signal sent to a job ({@link JobSignal}).
+	 * @param payload its payload as the JSON it is, only where a job's payload is shown: a
+	 * caller's data, like the job's own
+	 */
+	public record SignalDescriptor(String name, @JsonRawValue @Nullable String payload, Instant sentAt) {
+
+		static SignalDescriptor of(JobSignal signal, boolean showPayload) {
+			return new SignalDescriptor(signal.name(), showPayload ? signal.payload() : null, signal.sentAt());
 		}
 
 	}

@@ -6,6 +6,8 @@ import java.util.Map;
 import java.util.UUID;
 
 import org.junit.jupiter.api.Test;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
 
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -22,6 +24,7 @@ import io.sqlqueue.JobLinks;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobRecord;
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.JobStep;
 import io.sqlqueue.admin.AdminResult;
 import io.sqlqueue.admin.JobSummary;
 import io.sqlqueue.admin.QueueAdmin;
@@ -34,6 +37,8 @@ import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.BulkDescriptor;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.CountDescriptor;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.FairnessDescriptor;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.SearchDescriptor;
+import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.SignalDescriptor;
+import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.StepDescriptor;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.JobDescriptor;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.KeyLimitDescriptor;
 import io.sqlqueue.boot.actuate.endpoint.SqlQueueEndpoint.LimitActionDescriptor;
@@ -295,6 +300,47 @@ class SqlQueueEndpointAutoConfigurationTests {
 		this.runner.withPropertyValues("management.endpoint.sqlqueue.show-payload=true").run((context) -> {
 			long id = context.getBean(JobQueue.class).enqueue(Job.of("mail.send", Map.of("to", "ada@example.com")));
 			assertThat(context.getBean(SqlQueueEndpoint.class).job(id).payload()).contains("ada@example.com");
+			context.getBean(JobQueue.class).signal(id, "paid", Map.of("invoice", "i-7"));
+			assertThat(context.getBean(SqlQueueEndpoint.class).job(id).signals()).singleElement()
+				.extracting(SignalDescriptor::payload)
+				.isEqualTo("{\"invoice\":\"i-7\"}");
+		});
+	}
+
+	/**
+	 * A job's durable progress: its steps' results as the JSON they are (as the job's own
+	 * result), a sleep's wake time, and its signals, their payloads hidden as the job's.
+	 */
+	@Test
+	void showsAJobsStepsAndSignals() {
+		this.runner.run((context) -> {
+			JobQueue jobs = context.getBean(JobQueue.class);
+			JobStore store = context.getBean(JobStore.class);
+			long id = jobs.enqueue(Job.of("billing.charge", Map.of("order", 7)));
+			store.steps().recordStep(id, "charge", "{\"receipt\":\"r-1\"}");
+			store.steps().recordSleep(id, "1", 60_000);
+			jobs.signal(id, "paid", Map.of("invoice", "i-7"));
+			SqlQueueEndpoint endpoint = context.getBean(SqlQueueEndpoint.class);
+			JobDescriptor job = endpoint.job(id);
+			assertThat(job.steps()).extracting(StepDescriptor::kind, StepDescriptor::name, StepDescriptor::result)
+				.containsExactly(org.assertj.core.groups.Tuple.tuple(JobStep.Kind.STEP, "charge", "{\"receipt\":\"r-1\"}"),
+						org.assertj.core.groups.Tuple.tuple(JobStep.Kind.SLEEP, "1", null));
+			assertThat(job.steps().get(0).wakeAt()).isNull();
+			assertThat(job.steps().get(1).wakeAt()).isAfter(job.steps().get(1).recordedAt());
+			assertThat(job.signals()).singleElement().satisfies((signal) -> {
+				assertThat(signal.name()).isEqualTo("paid");
+				assertThat(signal.payload()).isNull();
+				assertThat(signal.sentAt()).isNotNull();
+			});
+			JsonNode json = context.getBean(JsonMapper.class).readTree(context.getBean(JsonMapper.class)
+				.writeValueAsString(job));
+			assertThat(json.get("steps").get(0).get("kind").asString()).isEqualTo("STEP");
+			assertThat(json.get("steps").get(0).get("result").get("receipt").asString()).isEqualTo("r-1");
+			assertThat(json.get("steps").get(1).get("timedOut").asBoolean()).isFalse();
+			assertThat(json.get("steps").get(1).get("wakeAt").isNull()).isFalse();
+			assertThat(json.get("signals").get(0).get("name").asString()).isEqualTo("paid");
+			assertThat(json.get("signals").get(0).get("payload").isNull()).isTrue();
+			assertThat(endpoint.job(jobs.enqueue("mail.send", null)).steps()).isEmpty();
 		});
 	}
 
