@@ -11,7 +11,7 @@ import io.sqlqueue.JobHandler;
 /**
  * The mail handlers. They run on the queue's workers, in the {@code mail} queue, after
  * the sign-up that enqueued them has committed. What they return is stored as the job's
- * result.
+ * result. The order's mail is sent from its own job's step instead.
  */
 @Component
 public class Mailer {
@@ -38,6 +38,13 @@ public class Mailer {
 		MailReceipt receipt = this.sentMails.send(context.jobId(), mail.userId(), "followup", mail.email(),
 				"How is it going, " + mail.name() + "?");
 		logger.info("Follow-up mail to {} (job {}): {}", mail.email(), context.jobId(), receipt.messageId());
+		return receipt;
+	}
+
+	/** Tells the customer their order has shipped: the {@code mail} step of {@link OrderFulfilment}. */
+	public MailReceipt sendOrderShipped(long jobId, String email, String item) {
+		MailReceipt receipt = this.sentMails.sendForJob(jobId, "order-shipped", email, "Your " + item + " is on its way");
+		logger.info("Order mail to {} (job {}): {}", email, jobId, receipt.messageId());
 		return receipt;
 	}
 

@@ -13,7 +13,8 @@ import org.springframework.stereotype.Repository;
 /**
  * The "mail server" of this sample: a mail counts as sent when it has a row in
  * {@code sent_mail}. One mail of each kind per user (a unique key), so a job that runs
- * twice (delivery is at-least-once) does not send twice.
+ * twice (delivery is at-least-once) does not send twice. A mail that is not to a user (an
+ * order's) is one of each kind per job instead.
  */
 @Repository
 public class SentMails {
@@ -48,6 +49,41 @@ public class SentMails {
 			// Another attempt of the same job got there first.
 			return new MailReceipt(messageId(userId, kind).orElseThrow(), recipient, true);
 		}
+	}
+
+	/**
+	 * Sends a mail of this kind for this job, to someone who need not be a user, unless the
+	 * job sent one already (a plain step's body may run again: docs/durable-steps.md).
+	 */
+	public MailReceipt sendForJob(long jobId, String kind, String recipient, String subject) {
+		Optional<String> earlier = messageIdOfJob(jobId, kind);
+		if (earlier.isPresent()) {
+			return new MailReceipt(earlier.get(), recipient, true);
+		}
+		String messageId = "<" + UUID.randomUUID() + "@sample.sqlqueue.io>";
+		try {
+			this.jdbc.sql("""
+					INSERT INTO sent_mail (job_id, kind, recipient, subject, message_id)
+					VALUES (:jobId, :kind, :recipient, :subject, :messageId)""")
+				.param("jobId", jobId)
+				.param("kind", kind)
+				.param("recipient", recipient)
+				.param("subject", subject)
+				.param("messageId", messageId)
+				.update();
+			return new MailReceipt(messageId, recipient, false);
+		}
+		catch (DuplicateKeyException ex) {
+			return new MailReceipt(messageIdOfJob(jobId, kind).orElseThrow(), recipient, true);
+		}
+	}
+
+	private Optional<String> messageIdOfJob(long jobId, String kind) {
+		return this.jdbc.sql("SELECT message_id FROM sent_mail WHERE job_id = :jobId AND kind = :kind")
+			.param("jobId", jobId)
+			.param("kind", kind)
+			.query(String.class)
+			.optional();
 	}
 
 	private Optional<String> messageId(long userId, String kind) {

@@ -27,6 +27,7 @@ import com.jayway.jsonpath.PathNotFoundException;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -131,7 +132,7 @@ final class DocumentedCalls {
 			// The pages show an application whose Manager runs jobs; the test kit is on this class path.
 			.run("--server.port=0", "--spring.datasource.url=jdbc:h2:mem:" + database,
 					"--sqlqueue.test.run-in-background=true")) {
-			App app = new App(context.getEnvironment().getRequiredProperty("local.server.port", Integer.class));
+			App app = new App(context.getEnvironment().getRequiredProperty("local.server.port", Integer.class), context);
 			List<Runnable> later = new ArrayList<>();
 			for (int i = 0; i < steps.size(); i++) {
 				DocumentedCurl curl = curls.get(i);
@@ -283,8 +284,16 @@ final class DocumentedCalls {
 
 		private final int port;
 
-		App(int port) {
+		private final ApplicationContext context;
+
+		App(int port, ApplicationContext context) {
 			this.port = port;
+			this.context = context;
+		}
+
+		/** A bean of the application, for what a page says about its own tables (e.g. a charge made once). */
+		<T> T bean(Class<T> type) {
+			return this.context.getBean(type);
 		}
 
 		Answer send(DocumentedCurl.Request request) {

@@ -40,7 +40,7 @@ class DocumentedCallsTests {
 
 	/** The pages each test below runs, in the order it runs them. */
 	private static final List<List<String>> RUNS = List.of(List.of("README.md", "docs/operations.md"),
-			List.of("queue-sample-app/USAGE.md"));
+			List.of("queue-sample-app/USAGE.md"), List.of("docs/durable-steps.md"));
 
 	/** "A moment later", "right away", "at once". */
 	private static final Duration MOMENT = Duration.ofSeconds(5);
@@ -304,6 +304,36 @@ class DocumentedCallsTests {
 					assertThat(callback.json("$.attempts")).as("the callback ran once").isEqualTo(1);
 				}),
 				step("curl localhost:8080/actuator/sqlqueue/batches/1", Call::send)));
+	}
+
+	@Test
+	void durableStepsCallsAnswerAsTheySay() throws Exception {
+		String paymentCallback = """
+				curl -i -X POST localhost:8080/orders/1/payment-callback -H 'Content-Type: application/json' \
+				     -d '{"reference": "psp-1", "approved": true}'""";
+		run(RUNS.get(2).stream().map(DocumentedCalls::repositoryFile).toList(), List.of(
+				step("""
+						curl -i -X POST localhost:8080/orders -H 'Content-Type: application/json' \
+						     -d '{"item": "teapot", "cents": 4200, "email": "ada@example.com"}'""", Call::send),
+				step("curl localhost:8080/jobs/1", (call) -> {
+					Answer parked = call.until(MOMENT, (answer) -> {
+						assertThat(answer.json("$.status")).isEqualTo("QUEUED");
+						assertThat(answer.json("$.steps[*].name")).as("records").isEqualTo(List.of("charge", "payment"));
+					});
+					assertThat(parked.instant("$.runAt")).as("runAt: the wait's timeout, an hour on")
+						.isEqualTo(parked.instant("$.steps[1].wakeAt"))
+						.isAfter(Instant.now().plus(Duration.ofMinutes(59)));
+					assertThat(parked.json("$.signals")).isEqualTo(List.of());
+				}),
+				step(paymentCallback, Call::send),
+				step("curl localhost:8080/jobs/1", (call) -> {
+					Answer done = call.until(MOMENT, status("SUCCEEDED"));
+					assertThat(done.json("$.steps[*].name")).as("records")
+						.isEqualTo(List.of("charge", "payment", "ship", "mail"));
+					assertThat((String) done.json("$.result.messageId")).matches("<[0-9a-f-]{36}@sample\\.sqlqueue\\.io>");
+					assertThat(call.app().bean(PaymentClient.class).charges(1)).as("charges of job 1").isEqualTo(1);
+				}),
+				step(paymentCallback, Call::send)));
 	}
 
 	private static AnswerCheck status(String status) {
