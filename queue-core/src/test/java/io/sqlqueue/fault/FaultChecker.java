@@ -64,7 +64,7 @@ final class FaultChecker {
 	private static final String FAULTED = "(SELECT worker_id FROM fault_event WHERE kind IN ('kill', 'freeze'))";
 
 	/** A claim of this effect's job by this effect's worker for this attempt; {@code e} is the effect. */
-	private static final String CLAIM_OF_EFFECT = """
+	static final String CLAIM_OF_EFFECT = """
 			SELECT 1 FROM fault_audit a
 			WHERE a.job_id = e.job_id AND a.old_status = 'QUEUED' AND a.new_status = 'RUNNING'
 			  AND a.new_owner = e.worker_id AND a.new_attempts = e.attempt""";

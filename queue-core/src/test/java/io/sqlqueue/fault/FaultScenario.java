@@ -88,11 +88,17 @@ abstract class FaultScenario {
 		}
 	}
 
-	/** Enqueues {@code count} jobs, plain and transactional in turn. */
+	/** The handlers of the jobs {@link #enqueue} adds, in turn: plain and transactional, unless a scenario says otherwise. */
+	protected List<String> handlers() {
+		return List.of(FaultWorker.PLAIN, FaultWorker.TRANSACTIONAL);
+	}
+
+	/** Enqueues {@code count} jobs, of each of the {@link #handlers} in turn. */
 	protected void enqueue(int count) {
+		List<String> handlers = handlers();
 		List<Job> jobs = new ArrayList<>();
 		for (int i = 0; i < count; i++) {
-			String handler = (i % 2 == 0) ? FaultWorker.PLAIN : FaultWorker.TRANSACTIONAL;
+			String handler = handlers.get(i % handlers.size());
 			jobs.add(Job.of(handler, i).queue(FaultWorker.QUEUE).maxAttempts(MAX_ATTEMPTS));
 		}
 		this.fixture.queue().enqueueAll(jobs);

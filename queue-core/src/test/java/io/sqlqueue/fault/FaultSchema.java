@@ -4,8 +4,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
 
 /**
  * The fault suite's own tables beside {@code queue_job}, in the test's schema: what the
- * handlers did ({@code fault_effect}), every change of a job's status as the database saw
- * it ({@code fault_audit}, filled by a trigger, so no worker can forget to write it), the
+ * handlers did ({@code fault_effect}; {@code fault_step_effect} for the steps' handler),
+ * every change of a job's status as the database saw it ({@code fault_audit}, filled by a trigger, so no worker can forget to write it), the
  * workers' own reports ({@code fault_worker}) and the faults the test caused
  * ({@code fault_event}, on the database's clock). {@link FaultChecker} reads only these
  * and {@code queue_job}.
@@ -25,6 +25,16 @@ final class FaultSchema {
 				    at        timestamptz  NOT NULL,
 				    started   timestamptz)""".formatted(schema));
 		jdbc.execute("CREATE INDEX fault_effect_job_idx ON %s.fault_effect (job_id)".formatted(schema));
+		jdbc.execute("""
+				CREATE TABLE %s.fault_step_effect (
+				    id        bigserial PRIMARY KEY,
+				    job_id    bigint       NOT NULL,
+				    step      varchar(8)   NOT NULL,
+				    worker_id varchar(128) NOT NULL,
+				    attempt   integer      NOT NULL,
+				    at        timestamptz  NOT NULL)""".formatted(schema));
+		jdbc.execute("CREATE INDEX fault_step_effect_job_idx ON %s.fault_step_effect (job_id, step)"
+			.formatted(schema));
 		jdbc.execute("""
 				CREATE TABLE %1$s.fault_audit (
 				    id           bigserial PRIMARY KEY,

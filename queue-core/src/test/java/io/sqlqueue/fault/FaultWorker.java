@@ -39,11 +39,14 @@ import io.sqlqueue.internal.store.dialect.Dialects;
  * {@link Manager} with {@value #WORKERS} workers and a {@link Reaper}, wired as
  * {@code QueueFixture} wires them.
  * <p>
- * Both handlers write an effect row (job, worker, attempt, time): {@value #PLAIN} in
+ * Both job handlers write an effect row (job, worker, attempt, time): {@value #PLAIN} in
  * autocommit before it returns, {@value #TRANSACTIONAL} inside its job's completing
- * transaction. The worker registers itself in {@code fault_worker} when it runs, stops
- * cleanly when its standard input closes, and then records its lost leases there. It
- * halts by itself after {@code max-life-ms} whatever happens, so no test leaves it behind.
+ * transaction. A third, {@value #STEPS}, runs three durable steps that each write a row of
+ * {@code fault_step_effect}: "a" and "c" plain (in autocommit), "b" transactional (its
+ * effect commits with the step's record). The worker registers itself in
+ * {@code fault_worker} when it runs, stops cleanly when its standard input closes, and
+ * then records its lost leases there. It halts by itself after {@code max-life-ms}
+ * whatever happens, so no test leaves it behind.
  * <p>
  * Arguments, as {@code key=value}: {@code url}, {@code user}, {@code schema}, {@code id},
  * and optionally {@code lease-ms} (3000), {@code tx-sleep-ms} (20), {@code max-life-ms}
@@ -57,6 +60,8 @@ public final class FaultWorker {
 
 	static final String TRANSACTIONAL = "fault.tx";
 
+	static final String STEPS = "fault.steps";
+
 	static final String QUEUE = "fault";
 
 	static final int WORKERS = 8;
@@ -68,6 +73,9 @@ public final class FaultWorker {
 
 	/** The handlers' work after their effect: short, but long enough that workers overlap. */
 	private static final long PLAIN_SLEEP_MILLIS = 20;
+
+	/** A step's work after its effect: a kill must often fall between the effect and the record. */
+	private static final long STEP_SLEEP_MILLIS = 5;
 
 	private FaultWorker() {
 	}
@@ -90,6 +98,7 @@ public final class FaultWorker {
 			handlers.register(HandlerDefinition.of(PLAIN, QUEUE, effect(jdbc, id, PLAIN_SLEEP_MILLIS)));
 			handlers.register(new HandlerDefinition(TRANSACTIONAL, QUEUE, null, null, Set.of(),
 					effect(jdbc, id, txSleep), TRANSACTIONAL, true));
+			handlers.register(HandlerDefinition.of(STEPS, QUEUE, steps(jdbc, id)));
 			Duration lease = Duration.ofMillis(Long.parseLong(options.getOrDefault("lease-ms", "3000")));
 			ManagerSettings settings = ManagerSettings.builder()
 				.workerId(id)
@@ -156,6 +165,28 @@ public final class FaultWorker {
 			Thread.sleep(sleepMillis);
 			return null;
 		};
+	}
+
+	/**
+	 * Three steps, each writing its effect row then working a moment: what a kill interrupts
+	 * between a step's effect and its record, and what a later run must replay, not redo.
+	 */
+	private static JobInvoker steps(JdbcTemplate jdbc, String worker) {
+		return (String payload, JobContext context) -> {
+			context.step("a", () -> stepEffect(jdbc, worker, context, "a"));
+			// The JdbcTemplate joins the step's transaction: the effect commits with the record or not at all.
+			context.transactionalStep("b", () -> stepEffect(jdbc, worker, context, "b"));
+			context.step("c", () -> stepEffect(jdbc, worker, context, "c"));
+			return null;
+		};
+	}
+
+	private static void stepEffect(JdbcTemplate jdbc, String worker, JobContext context, String step)
+			throws InterruptedException {
+		jdbc.update("""
+				INSERT INTO fault_step_effect (job_id, step, worker_id, attempt, at)
+				VALUES (?, ?, ?, ?, clock_timestamp())""", context.jobId(), step, worker, context.attempt());
+		Thread.sleep(STEP_SLEEP_MILLIS);
 	}
 
 	private static HikariDataSource pool(Map<String, String> options) {
