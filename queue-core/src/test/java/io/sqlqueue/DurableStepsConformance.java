@@ -166,6 +166,24 @@ interface DurableStepsConformance extends ConformanceSupport {
 					org.assertj.core.groups.Tuple.tuple(JobStep.Kind.STEP, "after"));
 	}
 
+	/** A parked job of a group keeps the group's later jobs waiting until it ends: groups run in order. */
+	@Test
+	default void aParkedJobOfAGroupHoldsBackTheGroup() {
+		handler("order", (payload, context) -> {
+			if ("first".equals(JSON.readValue(payload, String.class))) {
+				context.sleep(Duration.ofHours(1));
+			}
+			return "done";
+		});
+		long first = fixture().queue().enqueue(Job.of("order", "first").groupKey("customer-1"));
+		long second = fixture().queue().enqueue(Job.of("order", "second").groupKey("customer-1"));
+		assertThat(runOnce(first).outcome()).isEqualTo(JobOutcome.PARKED);
+		assertThat(claimAll("order")).as("the second waits for the parked first").isEmpty();
+		fixture().store().steps().wakeUp(first, false);
+		assertThat(claimAll("order")).extracting(JobRecord::id).containsExactly(first);
+		assertThat(fixture().status(second)).isEqualTo(JobStatus.QUEUED);
+	}
+
 	/** A snooze gives the job back for later, from the top, without an attempt or a record. */
 	@Test
 	default void aSnoozeGivesTheJobBackWithoutAnAttempt() {
