@@ -184,6 +184,20 @@ interface DurableStepsConformance extends ConformanceSupport {
 		assertThat(fixture().status(second)).isEqualTo(JobStatus.QUEUED);
 	}
 
+	/** A cancel asked for while the job ran ends it when it parks: it is never resumed. */
+	@Test
+	default void aJobWhoseCancelWasAskedForEndsCancelledWhenItParks() {
+		handler("order", (payload, context) -> {
+			assertThat(fixture().queue().cancel(context.jobId())).as("asked for").isTrue();
+			context.sleep(Duration.ofHours(1));
+			return "slept";
+		});
+		long id = fixture().queue().enqueue("order", null);
+		runOnce(id);
+		assertThat(fixture().status(id)).isEqualTo(JobStatus.CANCELLED);
+		assertThat(fixture().job(id).finishedAt()).isNotNull();
+	}
+
 	/** A snooze gives the job back for later, from the top, without an attempt or a record. */
 	@Test
 	default void aSnoozeGivesTheJobBackWithoutAnAttempt() {
