@@ -93,9 +93,11 @@ public interface JobContext {
 	/**
 	 * As {@link #step(String, Class, StepBody)}, with the body in a transaction on the
 	 * queue's {@code DataSource} that also records the step, fenced by this attempt's lease:
-	 * what the body writes through that {@code DataSource} (a {@code JdbcTemplate}, JPA on
-	 * the same pool) and the record commit together, or not at all. So its database effect
-	 * happens exactly once, across crashes and lost leases.
+	 * what the body writes through that {@code DataSource} (a {@code JdbcTemplate}, or
+	 * anything that takes its connection through Spring's {@code DataSourceUtils}) and the
+	 * record commit together, or not at all. So its database effect happens exactly once,
+	 * across crashes and lost leases. In a transactional handler the step joins the handler's
+	 * transaction instead, which commits with the job's completion.
 	 */
 	default <T> @Nullable T transactionalStep(String name, Class<T> type, StepBody<T> body) throws Exception {
 		throw new UnsupportedOperationException("This JobContext records no steps");
@@ -153,6 +155,9 @@ public interface JobContext {
 
 	/** The most records (steps, sleeps and waits for signals) one job keeps. */
 	int MAX_STEPS = 1_000;
+
+	/** The longest sleep, snooze or wait for a signal: 100 years, well within every database's timestamps. */
+	Duration MAX_PARK = Duration.ofDays(36_500);
 
 	/** The most bytes of JSON of all the results of one job's steps. */
 	int MAX_STEP_RESULT_BYTES = 4 * 1024 * 1024;

@@ -193,7 +193,7 @@ interface DurableStepsConformance extends ConformanceSupport {
 			return "slept";
 		});
 		long id = fixture().queue().enqueue("order", null);
-		runOnce(id);
+		assertThat(runOnce(id).outcome()).as("told as it ended").isEqualTo(JobOutcome.CANCELLED);
 		assertThat(fixture().status(id)).isEqualTo(JobStatus.CANCELLED);
 		assertThat(fixture().job(id).finishedAt()).isNotNull();
 	}
@@ -342,6 +342,8 @@ interface DurableStepsConformance extends ConformanceSupport {
 		assertThatExceptionOfType(InvalidJobException.class)
 			.isThrownBy(() -> fixture().queue().signal(id, "a", "x".repeat(fixture().codec().maxPayloadBytes() + 1)))
 			.withMessageContaining("over the limit");
+		assertThatExceptionOfType(InvalidJobException.class).isThrownBy(() -> fixture().queue().signal(id, "a", null))
+			.withMessageContaining("needs a payload");
 		fixture().queue().signal(id, "a", 1);
 		assertThatIllegalStateException().isThrownBy(() -> fixture().queue().signal(id, "a", 2))
 			.withMessageContaining("already has a signal 'a'");
@@ -402,6 +404,101 @@ interface DurableStepsConformance extends ConformanceSupport {
 		fixture().store().steps().recordStep(typed, "n", "\"not a number\"");
 		assertThat(runOnce(typed).outcome()).isEqualTo(JobOutcome.RETRIED);
 		assertThat(fixture().job(typed).lastError()).contains("cannot be decoded as java.lang.Integer");
+	}
+
+	/**
+	 * A transactional step in a transactional handler joins the handler's transaction: its
+	 * writes and record commit with the job's completion, or roll back with a failure.
+	 */
+	@Test
+	default void aTransactionalStepInATransactionalHandlerCommitsWithTheHandler() {
+		fixture().jdbc().execute("CREATE TABLE effect (job_id BIGINT NOT NULL, attempt INT NOT NULL)");
+		transactionalHandler("pay", (payload, context) -> {
+			context.step("plain", () -> {
+			});
+			context.transactionalStep("debit", () -> fixture().jdbc()
+				.update("INSERT INTO effect (job_id, attempt) VALUES (?, ?)", context.jobId(), context.attempt()));
+			if (context.attempt() == 1) {
+				throw new IllegalStateException("fails after its steps");
+			}
+			return "paid";
+		});
+		long id = fixture().queue().enqueue("pay", null);
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.RETRIED);
+		assertThat(fixture().queue().steps(id)).as("rolled back with the handler").isEmpty();
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.SUCCEEDED);
+		assertThat(fixture().jdbc().queryForList("SELECT attempt FROM effect", Integer.class)).containsExactly(2);
+		assertThat(fixture().queue().steps(id)).extracting(JobStep::name).containsExactlyInAnyOrder("plain", "debit");
+	}
+
+	/**
+	 * A run that had lost the job records a step while the new run's body for it runs: the
+	 * new run returns the record, so every run from then on sees one result.
+	 */
+	@Test
+	default void aStepRecordedFirstByAnotherRunReturnsThatRecord() {
+		handler("order", (payload, context) -> {
+			String receipt = context.step("charge", String.class, () -> {
+				Thread zombie = new Thread(
+						() -> fixture().store().steps().recordStep(context.jobId(), "charge", "\"zombie's\""));
+				zombie.start();
+				zombie.join();
+				return "mine";
+			});
+			return receipt;
+		});
+		long id = fixture().queue().enqueue("order", null);
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.SUCCEEDED);
+		assertThat(fixture().job(id).result()).isEqualTo("\"zombie's\"");
+		assertThat(fixture().job(id).attempts()).isOne();
+	}
+
+	/** Parks longer than JobContext.MAX_PARK, or of a negative length, are refused and record nothing. */
+	@Test
+	default void parksOfNoLengthOrTooLongAreRefused() {
+		AtomicReference<String> refused = new AtomicReference<>("");
+		handler("order", (payload, context) -> {
+			for (Runnable park : List.<Runnable>of(() -> context.sleep(Duration.ofDays(365L * 20_000)),
+					() -> context.sleep(Duration.ofSeconds(-1)),
+					() -> context.sleepUntil(java.time.Instant.now().plus(Duration.ofDays(40_000))),
+					() -> context.snooze(JobContext.MAX_PARK.plusSeconds(1)),
+					() -> context.awaitSignal("paid", Integer.class, Duration.ZERO),
+					() -> context.awaitSignal("paid", Void.class, Duration.ofHours(1)))) {
+				try {
+					park.run();
+				}
+				catch (IllegalArgumentException ex) {
+					refused.set(refused.get() + "|" + ex.getMessage());
+				}
+			}
+			return "done";
+		});
+		long id = fixture().queue().enqueue("order", null);
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.SUCCEEDED);
+		assertThat(refused.get().split("\\|")).as(refused.get()).hasSize(7);
+		assertThat(fixture().queue().steps(id)).isEmpty();
+	}
+
+	/**
+	 * A wake never waits for a caller's open transaction that sent the signal (on MariaDB a
+	 * repeatable read's UPDATE would wait for the signal row's insert): it finds nothing to
+	 * wake, and the wake after that transaction's commit does.
+	 */
+	@Test
+	default void aWakeDoesNotWaitForTheSignalOfAnOpenTransaction() {
+		assumeRowLocks();
+		handler("order", (payload, context) -> "done");
+		long id = fixture().queue().enqueue("order", null);
+		TransactionTemplate caller = new TransactionTemplate(
+				new DataSourceTransactionManager(isolatedDatabase().dataSource()));
+		caller.executeWithoutResult((status) -> {
+			fixture().queue().signal(id, "paid", 1);
+			assertThat(java.util.concurrent.CompletableFuture
+				.supplyAsync(() -> fixture().store().steps().wake(id, "paid", "default"))
+				.orTimeout(10, TimeUnit.SECONDS)
+				.join()).as("nothing parked to wake, and no wait").isFalse();
+		});
+		assertThat(fixture().queue().signals(id)).hasSize(1);
 	}
 
 	/** The pruner deletes a finished job's records and signals with it. */

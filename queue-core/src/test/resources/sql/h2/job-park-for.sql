@@ -1,5 +1,3 @@
-UPDATE queue_job SET status = CASE WHEN cancel_requested_at IS NULL THEN 'QUEUED' ELSE 'CANCELLED' END,
-    finished_at = CASE WHEN cancel_requested_at IS NULL THEN NULL ELSE CURRENT_TIMESTAMP END,
-    run_at = DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP), attempts = attempts - 1, deadline = NULL, updated_at = CURRENT_TIMESTAMP,
+UPDATE queue_job SET status = 'QUEUED', run_at = DATEADD(MILLISECOND, CAST(? AS BIGINT), CURRENT_TIMESTAMP), attempts = attempts - 1, deadline = NULL, updated_at = CURRENT_TIMESTAMP,
     lease_expires_at = NULL, version = version + 1
-WHERE id = ? AND lease_token = ? AND status = 'RUNNING'
+WHERE id = ? AND lease_token = ? AND status = 'RUNNING' AND cancel_requested_at IS NULL

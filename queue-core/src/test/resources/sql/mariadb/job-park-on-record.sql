@@ -1,5 +1,3 @@
-UPDATE queue_job SET status = CASE WHEN cancel_requested_at IS NULL THEN 'QUEUED' ELSE 'CANCELLED' END,
-    finished_at = CASE WHEN cancel_requested_at IS NULL THEN NULL ELSE UTC_TIMESTAMP(6) END,
-    run_at = (SELECT wake_at FROM queue_job_step WHERE job_id = ? AND kind = ? AND name = ?), attempts = attempts - 1, deadline = NULL, updated_at = UTC_TIMESTAMP(6),
+UPDATE queue_job SET status = 'QUEUED', run_at = (SELECT wake_at FROM queue_job_step WHERE job_id = ? AND kind = ? AND name = ?), attempts = attempts - 1, deadline = NULL, updated_at = UTC_TIMESTAMP(6),
     lease_expires_at = NULL, version = version + 1
-WHERE id = ? AND lease_token = ? AND status = 'RUNNING'
+WHERE id = ? AND lease_token = ? AND status = 'RUNNING' AND cancel_requested_at IS NULL

@@ -430,6 +430,10 @@ public class DefaultJobQueue implements JobQueue {
 			throw new InvalidJobException("A signal needs a name");
 		}
 		Names.requireKey("A signal name", name);
+		if (payload == null) {
+			throw new InvalidJobException("Signal '" + name + "' to job " + id + " needs a payload: a waiting job "
+					+ "tells a signal from its absence by it (send true, or a record)");
+		}
 		String json;
 		try {
 			json = this.codec.encodePayload(payload, name);

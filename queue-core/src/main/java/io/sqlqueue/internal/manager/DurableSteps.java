@@ -73,27 +73,45 @@ final class DurableSteps {
 		checkRoom();
 		this.inStep = true;
 		try {
-			return transactional ? runInTransaction(name, body) : runAndRecord(name, body);
+			// In a transactional handler the record joins the handler's transaction, which
+			// commits with the job's completion, fenced by the lease: that is a transactional step.
+			return (transactional && !this.attempt.handler.transactional()) ? runInTransaction(name, type, body)
+					: runAndRecord(name, type, body);
+		}
+		catch (RecordedElsewhere ex) {
+			// A run that had lost the job recorded the step first: the record is the step's result.
+			return replayRecordedElsewhere(name, type);
 		}
 		finally {
 			this.inStep = false;
 		}
 	}
 
-	private <T> @Nullable T runAndRecord(String name, StepBody<T> body) throws Exception {
+	private <T> @Nullable T runAndRecord(String name, Class<T> type, StepBody<T> body) throws Exception {
 		T result = body.run();
 		String json = encode(name, result);
 		try {
 			this.steps.recordStep(jobId(), name, json);
 		}
 		catch (DuplicateKeyException ex) {
-			throw recordedElsewhere(name);
+			throw new RecordedElsewhere();
 		}
 		remember(STEP, name, json);
 		return result;
 	}
 
-	private <T> @Nullable T runInTransaction(String name, StepBody<T> body) throws Exception {
+	private <T> @Nullable T replayRecordedElsewhere(String name, Class<T> type) {
+		JobStep recorded = this.steps.recordsOf(jobId())
+			.stream()
+			.filter((record) -> record.kind() == JobStep.Kind.STEP && record.name().equals(name))
+			.findFirst()
+			.orElseThrow(() -> new IllegalStateException("Step '" + name + "' of job " + jobId()
+					+ " could not be recorded as another run of the job had recorded it, yet it is not there"));
+		records().put(key(STEP, name), recorded);
+		return decode(Objects.requireNonNull(recorded.result()), type, "step '" + name + "'");
+	}
+
+	private <T> @Nullable T runInTransaction(String name, Class<T> type, StepBody<T> body) throws Exception {
 		String[] json = new String[1];
 		T result;
 		try {
@@ -110,7 +128,7 @@ final class DurableSteps {
 					this.steps.recordStep(jobId(), name, json[0]);
 				}
 				catch (DuplicateKeyException ex) {
-					throw recordedElsewhere(name);
+					throw new RecordedElsewhere();
 				}
 				if (!this.steps.holdsLease(this.attempt.lease)) {
 					throw new LeaseLostException(jobId());
@@ -127,9 +145,7 @@ final class DurableSteps {
 
 	void sleep(Duration duration) {
 		checkParkable();
-		if (duration.isNegative()) {
-			throw new IllegalArgumentException("A sleep cannot be negative: " + duration);
-		}
+		requireParkLength("A sleep", duration);
 		String name = String.valueOf(++this.sleeps);
 		JobStep recorded = records().get(key(SLEEP, name));
 		Instant wakeAt;
@@ -150,6 +166,11 @@ final class DurableSteps {
 	void sleepUntil(Instant time) {
 		checkParkable();
 		Objects.requireNonNull(time, "time");
+		Instant claimedAt = this.attempt.job.startedAt();
+		if (claimedAt != null && time.isAfter(claimedAt.plus(JobContext.MAX_PARK))) {
+			throw new IllegalArgumentException("A sleep until " + time + " is longer than JobContext.MAX_PARK ("
+					+ JobContext.MAX_PARK.toDays() + " days)");
+		}
 		String name = String.valueOf(++this.sleeps);
 		JobStep recorded = records().get(key(SLEEP, name));
 		Instant wakeAt = (recorded != null) ? Objects.requireNonNull(recorded.wakeAt()) : time;
@@ -167,9 +188,7 @@ final class DurableSteps {
 
 	void snooze(Duration delay) {
 		checkParkable();
-		if (delay.isNegative()) {
-			throw new IllegalArgumentException("A snooze cannot be negative: " + delay);
-		}
+		requireParkLength("A snooze", delay);
 		throw Park.forDelay(delay);
 	}
 
@@ -177,8 +196,13 @@ final class DurableSteps {
 		checkParkable();
 		requireName("signal", name);
 		Objects.requireNonNull(type, "type");
-		if (timeout.isNegative() || timeout.isZero()) {
+		if (timeout.isZero()) {
 			throw new IllegalArgumentException("The timeout of a wait for a signal must be positive: " + timeout);
+		}
+		requireParkLength("The timeout of a wait for a signal", timeout);
+		if (type == Void.class) {
+			throw new IllegalArgumentException("A signal always has a payload: wait for it as the type it is sent "
+					+ "as (Boolean, a record, ...), not Void");
 		}
 		JobStep recorded = records().get(key(SIGNAL, name));
 		if (recorded != null && recorded.timedOut()) {
@@ -201,6 +225,14 @@ final class DurableSteps {
 			return Optional.empty();
 		}
 		throw Park.untilWakeOf(SIGNAL, name);
+	}
+
+	private static void requireParkLength(String what, Duration length) {
+		Objects.requireNonNull(length, "duration");
+		if (length.isNegative() || length.compareTo(JobContext.MAX_PARK) > 0) {
+			throw new IllegalArgumentException(what + " must be from zero to JobContext.MAX_PARK ("
+					+ JobContext.MAX_PARK.toDays() + " days), got " + length);
+		}
 	}
 
 	/** Whether {@code wakeAt} had come when this run was claimed (the database's clock). */
@@ -311,9 +343,15 @@ final class DurableSteps {
 		}
 	}
 
-	private LeaseLostException recordedElsewhere(String name) {
-		// Only a run of this job writes its records: another one recorded this step first.
-		return new LeaseLostException(jobId());
+	/** Another run of the job recorded the step first (one that had lost the job, and ran on). */
+	private static final class RecordedElsewhere extends RuntimeException {
+
+		private static final long serialVersionUID = 1L;
+
+		RecordedElsewhere() {
+			super(null, null, false, false);
+		}
+
 	}
 
 	/** A body's failure, carried out of the transaction that it rolls back. */

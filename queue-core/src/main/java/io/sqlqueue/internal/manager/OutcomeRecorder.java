@@ -8,6 +8,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -109,13 +110,18 @@ final class OutcomeRecorder {
 
 	/**
 	 * The handler parked its job: it is {@code QUEUED} again until the park ends, no attempt
-	 * spent. A park that waits for a signal looks for it once it committed: a signal whose
+	 * spent; or {@code CANCELLED} when its cancel was asked for meanwhile. A park that waits for a signal looks for it once it committed: a signal whose
 	 * own wake came while the job still ran is found here (see {@code StepStore}).
 	 */
 	void parked(Attempt attempt, Park park) {
 		logger.debug("{} parked", attempt);
-		write(attempt, JobOutcome.PARKED, List.of(""),
-				(text) -> this.store.park(attempt.lease, park.kind, park.name, park.delay));
+		// A park leaves alone a job whose cancel was asked for: that job ends CANCELLED instead.
+		writeEnding(attempt, JobOutcome.PARKED, List.of(JobStore.CANCELLED_WHILE_RUNNING), false, (text) -> {
+			if (this.store.park(attempt.lease, park.kind, park.name, park.delay)) {
+				return JobOutcome.PARKED;
+			}
+			return this.store.cancelRunning(attempt.lease, text) ? JobOutcome.CANCELLED : null;
+		});
 		String signal = park.awaitedSignal();
 		if (signal != null && attempt.outcome() == JobOutcome.PARKED) {
 			try {
@@ -166,13 +172,27 @@ final class OutcomeRecorder {
 
 	private void write(Attempt attempt, JobOutcome outcome, List<String> errors, boolean successMayHaveLanded,
 			FencedWrite write) {
+		writeEnding(attempt, outcome, errors, successMayHaveLanded, (text) -> write.held(text) ? outcome : null);
+	}
+
+	/**
+	 * As above, for a write that may end the attempt otherwise than {@code outcome} (a park
+	 * that finds the job's cancel asked for): the write says how it ended, or null when its
+	 * lease was lost.
+	 */
+	private void writeEnding(Attempt attempt, JobOutcome outcome, List<String> errors, boolean successMayHaveLanded,
+			OutcomeWrite write) {
 		int texts = 0;
 		int failures = 0;
 		while (true) {
 			try {
-				if (write.held(errors.get(texts)) || (failures > 0 && landed(attempt))) {
-					attempt.endedAs(outcome);
-					this.listener.finished(attempt.job, outcome, attempt.runningFor());
+				JobOutcome ended = write.ended(errors.get(texts));
+				if (ended == null && failures > 0 && landed(attempt)) {
+					ended = outcome;
+				}
+				if (ended != null) {
+					attempt.endedAs(ended);
+					this.listener.finished(attempt.job, ended, attempt.runningFor());
 				}
 				else if (successMayHaveLanded && landed(attempt)) {
 					completed(attempt, true);
@@ -231,6 +251,13 @@ final class OutcomeRecorder {
 	private interface FencedWrite {
 
 		boolean held(String errorText);
+
+	}
+
+	@FunctionalInterface
+	private interface OutcomeWrite {
+
+		@Nullable JobOutcome ended(String errorText);
 
 	}
 

@@ -251,16 +251,15 @@ final class JobSql {
 				    run_at = %s, last_error = ?, updated_at = %s, lease_expires_at = NULL, version = version + 1
 				WHERE id = ? AND lease_token = ? AND status = 'RUNNING'""".formatted(this.table, now, nowPlus, now);
 		// A park is no attempt: the next claim counts the same attempt again. The job started
-		// before its deadline, which so no longer applies. A cancel asked for meanwhile ends it.
+		// before its deadline, which so no longer applies. A job whose cancel was asked for is
+		// left for the worker to end CANCELLED, so that it can say so.
 		String park = """
-				UPDATE %s SET status = CASE WHEN cancel_requested_at IS NULL THEN 'QUEUED' ELSE 'CANCELLED' END,
-				    finished_at = CASE WHEN cancel_requested_at IS NULL THEN NULL ELSE %s END,
-				    run_at = %s, attempts = attempts - 1, deadline = NULL, updated_at = %s,
+				UPDATE %s SET status = 'QUEUED', run_at = %s, attempts = attempts - 1, deadline = NULL, updated_at = %s,
 				    lease_expires_at = NULL, version = version + 1
-				WHERE id = ? AND lease_token = ? AND status = 'RUNNING'""";
-		this.parkOnRecord = park.formatted(this.table, now,
+				WHERE id = ? AND lease_token = ? AND status = 'RUNNING' AND cancel_requested_at IS NULL""";
+		this.parkOnRecord = park.formatted(this.table,
 				"(SELECT wake_at FROM %squeue_job_step WHERE job_id = ? AND kind = ? AND name = ?)".formatted(prefix), now);
-		this.parkFor = park.formatted(this.table, now, nowPlus, now);
+		this.parkFor = park.formatted(this.table, nowPlus, now);
 		this.finish = """
 				UPDATE %s SET status = ?, last_error = ?, finished_at = %s, updated_at = %s,
 				    lease_expires_at = NULL, version = version + 1

@@ -9,8 +9,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -42,6 +45,8 @@ import io.sqlqueue.NoSuchJobException;
  * that run finds the signal and returns it.
  */
 public final class StepStore {
+
+	private static final Logger logger = LoggerFactory.getLogger(StepStore.class);
 
 	private static final String STEP = "step";
 
@@ -252,7 +257,16 @@ public final class StepStore {
 			}
 			return (String) states.get(0)[1];
 		});
-		AfterCommit.run(() -> wake(jobId, name, queue));
+		AfterCommit.run(() -> {
+			try {
+				wake(jobId, name, queue);
+			}
+			catch (RuntimeException ex) {
+				// The signal is stored: the caller's commit must not fail for it.
+				logger.warn("Signal '{}' to job {} is stored, but waking the job failed; if it waits for the signal, "
+						+ "it finds it when its wait times out", name, jobId, ex);
+			}
+		});
 		return queue;
 	}
 
@@ -263,12 +277,17 @@ public final class StepStore {
 
 	/**
 	 * Wakes the job if it is parked waiting for the signal {@code name} and the signal is
-	 * there, in a transaction of its own, and announces its queue; after the commit of a
-	 * signal or of a park that waits for one. Returns whether it woke the job.
+	 * there, in a short transaction of its own (its wait for a parked job's row that another
+	 * transaction holds bounded by {@link JobStore#OWN_LOCK_WAIT}), and announces its queue;
+	 * after the commit of a signal or of a park that waits for one. Returns whether it woke the job.
 	 */
 	public boolean wake(long jobId, String name, String queue) {
-		boolean woke = Boolean.TRUE.equals(this.transactions
-			.inNewTransaction(() -> this.jdbc.update(this.wake, jobId, jobId, name, jobId, name) == 1));
+		// READ COMMITTED: on MariaDB a repeatable read's UPDATE would take shared locks on the
+		// signal rows it reads, and wait for a caller's open transaction that inserted one.
+		Supplier<Boolean> wake = () -> this.jdbc.update(this.wake, jobId, jobId, name, jobId, name) == 1;
+		boolean woke = Boolean.TRUE.equals(this.transactions.rowLocks()
+				? this.transactions.inNewBoundedLockWait(this.jdbc, JobStore.OWN_LOCK_WAIT, wake)
+				: this.transactions.inNewTransaction(wake));
 		if (woke && this.announcer != null) {
 			this.announcer.announce(List.of(queue));
 		}
