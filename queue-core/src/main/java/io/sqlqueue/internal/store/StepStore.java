@@ -168,22 +168,21 @@ public final class StepStore {
 	 * @throws DuplicateKeyException when another run of the job recorded it first
 	 */
 	public void recordStep(long jobId, String name, String json) {
-		this.jdbc.update(this.insertRecord, (PreparedStatement ps) -> {
-			ps.setLong(1, jobId);
-			ps.setString(2, STEP);
-			ps.setString(3, name);
-			ps.setString(4, json);
-			this.dialect.setTimestamp(ps, 5, null);
-		});
+		insertRecord(jobId, STEP, name, json, null);
 	}
 
 	/** Records a sleep that ends at {@code wakeAt}. */
 	public void recordSleepUntil(long jobId, String name, Instant wakeAt) {
+		insertRecord(jobId, SLEEP, name, null, wakeAt);
+	}
+
+	private void insertRecord(long jobId, String kind, String name, @Nullable String result,
+			@Nullable Instant wakeAt) {
 		this.jdbc.update(this.insertRecord, (PreparedStatement ps) -> {
 			ps.setLong(1, jobId);
-			ps.setString(2, SLEEP);
+			ps.setString(2, kind);
 			ps.setString(3, name);
-			ps.setString(4, null);
+			ps.setString(4, result);
 			this.dialect.setTimestamp(ps, 5, wakeAt);
 		});
 	}
