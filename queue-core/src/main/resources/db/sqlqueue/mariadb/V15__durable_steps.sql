@@ -1,6 +1,7 @@
 -- Durable steps, sleeps and signals: see the PostgreSQL migration of the same version.
 CREATE TABLE queue_job_step (
     job_id      BIGINT       NOT NULL,
+    seq         BIGINT       NOT NULL,
     kind        VARCHAR(8)   NOT NULL,
     name        VARCHAR(255) NOT NULL,
     result      LONGTEXT     CHECK (result IS NULL OR JSON_VALID(result)),

@@ -3,13 +3,15 @@
 -- records nothing costs nothing more. Deleted with their job (the pruner, the reset).
 -- No foreign key, for the same reasons as queue_attempt.
 --
--- queue_job_step: what a job's runs recorded, keyed by kind and name.
+-- queue_job_step: what a job's runs recorded, keyed by kind and name; seq numbers a job's
+-- records in the order they were written (a clock's ties would not: SQLite's has milliseconds).
 --   kind 'step':   a step's result as JSON text ('null' for none), written once when its body returned;
 --   kind 'sleep':  name '1', '2', ... (the sleeps in the order a run reaches them); wake_at: when it ends;
 --   kind 'signal': a wait for the signal of that name; wake_at: when the wait times out;
 --                  timed_out = 1 once a run found it timed out, so every later run sees the same.
 CREATE TABLE queue_job_step (
     job_id      bigint       NOT NULL,
+    seq         bigint       NOT NULL,
     kind        varchar(8)   NOT NULL,
     name        varchar(255) NOT NULL,
     result      text,

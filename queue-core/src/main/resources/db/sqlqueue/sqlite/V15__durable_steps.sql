@@ -2,6 +2,7 @@
 -- Times are written by the queue as the dialect's fixed-width UTC text.
 CREATE TABLE queue_job_step (
     job_id      INTEGER      NOT NULL,
+    seq         INTEGER      NOT NULL,
     kind        varchar(8)   NOT NULL,
     name        varchar(255) NOT NULL,
     result      TEXT,

@@ -74,6 +74,8 @@ public final class StepStore {
 
 	private final String insertRecord;
 
+	private final String nextSeq;
+
 	private final String insertWakingRecord;
 
 	private final String wakeAtOf;
@@ -114,13 +116,14 @@ public final class StepStore {
 		this.records = """
 				SELECT kind, name, result, wake_at, timed_out, recorded_at FROM %s
 				WHERE job_id = ?
-				ORDER BY recorded_at, kind, name""".formatted(this.stepTable);
+				ORDER BY seq""".formatted(this.stepTable);
+		this.nextSeq = "SELECT COALESCE(MAX(seq), 0) + 1 FROM %s WHERE job_id = ?".formatted(this.stepTable);
 		this.insertRecord = """
-				INSERT INTO %s (job_id, kind, name, result, wake_at, recorded_at)
-				VALUES (?, ?, ?, ?, %s, %s)""".formatted(this.stepTable, dialect.timestampParameter(), now);
+				INSERT INTO %s (job_id, seq, kind, name, result, wake_at, recorded_at)
+				VALUES (?, ?, ?, ?, ?, %s, %s)""".formatted(this.stepTable, dialect.timestampParameter(), now);
 		this.insertWakingRecord = """
-				INSERT INTO %s (job_id, kind, name, wake_at, recorded_at)
-				VALUES (?, ?, ?, %s, %s)""".formatted(this.stepTable, dialect.nowPlusMillis(), now);
+				INSERT INTO %s (job_id, seq, kind, name, wake_at, recorded_at)
+				VALUES (?, ?, ?, ?, %s, %s)""".formatted(this.stepTable, dialect.nowPlusMillis(), now);
 		this.wakeAtOf = "SELECT wake_at FROM %s WHERE job_id = ? AND kind = ? AND name = ?".formatted(this.stepTable);
 		this.timeOut = """
 				UPDATE %s SET timed_out = 1
@@ -178,12 +181,14 @@ public final class StepStore {
 
 	private void insertRecord(long jobId, String kind, String name, @Nullable String result,
 			@Nullable Instant wakeAt) {
+		long seq = nextSeq(jobId);
 		this.jdbc.update(this.insertRecord, (PreparedStatement ps) -> {
 			ps.setLong(1, jobId);
-			ps.setString(2, kind);
-			ps.setString(3, name);
-			ps.setString(4, result);
-			this.dialect.setTimestamp(ps, 5, wakeAt);
+			ps.setLong(2, seq);
+			ps.setString(3, kind);
+			ps.setString(4, name);
+			ps.setString(5, result);
+			this.dialect.setTimestamp(ps, 6, wakeAt);
 		});
 	}
 
@@ -199,10 +204,16 @@ public final class StepStore {
 
 	private Instant recordWaking(long jobId, String kind, String name, long millis) {
 		return this.transactions.inCallerOrNew(() -> {
-			this.jdbc.update(this.insertWakingRecord, jobId, kind, name, millis);
+			this.jdbc.update(this.insertWakingRecord, jobId, nextSeq(jobId), kind, name, millis);
 			return Objects.requireNonNull(this.jdbc.queryForObject(this.wakeAtOf,
 					(rs, row) -> this.dialect.getTimestamp(rs, "wake_at"), jobId, kind, name));
 		});
+	}
+
+	/** The number of the job's next record; only a run of the job writes them, one at a time. */
+	private long nextSeq(long jobId) {
+		Long next = this.jdbc.queryForObject(this.nextSeq, Long.class, jobId);
+		return (next != null) ? next : 1;
 	}
 
 	/** Notes that the job's wait for this signal timed out, so that every later run finds the same. */
