@@ -151,7 +151,7 @@ public interface JobQueue {
 	/** What the job's runs recorded: its steps, sleeps and waits for signals, in the order they were recorded. */
 	List<JobStep> steps(long id);
 
-	/** The signals sent to the job, in the order they were sent. */
+	/** The signals sent to the job, oldest first (by the time their transaction wrote them; ties by name). */
 	List<JobSignal> signals(long id);
 
 	/** Queues a {@code FAILED} job again with a fresh set of attempts; returns false when it is not failed. */
