@@ -84,10 +84,7 @@ public interface JobContext {
 
 	/** As {@link #step(String, Class, StepBody)}, for a body with no result. */
 	default void step(String name, StepAction body) throws Exception {
-		step(name, Void.class, () -> {
-			body.run();
-			return null;
-		});
+		step(name, Void.class, noResult(body));
 	}
 
 	/**
@@ -105,10 +102,7 @@ public interface JobContext {
 
 	/** As {@link #transactionalStep(String, Class, StepBody)}, for a body with no result. */
 	default void transactionalStep(String name, StepAction body) throws Exception {
-		transactionalStep(name, Void.class, () -> {
-			body.run();
-			return null;
-		});
+		transactionalStep(name, Void.class, noResult(body));
 	}
 
 	/**
@@ -168,6 +162,13 @@ public interface JobContext {
 
 		@Nullable T run() throws Exception;
 
+	}
+
+	private static StepBody<Void> noResult(StepAction action) {
+		return () -> {
+			action.run();
+			return null;
+		};
 	}
 
 	/** A step's body without a result. */

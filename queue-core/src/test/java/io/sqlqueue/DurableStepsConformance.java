@@ -155,7 +155,7 @@ interface DurableStepsConformance extends ConformanceSupport {
 		assertThat(parked.runAt()).isAfter(parked.updatedAt().plus(Duration.ofMinutes(59)));
 		assertThat(runOnce(id).outcome()).as("woken early, it parks again").isEqualTo(JobOutcome.PARKED);
 		assertThat(fixture().job(id).runAt()).isEqualTo(parked.runAt());
-		fixture().store().steps().endWaits(id, false);
+		fixture().store().steps().endSleeps(id);
 		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.SUCCEEDED);
 		assertThat(before).hasValue(1);
 		assertThat(after).hasValue(1);
@@ -179,7 +179,7 @@ interface DurableStepsConformance extends ConformanceSupport {
 		long second = fixture().queue().enqueue(Job.of("order", "second").groupKey("customer-1"));
 		assertThat(runOnce(first).outcome()).isEqualTo(JobOutcome.PARKED);
 		assertThat(claimAll("order")).as("the second waits for the parked first").isEmpty();
-		fixture().store().steps().wakeUp(first, false);
+		fixture().store().steps().wakeUp(first);
 		assertThat(claimAll("order")).extracting(JobRecord::id).containsExactly(first);
 		assertThat(fixture().status(second)).isEqualTo(JobStatus.QUEUED);
 	}

@@ -254,7 +254,7 @@ public class SqlQueueTester {
 	 * @throws IllegalArgumentException when the job is not queued
 	 */
 	public void wakeUp(long id) {
-		if (!this.store.steps().wakeUp(id, false)) {
+		if (!this.store.steps().wakeUp(id)) {
 			throw new IllegalArgumentException("Job " + id + " is not queued: it is "
 					+ this.store.find(id).map((job) -> job.status().name()).orElse("not there (no such job)"));
 		}

@@ -99,7 +99,6 @@ public final class StepStore {
 	/** {@link Dialect#writeLockFirst}: SQLite's signal reads before it writes. */
 	private final @Nullable String writeLockFirst;
 
-	private final String endAllWaits;
 
 	StepStore(JdbcTemplate jdbc, Dialect dialect, StoreTransactions transactions, @Nullable WorkAnnouncer announcer,
 			String jobTable, @Nullable String schema) {
@@ -158,7 +157,6 @@ public final class StepStore {
 				UPDATE %s SET wake_at = %s
 				WHERE job_id = ? AND kind IN (%s) AND wake_at > %s""";
 		this.endSleeps = endWaits.formatted(this.stepTable, now, "'sleep'", now);
-		this.endAllWaits = endWaits.formatted(this.stepTable, now, "'sleep', 'signal'", now);
 	}
 
 	/** What the job's runs recorded, oldest first. */
@@ -313,12 +311,9 @@ public final class StepStore {
 		return this.jdbc.update(this.fence, lease.jobId(), lease.token()) == 1;
 	}
 
-	/**
-	 * Ends now the sleeps (and, with {@code signalWaits}, the waits for signals) that the
-	 * job's records have it wait for: for the test kit, which then makes the job due.
-	 */
-	public int endWaits(long jobId, boolean signalWaits) {
-		return this.jdbc.update(signalWaits ? this.endAllWaits : this.endSleeps, jobId);
+	/** Ends now the sleeps that the job's records have it wait for: for the test kit, which then makes the job due. */
+	public int endSleeps(long jobId) {
+		return this.jdbc.update(this.endSleeps, jobId);
 	}
 
 	/**
@@ -340,12 +335,12 @@ public final class StepStore {
 	}
 
 	/**
-	 * Makes the queued job due now, its sleeps (and, with {@code signalWaits}, its waits for
-	 * signals) ended: for the test kit. False when the job is not queued.
+	 * Makes the queued job due now, its sleeps ended (its waits for signals go on): for the
+	 * test kit. False when the job is not queued.
 	 */
-	public boolean wakeUp(long jobId, boolean signalWaits) {
+	public boolean wakeUp(long jobId) {
 		return Boolean.TRUE.equals(this.transactions.inCallerOrNew(() -> {
-			endWaits(jobId, signalWaits);
+			endSleeps(jobId);
 			return this.jdbc.update(this.makeDue, jobId) == 1;
 		}));
 	}
