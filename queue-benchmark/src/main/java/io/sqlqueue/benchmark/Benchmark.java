@@ -33,7 +33,7 @@ import io.sqlqueue.flow.RateLimit;
  *     [--pruner-interval=15s] [--plot=target/overload.svg]
  * java -jar queue-benchmark.jar --workloads=fairness [--heavy=1000000] [--light-keys=99] [--light-jobs=10]
  *     [--job-millis=10] [--workers=8] [--probe-seconds=20] [--unfair-seconds=30] [--drain-jobs=100000]
- *     [--many-keys=1000] [--reps=3]
+ *     [--many-keys=1000] [--reps=3] [--fair-parts=starvation,drain]
  * </pre>
  */
 public final class Benchmark {
@@ -497,7 +497,7 @@ public final class Benchmark {
 			"workloads", "sizes", "peers", "horizon", "warm-up", "reps", "threads", "seconds", "limit", "minutes",
 			"soak-seconds", "rate", "hold-horizon", "overload-peer", "interval-seconds", "producers", "min-backlog",
 			"retention", "pruner-interval", "plot", "finished", "queued", "heavy", "light-keys", "light-jobs",
-			"job-millis", "workers", "probe-seconds", "unfair-seconds", "drain-jobs", "many-keys");
+			"job-millis", "workers", "probe-seconds", "unfair-seconds", "drain-jobs", "many-keys", "fair-parts");
 
 	static Map<String, String> options(String[] args) {
 		Map<String, String> options = new LinkedHashMap<>();

@@ -27,6 +27,7 @@ import io.sqlqueue.JobQueue;
  * workers, over one key and over {@code --many-keys} keys, fair and not, repetitions
  * interleaved ({@code --reps}), after an untimed warm-up drain of each.
  * </ul>
+ * {@code --fair-parts=starvation,drain} (both by default) picks the parts to run.
  * Every run checks that no job ran twice (and the drains that each ran once).
  */
 final class FairTurnsWorkload {
@@ -43,9 +44,13 @@ final class FairTurnsWorkload {
 	}
 
 	void run() {
-		starvation(true);
-		starvation(false);
-		drains();
+		if (this.options.parts.contains("starvation")) {
+			starvation(true);
+			starvation(false);
+		}
+		if (this.options.parts.contains("drain")) {
+			drains();
+		}
 		System.out.println();
 		this.lines.forEach(System.out::println);
 	}
@@ -249,7 +254,7 @@ final class FairTurnsWorkload {
 
 	/** The workload's settings, from the command line's options. */
 	record Options(int heavy, int lightKeys, int lightJobs, long jobMillis, int workers, long probeSeconds,
-			long unfairSeconds, int drainJobs, int manyKeys, int reps) {
+			long unfairSeconds, int drainJobs, int manyKeys, int reps, List<String> parts) {
 
 		static Options parse(Map<String, String> options) {
 			return new Options(Integer.parseInt(options.getOrDefault("heavy", "1000000")),
@@ -261,7 +266,8 @@ final class FairTurnsWorkload {
 					Long.parseLong(options.getOrDefault("unfair-seconds", "30")),
 					Integer.parseInt(options.getOrDefault("drain-jobs", "100000")),
 					Integer.parseInt(options.getOrDefault("many-keys", "1000")),
-					Integer.parseInt(options.getOrDefault("reps", "3")));
+					Integer.parseInt(options.getOrDefault("reps", "3")),
+					List.of(options.getOrDefault("fair-parts", "starvation,drain").split(",")));
 		}
 
 	}
