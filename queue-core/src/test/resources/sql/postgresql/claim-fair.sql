@@ -58,7 +58,8 @@ SELECT * FROM (SELECT j.* FROM queue_job j
           SELECT 1 FROM queue_job g
           WHERE g.group_key = j.group_key AND g.id <> j.id
             AND (g.status = 'RUNNING' OR (g.status = 'QUEUED' AND g.id < j.id))))
-      AND j.priority = ? AND j.concurrency_key IS NULL AND (j.run_at > CAST(? AS timestamptz) OR (j.run_at = CAST(? AS timestamptz) AND j.id > ?))
+      AND j.priority = ? AND j.concurrency_key IS NULL
+      AND j.run_at >= CAST(? AS timestamptz) AND (j.run_at > CAST(? AS timestamptz) OR j.id > ?)
     ORDER BY j.run_at, j.id
     LIMIT ?) h0
 UNION ALL
@@ -68,7 +69,8 @@ SELECT * FROM (SELECT j.* FROM queue_job j
           SELECT 1 FROM queue_job g
           WHERE g.group_key = j.group_key AND g.id <> j.id
             AND (g.status = 'RUNNING' OR (g.status = 'QUEUED' AND g.id < j.id))))
-      AND j.priority = ? AND j.concurrency_key = ? AND (j.run_at > CAST(? AS timestamptz) OR (j.run_at = CAST(? AS timestamptz) AND j.id > ?))
+      AND j.priority = ? AND j.concurrency_key = ?
+      AND j.run_at >= CAST(? AS timestamptz) AND (j.run_at > CAST(? AS timestamptz) OR j.id > ?)
     ORDER BY j.run_at, j.id
     LIMIT ?) h1
 UNION ALL
@@ -78,7 +80,8 @@ SELECT * FROM (SELECT j.* FROM queue_job j
           SELECT 1 FROM queue_job g
           WHERE g.group_key = j.group_key AND g.id <> j.id
             AND (g.status = 'RUNNING' OR (g.status = 'QUEUED' AND g.id < j.id))))
-      AND j.priority = ? AND j.concurrency_key = ? AND (j.run_at > CAST(? AS timestamptz) OR (j.run_at = CAST(? AS timestamptz) AND j.id > ?))
+      AND j.priority = ? AND j.concurrency_key = ?
+      AND j.run_at >= CAST(? AS timestamptz) AND (j.run_at > CAST(? AS timestamptz) OR j.id > ?)
     ORDER BY j.run_at, j.id
     LIMIT ?) h2;
 

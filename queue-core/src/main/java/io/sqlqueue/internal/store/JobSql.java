@@ -491,7 +491,8 @@ final class JobSql {
 		return """
 				SELECT * FROM (SELECT j.* FROM %s j
 				    WHERE %s
-				      AND j.priority = ? AND %s AND (j.run_at > %s OR (j.run_at = %s AND j.id > ?))
+				      AND j.priority = ? AND %s
+				      AND j.run_at >= %s AND (j.run_at > %s OR j.id > ?)
 				    ORDER BY j.run_at, j.id
 				    LIMIT ?) h%d""".formatted(this.table, readyJobsOf(handlers), key, timestamp, timestamp, arm);
 	}
@@ -507,7 +508,9 @@ final class JobSql {
 	 * (its own arm, so that each reads its key's first jobs from the fair index and no more):
 	 * {@code keyed} keys and, with {@code withoutKey}, the jobs without a key, each after a
 	 * position in run order; parameters per arm: queue, handlers…, priority, [key], run_at,
-	 * run_at, id, limit.
+	 * run_at, id, limit. {@code run_at >= ?} follows from the condition after it; it is there
+	 * so that the read starts at the position in the index on every database (PostgreSQL
+	 * took the {@code OR} alone as a filter, and walked the key's range from its head).
 	 */
 	String fairHeads(int handlers, int keyed, boolean withoutKey) {
 		return this.plain.computeIfAbsent("fairHeads:" + handlers + ":" + keyed + ":" + withoutKey, (key) -> {
