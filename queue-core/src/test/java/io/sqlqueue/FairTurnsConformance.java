@@ -98,6 +98,35 @@ interface FairTurnsConformance extends ConformanceSupport {
 				new FairKeyShare("gold:1", 25, 15, 0.75));
 	}
 
+	/**
+	 * With more keys due than a claim reads, a claim shares its room among the keys whose turns
+	 * come first, several starts each, and the claims after it go on with the keys after them:
+	 * over the claims every key has its share, none more than one claim's quantum ahead.
+	 */
+	@Test
+	default void manyKeysShareTheStartsOverClaims() {
+		flow().setFairness("default", Fairness.roundRobin());
+		int keys = 5 * io.sqlqueue.internal.flow.FlowClaim.FAIR_KEYS_PER_READ;
+		int claim = 2 * keys;
+		List<Job> jobs = new ArrayList<>();
+		for (int key = 0; key < keys; key++) {
+			jobs.addAll(jobsOf("key-" + key, 30));
+		}
+		fixture().queue().enqueueAll(jobs);
+		List<String> first = claimKeys(claim);
+		assertThat(first).hasSize(claim);
+		assertThat(counts(first)).as("keys of the first claim").hasSize(io.sqlqueue.internal.flow.FlowClaim.FAIR_KEYS_PER_READ);
+		List<String> started = new ArrayList<>(first);
+		for (int more = 1; more < 10; more++) {
+			started.addAll(claimKeys(claim));
+		}
+		Map<String, Integer> counts = counts(started);
+		int quantum = claim / io.sqlqueue.internal.flow.FlowClaim.FAIR_KEYS_PER_READ;
+		assertThat(counts).as("every key started jobs").hasSize(keys);
+		assertThat(counts.values()).as("starts per key, 20 on average, quantum %d: %s", quantum, counts)
+			.allSatisfy((count) -> assertThat(count).isBetween(20 - quantum, 20 + quantum));
+	}
+
 	/** Past the time after which an instance looks for keys that are not in a fair queue's turns. */
 	private static void sleepPastTheLookForKeys() {
 		try {

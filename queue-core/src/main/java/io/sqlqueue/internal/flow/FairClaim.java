@@ -25,9 +25,12 @@ import io.sqlqueue.internal.store.RateWindow;
  * keys in the queue's turns ({@link FairTurns}), reads just the first due jobs of the keys
  * whose turn it is, and admits them turn by turn under the queue's limits, as an unfair claim
  * admits jobs in run order. A key with nothing due leaves the turns; one whose limit holds it
- * takes no turn; their turns go to the keys after them. Keys with jobs queued enter the turns
- * when a claim looks for them (every {@link #SCAN_INTERVAL} per instance, skipping along the
- * fair index from key to key). Passes are written under the lock, so the turns hold across
+ * takes no turn; their turns go to the keys after them. With more keys due than
+ * {@link #MAX_KEYS_PER_READ}, the claim's room is shared among the keys whose turns come
+ * first, several starts each. Keys with jobs queued enter the turns when a claim looks for
+ * them (the jobs enqueued since the last look every {@link #SCAN_INTERVAL} per instance; every
+ * key, skipping along the fair index from key to key, every {@link #FULL_SCAN_INTERVAL},
+ * looked at before the lock). Passes are written under the lock, so the turns hold across
  * every instance.
  * <p>
  * Through a backlog a claim reads each key past a mark where this instance last took its
@@ -47,6 +50,24 @@ final class FairClaim {
 	static final int MAX_READS = 3;
 
 	/**
+	 * Keys whose first jobs one read asks for at most. When more keys are due than a claim has
+	 * room for, the room is shared among the keys whose turn comes first, several starts each
+	 * (a quantum of about room / this), rather than one start for each of as many keys as there
+	 * is room: a read per key costs an index descent, a claim of 78 jobs over 78 keys spent
+	 * 3.5 ms reading them (docs/flow-control.md). The passes still move by one stride per
+	 * start, so the next claim goes on with the keys after these, and over a round of the
+	 * keys each has had its share; a key is at most about one quantum ahead of another.
+	 */
+	static final int MAX_KEYS_PER_READ = 16;
+
+	/**
+	 * Keys in the turns a claim reads first, those whose turns come first (beside the keys a
+	 * rate limit holds): enough for its reads, so that a queue of thousands of keys does not
+	 * send them all to every claim. A claim that uses them up reads the rest.
+	 */
+	static final int FIRST_KEYS = MAX_READS * MAX_KEYS_PER_READ;
+
+	/**
 	 * How often this instance looks at the jobs enqueued since its last look for keys that are
 	 * not in the turns yet: a new key waits about this long for its first turn. A look reads
 	 * those jobs by id, so it costs what was enqueued since, whatever the backlog.
@@ -59,7 +80,8 @@ final class FairClaim {
 	 * turns has one: for the jobs a quick look cannot see, those queued again (retried,
 	 * released, reaped) and those whose enqueue committed after a later id was seen. Until the
 	 * next vacuum each key's range starts with the index entries of its claimed jobs, which
-	 * this look walks: it is the costly one.
+	 * this look walks: it is the costly one, made before the claim takes the queue's lock
+	 * ({@link #lookBeforeTheLock}) but for the first and the one made at once.
 	 */
 	static final Duration FULL_SCAN_INTERVAL = Duration.ofSeconds(5);
 
@@ -94,6 +116,7 @@ final class FairClaim {
 		Admission admission = new Admission(limits, nowMillis, running.total(), running.byKey(), lock.window());
 		Map<String, KeyMark> queueMarks = this.marks.computeIfAbsent(queue, (q) -> new ConcurrentHashMap<>());
 		List<Map.Entry<String, FlowStore.FairKey>> order = null;
+		boolean wholeOrder = false;
 		Map<String, FlowStore.FairKey> stored = new HashMap<>();
 		FairTurns turns = new FairTurns(limits.fairness());
 		Set<String> leaving = new HashSet<>();
@@ -110,8 +133,14 @@ final class FairClaim {
 			}
 			Looked looked = lookForKeys(queue, priority, false);
 			lookedAtEvery |= looked != null && looked.everyKey();
-			if (looked != null || order == null) {
-				order = FlowStore.inTurnOrder((looked != null) ? looked.keys() : this.flow.fairKeyPlaces(queue));
+			if (looked != null) {
+				order = FlowStore.inTurnOrder(looked.keys());
+				wholeOrder = true;
+			}
+			else if (order == null) {
+				int first = FIRST_KEYS + closedUntil.size() + admission.fullKeys().size();
+				order = FlowStore.inTurnOrder(this.flow.firstFairKeyPlaces(queue, first));
+				wholeOrder = order.size() < first;
 			}
 			boolean anyClosed = false;
 			List<JobRecord> admitted = new ArrayList<>();
@@ -130,7 +159,17 @@ final class FairClaim {
 				closed.addAll(closedUntil.keySet());
 				Map<String, Long> keys = new HashMap<>();
 				// The keys whose turn may come in this read: a few more than the room, as some have nothing due.
-				while (next < order.size() && keys.size() < room + 8) {
+				while (keys.size() < Math.min(room + 8, MAX_KEYS_PER_READ)) {
+					if (next == order.size()) {
+						if (wholeOrder) {
+							break;
+						}
+						// The first keys are used up: every key, in turn order (those seen are skipped below).
+						order = FlowStore.inTurnOrder(this.flow.fairKeyPlaces(queue));
+						wholeOrder = true;
+						next = 0;
+						continue;
+					}
 					Map.Entry<String, FlowStore.FairKey> turn = order.get(next++);
 					String key = turn.getKey();
 					stored.putIfAbsent(key, turn.getValue());
@@ -299,6 +338,34 @@ final class FairClaim {
 	}
 
 	/**
+	 * Before the claim takes the queue's lock: when it is time for this instance's look at
+	 * every key with jobs queued at a priority it has looked at before, makes that look here
+	 * (one priority per claim, the one looked at longest ago), for a claim to take under the
+	 * lock. The look walks the index entries of the jobs claimed since the last vacuum at the
+	 * start of each key's range (a flood's made it take 400 ms): made under the lock, every
+	 * claim of the queue on every instance waited for it.
+	 */
+	void lookBeforeTheLock(ClaimRequest request) {
+		String queue = request.queue();
+		Looks looks = this.looks.computeIfAbsent(queue, (q) -> new Looks());
+		long at = System.nanoTime();
+		Map.Entry<Integer, Long> stalest = null;
+		for (Map.Entry<Integer, Long> full : looks.fullAt.entrySet()) {
+			if (at - full.getValue() >= FULL_SCAN_INTERVAL.toNanos() && !looks.made.containsKey(full.getKey())
+					&& (stalest == null || full.getValue() < stalest.getValue())) {
+				stalest = full;
+			}
+		}
+		if (stalest == null) {
+			return;
+		}
+		int priority = stalest.getKey();
+		// Every key: ids up to here are covered by this look, later ones by the next quick look.
+		long upTo = this.flow.lastJobId();
+		looks.made.put(priority, new Look(this.flow.fairKeys(queue, priority), upTo, at));
+	}
+
+	/**
 	 * Looks for keys with jobs queued at a priority of a fair queue that are not in its turns
 	 * (among the jobs enqueued since the last look every {@link #SCAN_INTERVAL}, at every key
 	 * every {@link #FULL_SCAN_INTERVAL} or when {@code now}), and puts them into the turns at
@@ -310,8 +377,15 @@ final class FairClaim {
 		long at = System.nanoTime();
 		Long full = looks.fullAt.get(priority);
 		List<String> found;
-		boolean everyKey = now || full == null || at - full >= FULL_SCAN_INTERVAL.toNanos();
-		if (everyKey) {
+		Look made = now ? null : looks.made.remove(priority);
+		// After the first, the periodic look at every key is made before the lock (lookBeforeTheLock).
+		boolean everyKey = now || made != null || full == null;
+		if (made != null) {
+			found = made.keys();
+			looks.fullAt.put(priority, made.at());
+			looks.lastId = Math.max(looks.lastId, made.upTo());
+		}
+		else if (everyKey) {
 			// Every key: ids up to here are covered by this look, later ones by the next quick look.
 			long upTo = this.flow.lastJobId();
 			found = this.flow.fairKeys(queue, priority);
@@ -342,8 +416,15 @@ final class FairClaim {
 	private record Looked(Map<String, FlowStore.FairKey> keys, boolean everyKey) {
 	}
 
+	/** A look at every key made before a claim took the lock: the keys, the last id it covers, and when. */
+	private record Look(List<String> keys, long upTo, long at) {
+	}
+
 	/** This instance's looks for keys of one queue. */
 	private static final class Looks {
+
+		/** Looks at every key made before the lock, by priority, for the next claim to take. */
+		final Map<Integer, Look> made = new ConcurrentHashMap<>();
 
 		/** When (by {@link System#nanoTime()}) it last looked at every key, by priority. */
 		final Map<Integer, Long> fullAt = new ConcurrentHashMap<>();

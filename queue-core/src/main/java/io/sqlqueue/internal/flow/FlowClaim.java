@@ -98,6 +98,12 @@ public final class FlowClaim implements LimitedClaim {
 	 */
 	public static final Duration FAIR_SCAN_INTERVAL = FairClaim.SCAN_INTERVAL;
 
+	/**
+	 * Keys of a fair queue whose first jobs one read of a claim asks for at most: with more
+	 * keys due than that, a claim's room is shared among the keys whose turns come first.
+	 */
+	public static final int FAIR_KEYS_PER_READ = FairClaim.MAX_KEYS_PER_READ;
+
 	/** The claim of fair queues, which admits through this one's rate windows. */
 	private final FairClaim fair;
 
@@ -133,6 +139,10 @@ public final class FlowClaim implements LimitedClaim {
 	@Override
 	public @Nullable ClaimResult claim(ClaimRequest request, long token) {
 		String queue = request.queue();
+		QueueLimits known = this.limited.get(queue);
+		if (known != null && known.isFair()) {
+			this.fair.lookBeforeTheLock(request);
+		}
 		FlowStore.FlowLock lock = this.flow.lock(queue);
 		if (lock == null) {
 			this.limited.remove(queue);

@@ -93,6 +93,9 @@ final class FlowSql {
 	/** Every key in a fair queue's turns; parameter: queue. */
 	final String fairKeys;
 
+	/** The keys in a fair queue's turns whose turns come first; parameters: queue, count. */
+	final String firstFairKeys;
+
 	final String updateFairKey;
 
 	final String insertFairKey;
@@ -175,6 +178,7 @@ final class FlowSql {
 		this.fairKeys = """
 				SELECT fair_key, pass, window_start, window_starts, previous_starts FROM %s
 				WHERE queue = ?""".formatted(fairKeyTable);
+		this.firstFairKeys = this.fairKeys + "\nORDER BY pass, fair_key\nLIMIT ?";
 
 		this.updateFairKey = """
 				UPDATE %s SET pass = ?, window_start = ?, window_starts = ?, previous_starts = ?

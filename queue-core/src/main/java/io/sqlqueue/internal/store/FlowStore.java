@@ -390,6 +390,19 @@ public class FlowStore {
 	}
 
 	/**
+	 * The {@code count} keys of a fair queue whose turns come first (smallest passes), with
+	 * their places: all of them when it has no more. The database sorts the queue's keys
+	 * (there is no index on the pass) but sends only these.
+	 */
+	public Map<String, FairKey> firstFairKeyPlaces(String queue, int count) {
+		Map<String, FairKey> keys = new HashMap<>();
+		this.jdbc.query(this.sql.firstFairKeys, (rs) -> {
+			keys.put(rs.getString("fair_key"), new FairKey(rs.getLong("pass"), window(rs)));
+		}, queue, count);
+		return keys;
+	}
+
+	/**
 	 * Keys of a fair queue by turn, smallest pass (then key) first. The table has no index on
 	 * the pass, so that rewriting passes stays heap-only: a claim orders the keys it read.
 	 */
