@@ -166,6 +166,49 @@ interface DurableStepsConformance extends ConformanceSupport {
 					org.assertj.core.groups.Tuple.tuple(JobStep.Kind.STEP, "after"));
 	}
 
+	/**
+	 * A parked job holds no room under its queue's concurrency limit while it waits (it is
+	 * queued, not running): with room for one, a second job starts while the first sleeps.
+	 */
+	@Test
+	default void aParkedJobHoldsNoRoomUnderAConcurrencyLimit() {
+		handler("order", (payload, context) -> {
+			context.sleep(Duration.ofHours(1));
+			return "done";
+		});
+		fixture().flowControl().setLimit("default", io.sqlqueue.flow.Limit.concurrency(1));
+		long first = fixture().queue().enqueue("order", null);
+		long second = fixture().queue().enqueue("order", null);
+		assertThat(runner().runDue("default", 10)).extracting((ran) -> ran.job().id(), JobRunner.Ran::outcome)
+			.containsExactly(org.assertj.core.groups.Tuple.tuple(first, JobOutcome.PARKED));
+		assertThat(runner().runDue("default", 10)).as("the parked first leaves the room to the second")
+			.extracting((ran) -> ran.job().id(), JobRunner.Ran::outcome)
+			.containsExactly(org.assertj.core.groups.Tuple.tuple(second, JobOutcome.PARKED));
+	}
+
+	/**
+	 * Each resume of a parked job is a start, which its queue's rate limit counts: a job woken
+	 * while the window is full waits for room like any other.
+	 */
+	@Test
+	default void eachResumeOfAParkedJobIsAStartARateLimitCounts() {
+		handler("order", (payload, context) -> {
+			context.sleep(Duration.ofHours(1));
+			return "done";
+		});
+		fixture().flowControl().setLimit("default", io.sqlqueue.flow.Limit.rate(2, Duration.ofHours(1)));
+		long first = fixture().queue().enqueue("order", null);
+		long second = fixture().queue().enqueue("order", null);
+		assertThat(runner().runDue("default", 10)).extracting((ran) -> ran.job().id(), JobRunner.Ran::outcome)
+			.containsExactly(org.assertj.core.groups.Tuple.tuple(first, JobOutcome.PARKED),
+					org.assertj.core.groups.Tuple.tuple(second, JobOutcome.PARKED));
+		fixture().store().steps().wakeUp(first);
+		assertThat(runner().runDue("default", 10)).as("two starts this hour: the woken job waits").isEmpty();
+		fixture().flowControl().removeLimit("default");
+		assertThat(runner().runDue("default", 10)).extracting((ran) -> ran.job().id(), JobRunner.Ran::outcome)
+			.containsExactly(org.assertj.core.groups.Tuple.tuple(first, JobOutcome.SUCCEEDED));
+	}
+
 	/** A parked job of a group keeps the group's later jobs waiting until it ends: groups run in order. */
 	@Test
 	default void aParkedJobOfAGroupHoldsBackTheGroup() {

@@ -82,6 +82,8 @@ class PostgresNotificationsIT {
 		this.producer = new DefaultJobQueue(producerStore, codec, new HandlerRegistry(), QueueFixture.FAST_RETRIES,
 				JobListener.NONE, this.producerAwaiter);
 		this.fixture.register(HandlerDefinition.of("work", "default", (payload, context) -> "done"));
+		this.fixture.register(HandlerDefinition.of("order", "default",
+				(payload, context) -> context.awaitSignal("payment", String.class, Duration.ofHours(1)).orElseThrow()));
 		this.fixture.register(HandlerDefinition.of("block", "default", (payload, context) -> {
 			Thread.sleep(LONG_POLL.toMillis());
 			return null;
@@ -140,6 +142,24 @@ class PostgresNotificationsIT {
 			ids.forEach(this.producer::cancel);
 		}
 		await().atMost(Duration.ofSeconds(10)).until(() -> this.fixture.count("status = 'CANCELLED'") == 2);
+	}
+
+	/**
+	 * A signal sent on one instance wakes the job parked for it, and the idle Manager of another
+	 * instance hears of it at once (not at its poll, two minutes away), resumes the job and
+	 * hands it the signal.
+	 */
+	@Test
+	void aSignalSentOnOneInstanceResumesTheParkedJobOnAnotherAtOnce() throws Exception {
+		await().pollDelay(Duration.ofMillis(300)).until(() -> true);
+		long id = this.producer.enqueue("order", null);
+		await().atMost(LONG_POLL.dividedBy(4))
+			.until(() -> this.producer.steps(id).stream().anyMatch((step) -> step.kind() == io.sqlqueue.JobStep.Kind.SIGNAL)
+					&& this.fixture.status(id) == JobStatus.QUEUED);
+		this.producer.signal(id, "payment", "paid");
+		JobResult result = this.producer.await(id, LONG_POLL.dividedBy(4));
+		assertThat(result.status()).isEqualTo(JobStatus.SUCCEEDED);
+		assertThat(result.result(String.class)).isEqualTo("paid");
 	}
 
 	@Test

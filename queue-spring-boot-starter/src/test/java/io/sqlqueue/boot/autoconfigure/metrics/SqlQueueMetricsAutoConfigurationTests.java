@@ -69,6 +69,19 @@ class SqlQueueMetricsAutoConfigurationTests {
 				"sqlqueue.manager.concurrency=2",
 				"sqlqueue.retry.initial-backoff=10ms", "sqlqueue.retry.max-backoff=20ms", "sqlqueue.retry.jitter=0");
 
+	/** A run that parks (a durable sleep) is counted as {@code outcome=parked}, and its resume as how it ended. */
+	@Test
+	void countsAParkedRun() {
+		this.runner.withBean("work", Work.class).run((context) -> {
+			MeterRegistry registry = context.getBean(MeterRegistry.class);
+			JobQueue jobs = context.getBean(JobQueue.class);
+			long napper = jobs.enqueue("napper", null);
+			await().atMost(WAIT).untilAsserted(() -> assertThat(finished(registry, "napper", "succeeded")).isEqualTo(1));
+			assertThat(finished(registry, "napper", "parked")).as("its sleep parked it once").isEqualTo(1);
+			assertThat(jobs.find(napper)).map(JobRecord::attempts).hasValue(1);
+		});
+	}
+
 	@Test
 	void countsWhatRan() {
 		this.runner.withBean("work", Work.class).run((context) -> {
@@ -380,6 +393,12 @@ class SqlQueueMetricsAutoConfigurationTests {
 		@JobHandler(value = "flaky", queue = "work", maxAttempts = 3)
 		void flaky() {
 			throw new IllegalStateException("always");
+		}
+
+		@JobHandler(value = "napper", queue = "work")
+		String napper(io.sqlqueue.JobContext context) {
+			context.sleep(Duration.ofMillis(100));
+			return "rested";
 		}
 
 	}
