@@ -127,6 +127,30 @@ interface FairTurnsConformance extends ConformanceSupport {
 			.allSatisfy((count) -> assertThat(count).isBetween(20 - quantum, 20 + quantum));
 	}
 
+	/**
+	 * While another key keeps jobs due (so no claim looks at every key at once), a key whose job
+	 * became due after the key was seen is found by the look at every key an instance makes
+	 * every {@code FAIR_FULL_SCAN_INTERVAL}: before the claim takes the queue's lock where the
+	 * database lets it read first, under it on SQLite.
+	 */
+	@Test
+	default void aKeyDueLaterIsFoundByThePeriodicLookWhileAnotherKeyIsBusy() throws Exception {
+		flow().setFairness("default", Fairness.roundRobin());
+		fixture().queue().enqueueAll(jobsOf("busy", 500));
+		long later = fixture().queue()
+			.enqueue(Job.of("work", 1).concurrencyKey("later").delay(java.time.Duration.ofMillis(300)));
+		java.time.Duration interval = io.sqlqueue.internal.flow.FlowClaim.FAIR_FULL_SCAN_INTERVAL;
+		List<String> started = new ArrayList<>(claimKeys(1));
+		long deadline = System.nanoTime() + 3 * interval.toNanos();
+		while (!started.contains("later") && System.nanoTime() < deadline) {
+			Thread.sleep(50);
+			started.addAll(claimKeys(1));
+		}
+		assertThat(started).as("claims of one job every 50 ms for up to %s", interval.multipliedBy(3))
+			.contains("later");
+		assertThat(fixture().status(later)).isEqualTo(JobStatus.RUNNING);
+	}
+
 	/** Past the time after which an instance looks for keys that are not in a fair queue's turns. */
 	private static void sleepPastTheLookForKeys() {
 		try {

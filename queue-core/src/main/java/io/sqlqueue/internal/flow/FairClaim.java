@@ -81,7 +81,7 @@ final class FairClaim {
 	 * released, reaped) and those whose enqueue committed after a later id was seen. Until the
 	 * next vacuum each key's range starts with the index entries of its claimed jobs, which
 	 * this look walks: it is the costly one, made before the claim takes the queue's lock
-	 * ({@link #lookBeforeTheLock}) but for the first and the one made at once.
+	 * ({@link #lookBeforeTheLock}) but for the first, the one made at once, and on SQLite.
 	 */
 	static final Duration FULL_SCAN_INTERVAL = Duration.ofSeconds(5);
 
@@ -346,6 +346,9 @@ final class FairClaim {
 	 * claim of the queue on every instance waited for it.
 	 */
 	void lookBeforeTheLock(ClaimRequest request) {
+		if (!this.flow.mayReadBeforeTheLock()) {
+			return;
+		}
 		String queue = request.queue();
 		Looks looks = this.looks.computeIfAbsent(queue, (q) -> new Looks());
 		long at = System.nanoTime();
@@ -378,8 +381,10 @@ final class FairClaim {
 		Long full = looks.fullAt.get(priority);
 		List<String> found;
 		Look made = now ? null : looks.made.remove(priority);
-		// After the first, the periodic look at every key is made before the lock (lookBeforeTheLock).
-		boolean everyKey = now || made != null || full == null;
+		// After the first, the periodic look at every key is made before the lock (lookBeforeTheLock),
+		// where the database lets a claim read first.
+		boolean everyKey = now || made != null || full == null
+				|| (!this.flow.mayReadBeforeTheLock() && at - full >= FULL_SCAN_INTERVAL.toNanos());
 		if (made != null) {
 			found = made.keys();
 			looks.fullAt.put(priority, made.at());

@@ -104,6 +104,12 @@ public final class FlowClaim implements LimitedClaim {
 	 */
 	public static final int FAIR_KEYS_PER_READ = FairClaim.MAX_KEYS_PER_READ;
 
+	/**
+	 * How often an instance looks at every key with jobs queued in a fair queue, for the jobs
+	 * a look at those enqueued since cannot see (due later than seen, queued again).
+	 */
+	public static final Duration FAIR_FULL_SCAN_INTERVAL = FairClaim.FULL_SCAN_INTERVAL;
+
 	/** The claim of fair queues, which admits through this one's rate windows. */
 	private final FairClaim fair;
 

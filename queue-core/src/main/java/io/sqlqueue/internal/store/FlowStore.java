@@ -700,6 +700,15 @@ public class FlowStore {
 		return locks.isEmpty() ? null : locks.get(0);
 	}
 
+	/**
+	 * Whether a claim's transaction may read before it takes its queue's lock: not where the
+	 * lock is the database's one write lock (SQLite), which a transaction must take first (a
+	 * transaction that began with a read fails at its first write when another wrote since).
+	 */
+	public boolean mayReadBeforeTheLock() {
+		return this.sql.writeLock == null;
+	}
+
 	/** Whether the queue has limits now. */
 	public boolean hasLimits(String queue) {
 		return !this.jdbc.queryForList(this.sql.flowVersion, Long.class, queue).isEmpty();
