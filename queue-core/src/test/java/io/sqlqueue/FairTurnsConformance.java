@@ -14,6 +14,7 @@ import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.Limit;
 import io.sqlqueue.flow.LimitSource;
 import io.sqlqueue.handler.HandlerDefinition;
+import io.sqlqueue.internal.flow.FlowClaim;
 import io.sqlqueue.internal.manager.Manager;
 import io.sqlqueue.internal.store.ClaimRequest;
 import io.sqlqueue.internal.store.ClaimResult;
@@ -106,7 +107,7 @@ interface FairTurnsConformance extends ConformanceSupport {
 	@Test
 	default void manyKeysShareTheStartsOverClaims() {
 		flow().setFairness("default", Fairness.roundRobin());
-		int keys = 5 * io.sqlqueue.internal.flow.FlowClaim.FAIR_KEYS_PER_READ;
+		int keys = 5 * FlowClaim.FAIR_KEYS_PER_READ;
 		int claim = 2 * keys;
 		List<Job> jobs = new ArrayList<>();
 		for (int key = 0; key < keys; key++) {
@@ -115,13 +116,13 @@ interface FairTurnsConformance extends ConformanceSupport {
 		fixture().queue().enqueueAll(jobs);
 		List<String> first = claimKeys(claim);
 		assertThat(first).hasSize(claim);
-		assertThat(counts(first)).as("keys of the first claim").hasSize(io.sqlqueue.internal.flow.FlowClaim.FAIR_KEYS_PER_READ);
+		assertThat(counts(first)).as("keys of the first claim").hasSize(FlowClaim.FAIR_KEYS_PER_READ);
 		List<String> started = new ArrayList<>(first);
 		for (int more = 1; more < 10; more++) {
 			started.addAll(claimKeys(claim));
 		}
 		Map<String, Integer> counts = counts(started);
-		int quantum = claim / io.sqlqueue.internal.flow.FlowClaim.FAIR_KEYS_PER_READ;
+		int quantum = claim / FlowClaim.FAIR_KEYS_PER_READ;
 		assertThat(counts).as("every key started jobs").hasSize(keys);
 		assertThat(counts.values()).as("starts per key, 20 on average, quantum %d: %s", quantum, counts)
 			.allSatisfy((count) -> assertThat(count).isBetween(20 - quantum, 20 + quantum));
@@ -139,7 +140,7 @@ interface FairTurnsConformance extends ConformanceSupport {
 		fixture().queue().enqueueAll(jobsOf("busy", 500));
 		long later = fixture().queue()
 			.enqueue(Job.of("work", 1).concurrencyKey("later").delay(java.time.Duration.ofMillis(300)));
-		java.time.Duration interval = io.sqlqueue.internal.flow.FlowClaim.FAIR_FULL_SCAN_INTERVAL;
+		java.time.Duration interval = FlowClaim.FAIR_FULL_SCAN_INTERVAL;
 		List<String> started = new ArrayList<>(claimKeys(1));
 		long deadline = System.nanoTime() + 3 * interval.toNanos();
 		while (!started.contains("later") && System.nanoTime() < deadline) {
@@ -154,7 +155,7 @@ interface FairTurnsConformance extends ConformanceSupport {
 	/** Past the time after which an instance looks for keys that are not in a fair queue's turns. */
 	private static void sleepPastTheLookForKeys() {
 		try {
-			Thread.sleep(2 * io.sqlqueue.internal.flow.FlowClaim.FAIR_SCAN_INTERVAL.toMillis());
+			Thread.sleep(2 * FlowClaim.FAIR_SCAN_INTERVAL.toMillis());
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();

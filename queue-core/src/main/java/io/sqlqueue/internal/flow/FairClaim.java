@@ -53,8 +53,8 @@ final class FairClaim {
 	 * Keys whose first jobs one read asks for at most. When more keys are due than a claim has
 	 * room for, the room is shared among the keys whose turn comes first, several starts each
 	 * (a quantum of about room / this), rather than one start for each of as many keys as there
-	 * is room: a read per key costs an index descent, a claim of 78 jobs over 78 keys spent
-	 * 3.5 ms reading them (docs/flow-control.md). The passes still move by one stride per
+	 * is room: a read per key costs an index descent (timed while investigating, a claim of 78
+	 * jobs over 78 keys spent 3.5 ms of its 6.2 ms reading them). The passes still move by one stride per
 	 * start, so the next claim goes on with the keys after these, and over a round of the
 	 * keys each has had its share; a key is at most about one quantum ahead of another.
 	 */
@@ -362,10 +362,13 @@ final class FairClaim {
 		if (stalest == null) {
 			return;
 		}
-		int priority = stalest.getKey();
-		// Every key: ids up to here are covered by this look, later ones by the next quick look.
+		looks.made.put(stalest.getKey(), lookAtEveryKey(queue, stalest.getKey(), at));
+	}
+
+	/** Every key with jobs queued at the priority: ids up to here are covered, later ones by the next quick look. */
+	private Look lookAtEveryKey(String queue, int priority, long at) {
 		long upTo = this.flow.lastJobId();
-		looks.made.put(priority, new Look(this.flow.fairKeys(queue, priority), upTo, at));
+		return new Look(this.flow.fairKeys(queue, priority), upTo, at);
 	}
 
 	/**
@@ -380,23 +383,18 @@ final class FairClaim {
 		long at = System.nanoTime();
 		Long full = looks.fullAt.get(priority);
 		List<String> found;
-		Look made = now ? null : looks.made.remove(priority);
+		Look every = now ? null : looks.made.remove(priority);
 		// After the first, the periodic look at every key is made before the lock (lookBeforeTheLock),
 		// where the database lets a claim read first.
-		boolean everyKey = now || made != null || full == null
-				|| (!this.flow.mayReadBeforeTheLock() && at - full >= FULL_SCAN_INTERVAL.toNanos());
-		if (made != null) {
-			found = made.keys();
-			looks.fullAt.put(priority, made.at());
-			looks.lastId = Math.max(looks.lastId, made.upTo());
+		if (every == null && (now || full == null
+				|| (!this.flow.mayReadBeforeTheLock() && at - full >= FULL_SCAN_INTERVAL.toNanos()))) {
+			every = lookAtEveryKey(queue, priority, at);
 		}
-		else if (everyKey) {
-			// Every key: ids up to here are covered by this look, later ones by the next quick look.
-			long upTo = this.flow.lastJobId();
-			found = this.flow.fairKeys(queue, priority);
-			looks.fullAt.put(priority, at);
+		if (every != null) {
+			found = every.keys();
+			looks.fullAt.put(priority, every.at());
 			looks.quickAt = at;
-			looks.lastId = Math.max(looks.lastId, upTo);
+			looks.lastId = Math.max(looks.lastId, every.upTo());
 		}
 		else if (at - looks.quickAt >= SCAN_INTERVAL.toNanos()) {
 			FlowStore.KeysSince since = this.flow.fairKeysSince(queue, looks.lastId);
@@ -414,7 +412,7 @@ final class FairClaim {
 			this.flow.enterTurns(queue, entering, smallest);
 			entering.forEach((key) -> inTurns.put(key, new FlowStore.FairKey(smallest, RateWindow.EMPTY)));
 		}
-		return new Looked(inTurns, everyKey);
+		return new Looked(inTurns, every != null);
 	}
 
 	/** The keys in the turns after a look, and whether it looked at every key. */

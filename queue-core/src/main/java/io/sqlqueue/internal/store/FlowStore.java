@@ -382,11 +382,7 @@ public class FlowStore {
 
 	/** Every key in a fair queue's turns, with its place; the jobs without a key are the key {@code ""}. */
 	public Map<String, FairKey> fairKeyPlaces(String queue) {
-		Map<String, FairKey> keys = new HashMap<>();
-		this.jdbc.query(this.sql.fairKeys, (rs) -> {
-			keys.put(rs.getString("fair_key"), new FairKey(rs.getLong("pass"), window(rs)));
-		}, queue);
-		return keys;
+		return keyPlaces(this.sql.fairKeys, queue);
 	}
 
 	/**
@@ -395,10 +391,14 @@ public class FlowStore {
 	 * (there is no index on the pass) but sends only these.
 	 */
 	public Map<String, FairKey> firstFairKeyPlaces(String queue, int count) {
+		return keyPlaces(this.sql.firstFairKeys, queue, count);
+	}
+
+	private Map<String, FairKey> keyPlaces(String statement, Object... args) {
 		Map<String, FairKey> keys = new HashMap<>();
-		this.jdbc.query(this.sql.firstFairKeys, (rs) -> {
+		this.jdbc.query(statement, (rs) -> {
 			keys.put(rs.getString("fair_key"), new FairKey(rs.getLong("pass"), window(rs)));
-		}, queue, count);
+		}, args);
 		return keys;
 	}
 
