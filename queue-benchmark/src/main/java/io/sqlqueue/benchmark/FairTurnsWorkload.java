@@ -96,14 +96,7 @@ final class FairTurnsWorkload {
 				for (int i = 0; i < 2; i++) {
 					instances.add(Instance.start(this.target, settings(fair)));
 				}
-				BooleanSupplier lightDone = () -> {
-					for (int i = heavy; i < heavy + light; i++) {
-						if (executions.startedNanos(i) == 0) {
-							return false;
-						}
-					}
-					return true;
-				};
+				BooleanSupplier lightDone = allStarted(executions, heavy, light);
 				Duration wait = fair ? Duration.ofMinutes(5) : Duration.ofSeconds(this.options.unfairSeconds);
 				boolean done = awaitOrTimeout(lightDone, wait);
 				int lightStarted = 0;
@@ -153,14 +146,7 @@ final class FairTurnsWorkload {
 			committed[i] = System.nanoTime();
 		}
 		// Every probe, not the last: probes of different keys may start out of their order.
-		awaitOrTimeout(() -> {
-			for (int i = 0; i < probes; i++) {
-				if (executions.startedNanos(first + i) == 0) {
-					return false;
-				}
-			}
-			return true;
-		}, Duration.ofSeconds(fair ? 30 : 2));
+		awaitOrTimeout(allStarted(executions, first, probes), Duration.ofSeconds(fair ? 30 : 2));
 		List<Long> waits = new ArrayList<>();
 		for (int i = 0; i < probes; i++) {
 			long at = executions.startedNanos(first + i);
@@ -247,6 +233,18 @@ final class FairTurnsWorkload {
 
 	private static long percentile(List<Long> sorted, int percent) {
 		return (long) Benchmark.percentile(sorted.stream().mapToDouble(Long::doubleValue).toArray(), percent);
+	}
+
+	/** Whether the {@code count} jobs from {@code first} have all started. */
+	private static BooleanSupplier allStarted(Executions executions, int first, int count) {
+		return () -> {
+			for (int i = first; i < first + count; i++) {
+				if (executions.startedNanos(i) == 0) {
+					return false;
+				}
+			}
+			return true;
+		};
 	}
 
 	private static boolean awaitOrTimeout(BooleanSupplier condition, Duration timeout) {
