@@ -1,11 +1,14 @@
 package io.sqlqueue.test;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
+
+import org.jspecify.annotations.Nullable;
 
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.ReapedJob;
@@ -15,6 +18,7 @@ import io.sqlqueue.internal.store.ClaimResult;
 import io.sqlqueue.internal.store.CompletedJobs;
 import io.sqlqueue.internal.store.Completion;
 import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.internal.store.PrunedJobs;
 
 /**
  * The real store, whose claims, completion writes, reaps and prunes can be made to wait at a
@@ -65,9 +69,9 @@ public final class GatedJobStore extends JobStore {
 	}
 
 	@Override
-	public int pruneFinished(JobStatus status, Duration age, int limit) {
+	public PrunedJobs pruneFinished(JobStatus status, Duration age, @Nullable Instant from, int limit) {
 		this.prunes.pass();
-		return super.pruneFinished(status, age, limit);
+		return super.pruneFinished(status, age, from, limit);
 	}
 
 	/**

@@ -1,6 +1,7 @@
 package io.sqlqueue.internal.maintenance;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.EnumMap;
 import java.util.Map;
 
@@ -11,6 +12,7 @@ import org.springframework.scheduling.TaskScheduler;
 
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.internal.store.PrunedJobs;
 
 /**
  * Deletes finished jobs once they are older than their retention, in bounded batches, so
@@ -66,10 +68,25 @@ public class Pruner extends PeriodicTask {
 		}
 	}
 
-	/** One pass: deletes up to {@link #BATCH_SIZE} jobs of each finished state past its retention. */
+	/** One batch: deletes up to {@link #BATCH_SIZE} jobs of each finished state past its retention, the oldest first. */
 	public Map<JobStatus, Integer> runOnce() {
+		return runOnce(new EnumMap<>(JobStatus.class));
+	}
+
+	/**
+	 * One batch, each state's read from where its last batch in this pass ended ({@code from},
+	 * which it moves on): a pass starts from the oldest once, not once per batch
+	 * ({@link JobStore#pruneFinished(JobStatus, Duration, java.time.Instant, int)} says why).
+	 */
+	private Map<JobStatus, Integer> runOnce(Map<JobStatus, Instant> from) {
 		Map<JobStatus, Integer> deleted = new EnumMap<>(JobStatus.class);
-		this.retention.forEach((status, age) -> deleted.put(status, this.store.pruneFinished(status, age, BATCH_SIZE)));
+		this.retention.forEach((status, age) -> {
+			PrunedJobs pruned = this.store.pruneFinished(status, age, from.get(status), BATCH_SIZE);
+			deleted.put(status, pruned.count());
+			if (pruned.lastFinishedAt() != null) {
+				from.put(status, pruned.lastFinishedAt());
+			}
+		});
 		// A batch outlives its jobs: it is deleted once the longest retention has passed
 		// since it finished, and kept while any finished state is kept forever.
 		if (this.retention.size() == 3) {
@@ -91,9 +108,10 @@ public class Pruner extends PeriodicTask {
 	@Override
 	protected void runPass() {
 		try {
+			Map<JobStatus, Instant> from = new EnumMap<>(JobStatus.class);
 			Map<JobStatus, Integer> deleted;
 			do {
-				deleted = runOnce();
+				deleted = runOnce(from);
 				logger.debug("sqlqueue pruned finished jobs: {}", deleted);
 			}
 			while (deleted.values().stream().anyMatch((count) -> count == BATCH_SIZE));

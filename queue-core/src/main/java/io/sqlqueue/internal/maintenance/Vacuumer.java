@@ -43,9 +43,12 @@ public class Vacuumer extends PeriodicTask {
 		}
 	}
 
-	/** One pass: vacuums the table now. */
-	public void runOnce() {
-		this.store.vacuum();
+	/**
+	 * One pass: vacuums the tables now, unless the horizon has not moved since the last
+	 * pass ({@link JobStore#vacuum()}); returns whether it vacuumed.
+	 */
+	public boolean runOnce() {
+		return this.store.vacuum();
 	}
 
 	@Override

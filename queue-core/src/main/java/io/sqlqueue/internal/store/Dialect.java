@@ -203,6 +203,15 @@ public abstract class Dialect {
 		return exact;
 	}
 
+	/**
+	 * The oldest transaction id that keeps {@link #vacuumStatement vacuum} from reclaiming
+	 * dead rows (the horizon), as text, with no parameters; no row when nothing holds it. Or
+	 * {@code null} where nothing needs vacuuming.
+	 */
+	public @Nullable String horizonQuery() {
+		return null;
+	}
+
 	/** Reclaims the dead rows of the tables, or {@code null} where nothing needs doing. */
 	public @Nullable String vacuumStatement(List<String> tables) {
 		return null;

@@ -56,6 +56,9 @@ final class JobSql {
 	 */
 	final List<String> vacuumEach;
 
+	/** The horizon ({@link Dialect#horizonQuery}), where the queue vacuums; else {@code null}. */
+	final @Nullable String horizon;
+
 	/** The table's name as {@code regclass} reads it. */
 	final String tableName;
 
@@ -175,10 +178,20 @@ final class JobSql {
 
 	final String countsByQueue;
 
+	/** The oldest jobs of a finished state past an age, with their finished_at; parameters: status, -age, limit. */
 	final String finishedBefore;
 
 	/** {@link #finishedBefore}, passing over rows another transaction holds (where the database can). */
 	final String lockFinishedBefore;
+
+	/**
+	 * {@link #finishedBefore}, from a finished_at on, where the pruner's last batch ended;
+	 * parameters: status, from, -age, limit.
+	 */
+	final String finishedFrom;
+
+	/** {@link #finishedFrom}, passing over rows another transaction holds (where the database can). */
+	final String lockFinishedFrom;
 
 	final String deleteFinished;
 
@@ -233,6 +246,7 @@ final class JobSql {
 				prefix + "queue_instance", prefix + "queue_attempt", prefix + "queue_job_step", prefix + "queue_job_signal", prefix + "queue_count",
 				prefix + "queue_count_turn");
 		this.vacuum = dialect.vacuumStatement(vacuumed);
+		this.horizon = (this.vacuum != null) ? dialect.horizonQuery() : null;
 		this.vacuumEach = (this.vacuum != null)
 				? vacuumed.stream().map((table) -> dialect.vacuumStatement(List.of(table))).toList() : List.of();
 		this.tableName = this.table;
@@ -331,11 +345,17 @@ final class JobSql {
 				FROM %s
 				GROUP BY queue, status""".formatted(now, now, this.table);
 		this.finishedBefore = """
-				SELECT id FROM %s
+				SELECT id, finished_at FROM %s
 				WHERE status = ? AND finished_at < %s
 				ORDER BY finished_at
 				LIMIT ?""".formatted(this.table, dialect.nowPlusMillis());
 		this.lockFinishedBefore = this.finishedBefore + "\nFOR UPDATE SKIP LOCKED";
+		this.finishedFrom = """
+				SELECT id, finished_at FROM %s
+				WHERE status = ? AND finished_at >= ? AND finished_at < %s
+				ORDER BY finished_at
+				LIMIT ?""".formatted(this.table, dialect.nowPlusMillis());
+		this.lockFinishedFrom = this.finishedFrom + "\nFOR UPDATE SKIP LOCKED";
 		this.deleteFinished = """
 				DELETE FROM %s WHERE id = ? AND status = ?""".formatted(this.table);
 		this.claimIfUnchanged = """

@@ -119,6 +119,9 @@ public class JobStore implements QueueStore {
 
 	private final QueueCounter counter;
 
+	/** The horizon {@link #vacuum()} read before its last vacuum; {@code null} before the first or where none held it. */
+	private volatile @Nullable String horizonAtLastVacuum;
+
 	public JobStore(DataSource dataSource, Dialect dialect, @Nullable String schema) {
 		this(dataSource, dialect, schema, dialect.claimMethod());
 	}
@@ -743,11 +746,22 @@ public class JobStore implements QueueStore {
 	 * PostgreSQL): one statement over every table; on a schema older than the code
 	 * ({@code sqlqueue.migrate=false}, a table of the list not created yet) that statement
 	 * fails whole, so each table is then vacuumed on its own and the missing ones passed over.
+	 * <p>
+	 * Not while the horizon stays where it was at this store's last vacuum (the same oldest
+	 * transaction holds it): every row that died since died after that transaction began, so
+	 * nothing has become reclaimable, and a vacuum would read every page of tables that grow
+	 * by the minute under load (seconds of the database's time each minute) to reclaim nothing.
 	 */
 	@Override
-	public void vacuum() {
+	public boolean vacuum() {
 		if (this.sql.vacuum == null) {
-			return;
+			return false;
+		}
+		String horizon = horizon();
+		if (horizon != null && horizon.equals(this.horizonAtLastVacuum)) {
+			logger.debug("sqlqueue did not vacuum: transaction {} still holds the horizon, as at the last vacuum",
+					horizon);
+			return false;
 		}
 		try {
 			this.jdbc.execute(this.sql.vacuum);
@@ -762,6 +776,16 @@ public class JobStore implements QueueStore {
 				}
 			}
 		}
+		this.horizonAtLastVacuum = horizon;
+		return true;
+	}
+
+	private @Nullable String horizon() {
+		if (this.sql.horizon == null) {
+			return null;
+		}
+		List<String> oldest = this.jdbc.queryForList(this.sql.horizon, String.class);
+		return oldest.isEmpty() ? null : oldest.get(0);
 	}
 
 	/**
@@ -814,7 +838,7 @@ public class JobStore implements QueueStore {
 
 	/**
 	 * Deletes up to {@code limit} jobs in this finished state that finished longer than
-	 * {@code age} ago; returns how many. Touches only finished rows, so claims never wait
+	 * {@code age} ago, the oldest first; returns how many. Touches only finished rows, so claims never wait
 	 * for it. Where the database has {@code SKIP LOCKED}, it locks them first (READ COMMITTED,
 	 * so MySQL takes no gap locks) and passes over rows another transaction holds: a caller's
 	 * open transaction that enqueued a job after a finished one holds that row, and waiting
@@ -822,18 +846,46 @@ public class JobStore implements QueueStore {
 	 */
 	@Override
 	public int pruneFinished(JobStatus status, Duration age, int limit) {
+		return pruneFinished(status, age, null, limit).count();
+	}
+
+	/**
+	 * As {@link #pruneFinished(JobStatus, Duration, int)}, reading from {@code from} (a
+	 * finished_at) on where that is not null: where the last batch of the same pass ended.
+	 * While a long transaction holds the database's horizon, the oldest entries of the
+	 * finished jobs' index are those of every job deleted since, dead but not removable, and a
+	 * pass whose every batch read from the oldest walked them all again: its cost grew with the
+	 * square of the jobs it deleted. A job skipped before {@code from} (held by another
+	 * transaction, or committed late with an earlier finished_at) is the next pass's, which
+	 * starts from the oldest.
+	 */
+	public PrunedJobs pruneFinished(JobStatus status, Duration age, @Nullable Instant from, int limit) {
 		if (!status.isFinished()) {
 			throw new IllegalArgumentException("Only finished jobs are pruned, not " + status);
 		}
+		boolean lock = this.transactions.rowLocks();
+		String statement = (from == null) ? (lock ? this.sql.lockFinishedBefore : this.sql.finishedBefore)
+				: (lock ? this.sql.lockFinishedFrom : this.sql.finishedFrom);
 		// The jobs and their attempts in one transaction: no attempt outlives its job.
-		String finishedBefore = this.transactions.rowLocks() ? this.sql.lockFinishedBefore : this.sql.finishedBefore;
-		Integer pruned = this.transactions
-			.inCallerOrNewReadCommitted(() -> prune(finishedBefore, status, age, limit));
-		return (pruned != null) ? pruned : 0;
+		PrunedJobs pruned = this.transactions.inCallerOrNewReadCommitted(() -> prune(statement, status, age, from, limit));
+		return (pruned != null) ? pruned : new PrunedJobs(0, from);
 	}
 
-	private int prune(String finishedBefore, JobStatus status, Duration age, int limit) {
-		List<Long> ids = this.jdbc.queryForList(finishedBefore, Long.class, status.name(), -age.toMillis(), limit);
+	private PrunedJobs prune(String finishedBefore, JobStatus status, Duration age, @Nullable Instant from, int limit) {
+		List<Long> ids = new ArrayList<>(limit);
+		Instant[] last = { from };
+		this.jdbc.query(finishedBefore, (ps) -> {
+			int index = 1;
+			ps.setString(index++, status.name());
+			if (from != null) {
+				this.dialect.setTimestamp(ps, index++, from);
+			}
+			ps.setLong(index++, -age.toMillis());
+			ps.setInt(index, limit);
+		}, (rs) -> {
+			ids.add(rs.getLong(1));
+			last[0] = this.dialect.getTimestamp(rs, 2);
+		});
 		int[] counts = batch(this.jdbc, this.sql.deleteFinished, ids, (ps, id) -> {
 			ps.setLong(1, id);
 			ps.setString(2, status.name());
@@ -849,7 +901,7 @@ public class JobStore implements QueueStore {
 		this.attempts.forget(deleted);
 		this.labels.forget(deleted);
 		this.steps.forget(deleted);
-		return deleted.size();
+		return new PrunedJobs(deleted.size(), last[0]);
 	}
 
 	/**

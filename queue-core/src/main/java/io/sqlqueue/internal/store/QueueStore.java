@@ -154,8 +154,11 @@ public interface QueueStore {
 	/** Whether nothing but the queue itself will reclaim the table's dead rows. */
 	boolean needsOwnVacuum();
 
-	/** Reclaims the tables' dead rows where the database needs to be told. */
-	void vacuum();
+	/**
+	 * Reclaims the tables' dead rows where the database needs to be told, unless nothing has
+	 * become reclaimable since the last time; returns whether it vacuumed.
+	 */
+	boolean vacuum();
 
 	/** Reads the health of the queue's own tables now, from the database's catalogs (never a scan of a table). */
 	TableHealth tableHealth();

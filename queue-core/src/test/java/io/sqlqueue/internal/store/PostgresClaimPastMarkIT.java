@@ -1,14 +1,23 @@
 package io.sqlqueue.internal.store;
 
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
+import java.util.stream.IntStream;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -22,6 +31,7 @@ import io.sqlqueue.test.QueueFixture;
 import io.sqlqueue.test.TestDatabase;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Through a backlog a PostgreSQL claim starts where the last full one ended (the mark,
@@ -116,12 +126,7 @@ class PostgresClaimPastMarkIT {
 	/** The case the mark is for: a transaction holds the horizon while a backlog drains. */
 	@Test
 	void withTheHorizonHeldEveryJobIsClaimedOnceInOrder() throws Exception {
-		try (Connection held = this.database.dataSource().getConnection()) {
-			held.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
-			held.setAutoCommit(false);
-			try (Statement statement = held.createStatement()) {
-				statement.execute("SELECT txid_current()");
-			}
+		try (Connection held = holdTheHorizon()) {
 			List<Long> backlog = enqueue(2_000, 0, null);
 			List<Long> claimed = new ArrayList<>();
 			for (int i = 0; i < 21; i++) {
@@ -130,6 +135,67 @@ class PostgresClaimPastMarkIT {
 			assertThat(claimed).containsExactlyElementsOf(backlog);
 			held.rollback();
 		}
+	}
+
+	/**
+	 * Claimers in parallel share one mark and one turn at the head: with the horizon held, a
+	 * job that came to lie behind the mark is still claimed, and every job once.
+	 */
+	@Test
+	void claimersInParallelWithTheHorizonHeldClaimEveryJobOnceAndTheLateOneToo() throws Exception {
+		try (Connection held = holdTheHorizon()) {
+			List<Long> backlog = new ArrayList<>(this.fixture.store()
+				.insert(IntStream.range(0, 6_000)
+					.mapToObj((i) -> new NewJob("default", "work", "{}", 0, null, 0, 3, null, null, null, null, null,
+							null))
+					.toList()));
+			Set<Long> claimed = ConcurrentHashMap.newKeySet();
+			List<Long> twice = Collections.synchronizedList(new ArrayList<>());
+			AtomicBoolean lateIn = new AtomicBoolean();
+			ExecutorService claimers = Executors.newFixedThreadPool(4);
+			try {
+				List<Future<?>> done = new ArrayList<>();
+				for (int c = 0; c < 4; c++) {
+					done.add(claimers.submit(() -> {
+						List<JobRecord> jobs;
+						do {
+							jobs = claim(20);
+							for (JobRecord job : jobs) {
+								if (!claimed.add(job.id())) {
+									twice.add(job.id());
+								}
+							}
+							LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
+						}
+						while (!jobs.isEmpty() || !lateIn.get());
+					}));
+				}
+				// Once the claimers are through a third of the backlog: behind their mark.
+				await().atMost(Duration.ofSeconds(30)).until(() -> claimed.size() >= 2_000);
+				backlog.addAll(enqueue(1, 0, Instant.now().minus(Duration.ofHours(1))));
+				lateIn.set(true);
+				for (Future<?> claimer : done) {
+					claimer.get(60, TimeUnit.SECONDS);
+				}
+			}
+			finally {
+				claimers.shutdownNow();
+			}
+			assertThat(twice).as("claimed twice").isEmpty();
+			assertThat(claimed).containsExactlyInAnyOrderElementsOf(backlog);
+			held.rollback();
+		}
+	}
+
+	/** A connection whose REPEATABLE READ transaction holds an xid, and so the horizon, until rolled back. */
+	private Connection holdTheHorizon() throws SQLException {
+		Connection held = this.database.dataSource().getConnection();
+		held.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
+		held.setAutoCommit(false);
+		try (Statement statement = held.createStatement()) {
+			statement.execute("SELECT txid_current()");
+		}
+		return held;
 	}
 
 	private List<Long> enqueue(int count, int priority, Instant runAt) {

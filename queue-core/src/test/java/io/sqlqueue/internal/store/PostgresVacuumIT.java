@@ -125,12 +125,7 @@ class PostgresVacuumIT {
 		this.jdbc.execute("DROP TABLE queue_count");
 		this.jdbc.execute("DROP TABLE queue_count_turn");
 		this.store = new JobStore(this.database.dataSource(), this.database.dialect(), this.database.schema());
-		this.store.insert(List.of(new NewJob("default", "work", "{}", 0, null, 0, 3, null, null)));
-		List<io.sqlqueue.JobRecord> claimed = this.store
-			.claim(new ClaimRequest("w", "default", List.of("work"), 10, 30_000));
-		this.store.complete(claimed.stream()
-			.map((job) -> new Completion(new Lease(job.id(), job.leaseToken()), null))
-			.toList());
+		runOneJob();
 		this.jdbc.update("INSERT INTO queue_flow (queue) VALUES ('default')");
 		this.jdbc.update("UPDATE queue_flow SET version = version + 1");
 		await().atMost(Duration.ofSeconds(30)).until(() -> deadRows("queue_job") > 0 && deadRows("queue_flow") > 0);
@@ -158,6 +153,37 @@ class PostgresVacuumIT {
 			pass.get(10, TimeUnit.SECONDS);
 			assertVacuumed("queue_flow");
 		}
+	}
+
+	/**
+	 * While the same transaction holds the horizon, a pass after the first reclaims nothing,
+	 * and is not made; once the horizon moves, the next pass vacuums and reclaims what died.
+	 */
+	@Test
+	void noVacuumWhileTheHorizonStaysWhereItWasAtTheLast() throws Exception {
+		Vacuumer vacuumer = new Vacuumer(this.store, new org.springframework.scheduling.concurrent.ConcurrentTaskScheduler(),
+				Duration.ofMinutes(1));
+		try (OpenTransaction<Long> held = OpenTransaction.begin(this.database.dataSource(),
+				java.sql.Connection.TRANSACTION_REPEATABLE_READ,
+				() -> this.jdbc.queryForObject("SELECT txid_current()", Long.class))) {
+			held.result();
+			assertThat(vacuumer.runOnce()).as("the first pass with the horizon held").isTrue();
+			runOneJob();
+			assertThat(vacuumer.runOnce()).as("the same transaction still holds the horizon").isFalse();
+		}
+		await().atMost(Duration.ofSeconds(30)).until(() -> deadRows("queue_job") > 0);
+		assertThat(vacuumer.runOnce()).as("the horizon moved").isTrue();
+		await().atMost(Duration.ofSeconds(10)).until(() -> deadRows("queue_job") == 0);
+	}
+
+	/** Enqueues, claims and completes one job: two dead versions of its row. */
+	private void runOneJob() {
+		this.store.insert(List.of(new NewJob("default", "work", "{}", 0, null, 0, 3, null, null)));
+		List<io.sqlqueue.JobRecord> claimed = this.store
+			.claim(new ClaimRequest("w", "default", List.of("work"), 10, 30_000));
+		this.store.complete(claimed.stream()
+			.map((job) -> new Completion(new Lease(job.id(), job.leaseToken()), null))
+			.toList());
 	}
 
 	private void vacuumOnce() {
