@@ -19,6 +19,7 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.dao.DataAccessException;
 import org.springframework.dao.DuplicateKeyException;
 import org.springframework.jdbc.BadSqlGrammarException;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -780,12 +781,22 @@ public class JobStore implements QueueStore {
 		return true;
 	}
 
+	/**
+	 * The horizon's oldest transaction, or {@code null} where none holds it or it cannot be
+	 * read: a role that may vacuum but not read one of the views must not stop the vacuum.
+	 */
 	private @Nullable String horizon() {
 		if (this.sql.horizon == null) {
 			return null;
 		}
-		List<String> oldest = this.jdbc.queryForList(this.sql.horizon, String.class);
-		return oldest.isEmpty() ? null : oldest.get(0);
+		try {
+			List<String> oldest = this.jdbc.queryForList(this.sql.horizon, String.class);
+			return oldest.isEmpty() ? null : oldest.get(0);
+		}
+		catch (DataAccessException ex) {
+			logger.debug("sqlqueue could not read the horizon; vacuuming all the same", ex);
+			return null;
+		}
 	}
 
 	/**
