@@ -41,12 +41,36 @@ final class PostgresTableHealth implements TableHealthReader {
 
 	private static final String MILLIS_SINCE = "CAST(EXTRACT(EPOCH FROM clock_timestamp() - %s) * 1000 AS bigint)";
 
+	/** The sessions whose snapshot holds this database's horizon: of this database, or any walsender. */
+	private static final String HOLDING_SESSIONS = """
+			backend_xmin IS NOT NULL AND pid <> pg_backend_pid() AND backend_type <> 'autovacuum worker'
+			   AND (datname = current_database() OR backend_type = 'walsender')""";
+
+	/**
+	 * The oldest transaction id among the holders {@link #HOLDERS} reports, as text, less the
+	 * slots' {@code catalog_xmin} (which holds back the catalogs only), and with the sessions' own
+	 * transaction ids besides their snapshots: a transaction that wrote and sits idle between
+	 * statements has no {@code backend_xmin} but holds the horizon all the same. No row when
+	 * nothing holds it ({@link PostgresDialect#horizonQuery()}).
+	 */
+	static final String OLDEST_HOLDER = """
+			SELECT CAST(xid AS text) FROM (
+			    SELECT backend_xmin AS xid FROM pg_stat_activity WHERE %s
+			    UNION ALL
+			    SELECT backend_xid FROM pg_stat_activity
+			    WHERE backend_xid IS NOT NULL AND pid <> pg_backend_pid() AND datname = current_database()
+			    UNION ALL
+			    SELECT transaction FROM pg_prepared_xacts WHERE database = current_database()
+			    UNION ALL
+			    SELECT xmin FROM pg_replication_slots WHERE xmin IS NOT NULL) holders
+			ORDER BY age(xid) DESC
+			LIMIT 1""".formatted(HOLDING_SESSIONS);
+
 	private static final String HOLDERS = """
 			(SELECT 'transaction' AS kind, pid, CAST(NULL AS text) AS name, application_name AS application, state,
 			        %1$s AS age_millis, age(backend_xmin) AS xmin_age, CAST(NULL AS integer) AS catalog_xmin_age
 			 FROM pg_stat_activity
-			 WHERE backend_xmin IS NOT NULL AND pid <> pg_backend_pid() AND backend_type <> 'autovacuum worker'
-			   AND (datname = current_database() OR backend_type = 'walsender')
+			 WHERE %4$s
 			 ORDER BY age(backend_xmin) DESC LIMIT %3$d)
 			UNION ALL
 			(SELECT 'prepared', CAST(NULL AS integer), gid, owner, CAST(NULL AS text), %2$s, age(transaction), CAST(NULL AS integer)
@@ -60,7 +84,7 @@ final class PostgresTableHealth implements TableHealthReader {
 			 WHERE xmin IS NOT NULL OR catalog_xmin IS NOT NULL
 			 ORDER BY greatest(age(xmin), age(catalog_xmin)) DESC LIMIT %3$d)""".formatted(
 			MILLIS_SINCE.formatted("COALESCE(xact_start, query_start)"), MILLIS_SINCE.formatted("prepared"),
-			TableHealthReader.MAX_HOLDERS);
+			TableHealthReader.MAX_HOLDERS, HOLDING_SESSIONS);
 
 	private final JdbcOperations jdbc;
 
