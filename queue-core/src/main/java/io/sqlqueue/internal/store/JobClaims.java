@@ -135,8 +135,12 @@ final class JobClaims {
 	}
 
 	private static long nextHeadAfter(long headStart) {
-		long end = System.nanoTime();
-		return end + Math.max(HEAD_EVERY.toNanos(), HEAD_SHARE * (end - headStart));
+		return nextHeadAfter(headStart, System.nanoTime());
+	}
+
+	/** When the next scheduled claim from the head is due, after one that read from {@code start} to {@code end}. */
+	static long nextHeadAfter(long start, long end) {
+		return end + Math.max(HEAD_EVERY.toNanos(), HEAD_SHARE * (end - start));
 	}
 
 	private static long later(long nanos, long other) {
