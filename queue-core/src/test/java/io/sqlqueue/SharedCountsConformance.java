@@ -19,9 +19,11 @@ import io.sqlqueue.internal.maintenance.QueueStats;
 import io.sqlqueue.internal.store.ClusterStore;
 import io.sqlqueue.internal.store.QueueCount;
 import io.sqlqueue.internal.store.SharedCounts;
+import io.sqlqueue.test.GatedJobStore;
 import io.sqlqueue.test.OpenTransaction;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * The counts one instance counts for the cluster on every database: the others read them
@@ -73,6 +75,42 @@ interface SharedCountsConformance extends ConformanceSupport {
 		assertThat(counted.countedBy()).isEqualTo("instance-b");
 		assertThat(counted.jobs("counted", JobStatus.QUEUED)).isEqualTo(3);
 		assertThat(first.refreshInTurn().jobs("counted", JobStatus.QUEUED)).isEqualTo(3);
+	}
+
+	/**
+	 * A count that took long (a held horizon makes the ready index's head long to walk) is not
+	 * repeated for ten times as long, by the instance that counted nor by one that read its
+	 * counts, though both intervals have passed: unpaced, either would count again.
+	 */
+	@Test
+	default void aSlowCountIsNotRepeatedForTenTimesAsLongByAnyInstance() throws Exception {
+		GatedJobStore slowStore = new GatedJobStore(fixture());
+		QueueStats first = new QueueStats(slowStore, new SimpleAsyncTaskScheduler(), Duration.ofSeconds(1), null,
+				"instance-a");
+		QueueStats second = stats("instance-b", Duration.ofSeconds(1));
+		enqueue(2);
+		slowStore.counts.arm();
+		ExecutorService thread = Executors.newSingleThreadExecutor();
+		try {
+			Future<QueueStats.Snapshot> slow = thread.submit(first::refreshInTurn);
+			await().atMost(Duration.ofSeconds(20)).until(() -> slowStore.counts.held() == 1);
+			sleepQuietly(400);
+			slowStore.counts.open();
+			assertThat(slow.get(20, TimeUnit.SECONDS).jobs("counted", JobStatus.QUEUED)).isEqualTo(2);
+		}
+		finally {
+			thread.shutdownNow();
+		}
+		enqueue(1);
+		// Within its gap (0.9 s): the second reads the counts, and how long they took.
+		assertThat(second.refreshInTurn().countedBy()).isEqualTo("instance-a");
+		// Past both gaps, not past ten times the 400 ms the count took.
+		sleepQuietly(1_000);
+		QueueStats.Snapshot read = second.refreshInTurn();
+		assertThat(read.countedBy()).isEqualTo("instance-a");
+		assertThat(read.jobs("counted", JobStatus.QUEUED)).as("counted again by the instance that read").isEqualTo(2);
+		assertThat(first.refreshInTurn().jobs("counted", JobStatus.QUEUED)).as("counted again by the counter")
+			.isEqualTo(2);
 	}
 
 	@Test

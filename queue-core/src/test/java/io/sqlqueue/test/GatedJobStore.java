@@ -19,9 +19,10 @@ import io.sqlqueue.internal.store.CompletedJobs;
 import io.sqlqueue.internal.store.Completion;
 import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.internal.store.PrunedJobs;
+import io.sqlqueue.internal.store.QueueCount;
 
 /**
- * The real store, whose claims, completion writes, reaps and prunes can be made to wait at a
+ * The real store, whose claims, completion writes, reaps, prunes and counts can be made to wait at a
  * {@link Gate} before they reach the database: a background loop held inside one of them,
  * as a caller's row lock holds it inside a statement, without depending on how each
  * database locks.
@@ -39,6 +40,9 @@ public final class GatedJobStore extends JobStore {
 
 	/** Pruner passes. */
 	public final Gate prunes = new Gate();
+
+	/** Counts of the jobs per queue and state (a count held there is a slow count). */
+	public final Gate counts = new Gate();
 
 	public GatedJobStore(QueueFixture fixture) {
 		super(fixture.database().dataSource(), fixture.database().dialect(), fixture.database().schema(),
@@ -72,6 +76,12 @@ public final class GatedJobStore extends JobStore {
 	public PrunedJobs pruneFinished(JobStatus status, Duration age, @Nullable Instant from, int limit) {
 		this.prunes.pass();
 		return super.pruneFinished(status, age, from, limit);
+	}
+
+	@Override
+	public List<QueueCount> countsByQueue() {
+		this.counts.pass();
+		return super.countsByQueue();
 	}
 
 	/**

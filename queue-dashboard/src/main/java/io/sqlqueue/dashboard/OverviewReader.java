@@ -24,6 +24,7 @@ import io.sqlqueue.internal.manager.Manager;
 import io.sqlqueue.internal.store.FinishedCount;
 import io.sqlqueue.internal.store.QueueCount;
 import io.sqlqueue.internal.store.QueuedCount;
+import io.sqlqueue.internal.store.ReadPace;
 import io.sqlqueue.internal.store.ReadStore;
 import io.sqlqueue.schedule.Recurrence;
 import io.sqlqueue.schedule.ScheduleRecord;
@@ -34,11 +35,13 @@ import io.sqlqueue.schedule.Schedules;
  * over the whole table (about half a second on PostgreSQL with a million jobs), so the
  * counts, the queued jobs by why they wait, the jobs finished per minute and the schedules
  * are read at most once per {@code maxAge}, however many pages are open, and only while
- * someone looks. The counts, the queued jobs and the finished ones are read from the
- * {@link ReadStore} (the read replica where there is one, asked first how far behind it is);
- * the rest from the queue's own database. The workers
- * are this instance's, read from its Manager each time; the paused queues and the instances'
- * rows are read each time too (two small tables).
+ * someone looks; at most once per ten times as long as they last took, when that is longer
+ * ({@link ReadPace}: while a long transaction holds the database's horizon, a count walks
+ * every job claimed since, and an open page would keep the database counting). The counts,
+ * the queued jobs and the finished ones are read from the {@link ReadStore} (the read replica
+ * where there is one, asked first how far behind it is); the rest from the queue's own
+ * database. The workers are this instance's, read from its Manager each time; the paused
+ * queues and the instances' rows are read each time too (two small tables).
  */
 public class OverviewReader {
 
@@ -60,6 +63,9 @@ public class OverviewReader {
 	private final @Nullable QueueAdmin admin;
 
 	private @Nullable Counts counts;
+
+	/** How long the last read of the counts took. */
+	private Duration lastReadTook = Duration.ZERO;
 
 	/**
 	 * @param manager this instance's Manager, or {@code null} when it runs no jobs
@@ -134,7 +140,9 @@ public class OverviewReader {
 
 	private synchronized Counts counts() {
 		Instant now = Instant.now();
-		if (this.counts == null || this.counts.readAt().plus(this.maxAge).isBefore(now)) {
+		Duration reuse = ReadPace.next(this.maxAge, this.lastReadTook);
+		if (this.counts == null || this.counts.readAt().plus(reuse).isBefore(now)) {
+			long start = System.nanoTime();
 			List<Overview.ScheduleLine> schedules = (this.schedules != null)
 					? this.schedules.list().stream().map(OverviewReader::line).toList() : List.of();
 			Map<String, List<String>> limits = new TreeMap<>();
@@ -147,6 +155,7 @@ public class OverviewReader {
 			Staleness staleness = this.reads.staleness();
 			this.counts = new Counts(now, this.reads.countsByQueue(), this.reads.queuedByQueue(),
 					this.reads.finishedPerMinute(MINUTES), schedules, limits, throttled, staleness);
+			this.lastReadTook = Duration.ofNanos(System.nanoTime() - start);
 		}
 		return this.counts;
 	}

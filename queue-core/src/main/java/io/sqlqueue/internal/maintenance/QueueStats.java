@@ -18,6 +18,7 @@ import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.internal.store.ClusterStore;
 import io.sqlqueue.internal.store.QueueCount;
+import io.sqlqueue.internal.store.ReadPace;
 import io.sqlqueue.internal.store.SharedCounts;
 
 /**
@@ -30,6 +31,13 @@ import io.sqlqueue.internal.store.SharedCounts;
  * limits hold back) and shares them through {@code queue_count}; the others read those rows.
  * Where nothing was shared yet, or the schema predates {@code queue_count} (an instance that
  * does not migrate), the instance counts for itself, as every instance did before.
+ * <p>
+ * A count that took long is repeated later ({@link ReadPace}): the interval becomes ten times
+ * as long as the last count took, this instance's own or the one it last read from the
+ * cluster, when that is longer. Counting the queued and running jobs reads their indexes from
+ * the head, and while a long transaction holds the database's horizon those reads walk every
+ * job claimed since: after some minutes under load a count takes seconds, and every 30 s it
+ * had taken a fifth of the database's time. The staleness gauge shows the counts' age.
  */
 public class QueueStats extends PeriodicTask {
 
@@ -56,7 +64,8 @@ public class QueueStats extends PeriodicTask {
 
 	private final @Nullable String instance;
 
-	private final Duration turnGap;
+	/** How long the last count took: this instance's own, or the last it read from the cluster. */
+	private volatile Duration lastCountTook = Duration.ZERO;
 
 	private volatile Snapshot latest = new Snapshot(List.of(), Map.of(), Set.of(), null, null, null);
 
@@ -76,13 +85,22 @@ public class QueueStats extends PeriodicTask {
 		this.store = store;
 		this.flowControl = flowControl;
 		this.instance = instance;
-		this.turnGap = Duration.ofMillis((long) (interval.toMillis() * TURN_GAP));
 	}
 
 	/** Counts are wanted from the start: the first read runs at once. */
 	@Override
 	protected Duration firstDelay() {
 		return Duration.ZERO;
+	}
+
+	/** The interval given, or ten times as long as the last count took if that is longer. */
+	@Override
+	protected Duration interval() {
+		return ReadPace.next(super.interval(), this.lastCountTook);
+	}
+
+	private Duration turnGap() {
+		return Duration.ofMillis((long) (interval().toMillis() * TURN_GAP));
 	}
 
 	@Override
@@ -96,7 +114,7 @@ public class QueueStats extends PeriodicTask {
 	 * unreachable).
 	 */
 	public Snapshot refreshInTurn() {
-		return read(this.turnGap);
+		return read(turnGap());
 	}
 
 	/**
@@ -142,6 +160,9 @@ public class QueueStats extends PeriodicTask {
 			// version runs): this instance's gauges and health go on from counts of its own.
 			return countHere();
 		}
+		if (shared.took() != null) {
+			this.lastCountTook = shared.took();
+		}
 		return new Snapshot(shared.counts(), shared.throttled(), paused(), Instant.now().minus(shared.age()),
 				shared.countedBy(), null);
 	}
@@ -179,7 +200,11 @@ public class QueueStats extends PeriodicTask {
 	}
 
 	private Snapshot countHere() {
-		return new Snapshot(this.store.countsByQueue(), throttled(), paused(), Instant.now(), this.instance, null);
+		long start = System.nanoTime();
+		Snapshot counted = new Snapshot(this.store.countsByQueue(), throttled(), paused(), Instant.now(), this.instance,
+				null);
+		this.lastCountTook = Duration.ofNanos(System.nanoTime() - start);
+		return counted;
 	}
 
 	/**

@@ -208,12 +208,18 @@ public class ClusterStore {
 		Map<String, Map<String, Long>> throttled = new TreeMap<>();
 		String[] countedBy = new String[1];
 		Duration[] age = { Duration.ZERO };
+		Duration[] took = { null };
 		this.jdbc.query(this.sql.sharedCounts, (rs) -> {
 			countedBy[0] = rs.getString("counted_by");
 			Instant countedAt = this.dialect.getTimestamp(rs, "counted_at");
+			Instant takenAt = this.dialect.getTimestamp(rs, "taken_at");
 			Instant now = this.dialect.getTimestamp(rs, "db_now");
 			if (countedAt != null && now != null && now.isAfter(countedAt)) {
 				age[0] = Duration.between(countedAt, now);
+			}
+			// A turn taken since the counts were written is under way: how long it takes is not known yet.
+			if (countedAt != null && takenAt != null && !countedAt.isBefore(takenAt)) {
+				took[0] = Duration.between(takenAt, countedAt);
 			}
 			String kind = rs.getString("kind");
 			if (kind == null) {
@@ -229,7 +235,7 @@ public class ClusterStore {
 						Duration.ofMillis(rs.getLong("oldest_due_ms")), rs.getBoolean("estimated")));
 			}
 		});
-		return new SharedCounts(List.copyOf(counts), throttled, countedBy[0], age[0]);
+		return new SharedCounts(List.copyOf(counts), throttled, countedBy[0], age[0], took[0]);
 	}
 
 	private InstanceRow instance(ResultSet rs, int row) throws SQLException {

@@ -29,7 +29,7 @@ import io.sqlqueue.JobStatus;
  * one a claim that lost its race left queued). Priorities higher than the mark's are always
  * read from their head, so a higher priority still wins at once; a job of the mark's priority
  * behind the mark is claimed by the next claim from the head, which comes {@link #HEAD_EVERY}
- * after the last one, or {@link #HEAD_SHARE} times as long as the last one took if that is
+ * after the last one, or {@link ReadPace#SHARE} times as long as the last one took if that is
  * longer, and as soon as a claim past the mark comes back short (then in the same call). Only
  * one claim at a time takes that scheduled turn at the head; the others go on past the mark.
  * Both matter while the horizon is held under a sustained load: the head is then every job
@@ -43,13 +43,6 @@ final class JobClaims {
 
 	/** How long a claim may start past a mark before one starts at the head again, at least. */
 	static final Duration HEAD_EVERY = Duration.ofSeconds(1);
-
-	/**
-	 * The next scheduled claim from the head waits this many times as long as the last read
-	 * from the head took (when that is longer than {@link #HEAD_EVERY}): reading from the head
-	 * takes at most about a tenth of the claims' time, however many dead entries it walks.
-	 */
-	static final int HEAD_SHARE = 10;
 
 	private final JdbcTemplate jdbc;
 
@@ -140,7 +133,7 @@ final class JobClaims {
 
 	/** When the next scheduled claim from the head is due, after one that read from {@code start} to {@code end}. */
 	static long nextHeadAfter(long start, long end) {
-		return end + Math.max(HEAD_EVERY.toNanos(), HEAD_SHARE * (end - start));
+		return end + ReadPace.next(HEAD_EVERY, Duration.ofNanos(end - start)).toNanos();
 	}
 
 	private static long later(long nanos, long other) {

@@ -38,7 +38,8 @@ public class SqlQueueDashboardProperties {
 
 	/**
 	 * How often an open overview refreshes. The jobs are counted at most this often,
-	 * however many pages are open.
+	 * however many pages are open, and after a count that took long at most once per ten
+	 * times as long as it took.
 	 */
 	private Duration refreshInterval = Duration.ofSeconds(5);
 

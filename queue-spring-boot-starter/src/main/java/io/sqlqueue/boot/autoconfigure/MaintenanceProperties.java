@@ -30,7 +30,8 @@ public class MaintenanceProperties {
 	/**
 	 * How often the jobs per queue and state are counted for the gauges and the health
 	 * indicator: once per interval for the whole cluster, by the instance whose turn it is,
-	 * the others reading its counts.
+	 * the others reading its counts; after a count that took long, once per ten times as long
+	 * as it took.
 	 */
 	private Duration statsInterval = Duration.ofSeconds(30);
 
