@@ -2,6 +2,7 @@ package io.sqlqueue;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -102,6 +103,43 @@ interface ManagerLoopsConformance extends ConformanceSupport {
 			reaper.stop();
 			pruner.stop();
 			manager.stop();
+			scheduler.shutdown();
+		}
+	}
+
+	/**
+	 * A reaper pass that took long (a held horizon makes the lease index's head long to walk)
+	 * is followed by the next after ten times as long, not after the interval: unpaced, some
+	 * ten passes would follow within the second.
+	 */
+	@Test
+	default void aReaperPassThatTookLongIsFollowedAfterTenTimesAsLong() {
+		GatedJobStore store = new GatedJobStore(fixture());
+		ThreadPoolTaskScheduler scheduler = new ThreadPoolTaskScheduler();
+		scheduler.setThreadNamePrefix("test-reaper-");
+		scheduler.initialize();
+		AtomicInteger passes = new AtomicInteger();
+		Reaper reaper = new Reaper(store, scheduler, Duration.ofMillis(100)) {
+
+			@Override
+			public List<ReapedJob> runOnce() {
+				passes.incrementAndGet();
+				return super.runOnce();
+			}
+
+		};
+		store.reaps.arm();
+		try {
+			reaper.start();
+			await().atMost(LOOPS_WAIT).until(() -> store.reaps.held() == 1);
+			sleepQuietly(400);
+			store.reaps.open();
+			sleepQuietly(1_000);
+			assertThat(passes.get()).isEqualTo(1);
+		}
+		finally {
+			store.reaps.open();
+			reaper.stop();
 			scheduler.shutdown();
 		}
 	}

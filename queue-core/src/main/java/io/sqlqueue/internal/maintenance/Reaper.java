@@ -12,6 +12,7 @@ import io.sqlqueue.ExpiredJob;
 import io.sqlqueue.JobListener;
 import io.sqlqueue.ReapedJob;
 import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.internal.store.ReadPace;
 
 /**
  * Finds running jobs whose lease expired (their worker crashed, hung or lost the database)
@@ -22,6 +23,12 @@ import io.sqlqueue.internal.store.JobStore;
  * the database's clock; safe to run on every instance at once. It never waits for a job's
  * row that another transaction holds, and waits at most {@link JobStore#OWN_LOCK_WAIT} for
  * another row that settling a job's end needs: such jobs are ended at a later pass.
+ * <p>
+ * A pass that took long is followed by the next after ten times as long, when that is longer
+ * than the interval ({@link ReadPace}): the expired leases are read from the head of the
+ * lease index, and while a long transaction holds the database's horizon that read walks the
+ * entry of every job that ran since (about 10 s of the database's time a minute in the held
+ * overload run, at a pass every 15 s). A lease expired meanwhile is reaped that much later.
  */
 public class Reaper extends PeriodicTask {
 
@@ -38,6 +45,9 @@ public class Reaper extends PeriodicTask {
 	private final JobListener listener;
 
 	private final int maxCrashes;
+
+	/** How long the last scheduled pass took. */
+	private volatile Duration lastPassTook = Duration.ZERO;
 
 	public Reaper(JobStore store, TaskScheduler scheduler, Duration interval) {
 		this(store, scheduler, interval, JobListener.NONE);
@@ -85,8 +95,15 @@ public class Reaper extends PeriodicTask {
 		return expired;
 	}
 
+	/** The interval given, or ten times as long as the last pass took if that is longer. */
+	@Override
+	protected Duration interval() {
+		return ReadPace.next(super.interval(), this.lastPassTook);
+	}
+
 	@Override
 	protected void runPass() {
+		long start = System.nanoTime();
 		try {
 			while (runOnce().size() == BATCH_SIZE) {
 				// A full pass may have left more behind.
@@ -98,6 +115,9 @@ public class Reaper extends PeriodicTask {
 		catch (RuntimeException ex) {
 			logger.warn("sqlqueue reaper could not reap expired leases or deadlines; trying again in {}", interval(),
 					ex);
+		}
+		finally {
+			this.lastPassTook = Duration.ofNanos(System.nanoTime() - start);
 		}
 	}
 
