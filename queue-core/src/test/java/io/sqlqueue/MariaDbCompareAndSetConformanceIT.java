@@ -1,9 +1,12 @@
 package io.sqlqueue;
 
+import org.junit.jupiter.api.parallel.ResourceLock;
+
 import io.sqlqueue.internal.store.ClaimMethod;
 import io.sqlqueue.test.TestDatabase;
 
 /** The optimistic compare-and-set claim, the one for any database, on MariaDB. */
+@ResourceLock(TestDatabase.MARIADB_SERVER)
 class MariaDbCompareAndSetConformanceIT extends QueueConformanceTests {
 
 	@Override

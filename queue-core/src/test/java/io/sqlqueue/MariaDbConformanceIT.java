@@ -10,6 +10,7 @@ import java.util.concurrent.TimeUnit;
 import com.zaxxer.hikari.HikariDataSource;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 import org.springframework.jdbc.datasource.DriverManagerDataSource;
 import org.springframework.transaction.TransactionDefinition;
@@ -35,6 +36,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.within;
 
+@ResourceLock(TestDatabase.MARIADB_SERVER)
 class MariaDbConformanceIT extends QueueConformanceTests {
 
 	@Override

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.TestInfo;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -36,6 +37,7 @@ import static org.awaitility.Awaitility.await;
  * {@code target/fault-logs}.
  */
 @Tag("fault")
+@ResourceLock(TestDatabase.POSTGRESQL_SERVER)
 abstract class FaultScenario {
 
 	/** Added to from the awaiting thread too ({@link #keepQueued} in a wait's condition). */

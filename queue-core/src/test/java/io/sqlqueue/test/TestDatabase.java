@@ -149,6 +149,20 @@ public enum TestDatabase {
 		}
 	};
 
+	/**
+	 * A JUnit resource lock per server: the integration tests of one server run one class at a
+	 * time, those of different servers side by side (queue-core's Failsafe runs two classes at
+	 * once). Some tests read or hold what is server-wide, not per schema: the horizon and the
+	 * sessions that hold it, the vacuum's view of it, a server restart.
+	 */
+	public static final String POSTGRESQL_SERVER = "sqlqueue.server.postgresql";
+
+	/** As {@link #POSTGRESQL_SERVER}, for MariaDB. */
+	public static final String MARIADB_SERVER = "sqlqueue.server.mariadb";
+
+	/** As {@link #POSTGRESQL_SERVER}, for MySQL. */
+	public static final String MYSQL_SERVER = "sqlqueue.server.mysql";
+
 	private static final Pattern DATABASE_IN_URL = Pattern.compile("^(jdbc:[a-z]+://[^/]+/)([^?]*)(.*)$");
 
 	private final @Nullable String urlVariable;

@@ -10,6 +10,7 @@ import ch.qos.logback.core.read.ListAppender;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.slf4j.LoggerFactory;
 
 import io.sqlqueue.InvalidJobException;
@@ -19,6 +20,7 @@ import io.sqlqueue.handler.UnknownHandlerPolicy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+@Isolated // reads the log, which other classes' queues write to
 class UnknownHandlersTests {
 
 	private final HandlerRegistry registry = new HandlerRegistry();

@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -23,6 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * windows. (With 32,769 it fails on PostgreSQL: "PreparedStatement can have at most 65,535
  * parameters".)
  */
+@ResourceLock(TestDatabase.POSTGRESQL_SERVER)
+@ResourceLock(TestDatabase.MARIADB_SERVER)
 class LargestClaimIT {
 
 	@ParameterizedTest

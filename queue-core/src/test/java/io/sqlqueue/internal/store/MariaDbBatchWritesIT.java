@@ -22,6 +22,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.sqlqueue.DuplicateJobException;
 import io.sqlqueue.Job;
@@ -41,6 +42,7 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
  * multi-row {@code INSERT … RETURNING id}, each id matched to its own job; completion flushes
  * as one {@code UPDATE} joined to the flush's rows, of the rows the flush locked first.
  */
+@ResourceLock(TestDatabase.MARIADB_SERVER)
 class MariaDbBatchWritesIT {
 
 	private TestDatabase.Isolated database;

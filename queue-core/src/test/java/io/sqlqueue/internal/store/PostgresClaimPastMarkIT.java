@@ -22,6 +22,7 @@ import java.util.stream.IntStream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 import tools.jackson.databind.json.JsonMapper;
 
@@ -39,6 +40,7 @@ import static org.awaitility.Awaitility.await;
  * job that became ready behind the mark is claimed within {@link JobClaims#HEAD_EVERY} or by
  * the first claim that comes back short, and with the horizon held every job is claimed once.
  */
+@ResourceLock(TestDatabase.POSTGRESQL_SERVER)
 class PostgresClaimPastMarkIT {
 
 	private TestDatabase.Isolated database;

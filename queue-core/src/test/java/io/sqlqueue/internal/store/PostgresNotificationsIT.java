@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.ResourceLock;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
@@ -51,6 +52,7 @@ import static org.awaitility.Awaitility.await;
  * cancel asked on one stops the job another runs, and a limit removed on one lets another
  * start the jobs it held back; the listener survives losing its connection.
  */
+@ResourceLock(TestDatabase.POSTGRESQL_SERVER)
 class PostgresNotificationsIT {
 
 	private static final Duration LONG_POLL = Duration.ofMinutes(2);

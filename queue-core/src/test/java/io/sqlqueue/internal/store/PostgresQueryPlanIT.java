@@ -6,6 +6,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -19,6 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Every statement on a hot path (claim, complete, heartbeat, reap) uses an index, on a
  * table shaped like a busy queue's: many finished jobs, a few ready ones.
  */
+@ResourceLock(TestDatabase.POSTGRESQL_SERVER)
 class PostgresQueryPlanIT {
 
 	private static TestDatabase.Isolated database;

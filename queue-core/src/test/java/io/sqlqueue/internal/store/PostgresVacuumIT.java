@@ -9,6 +9,7 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -24,6 +25,7 @@ import static org.awaitility.Awaitility.await;
 /**
  * The queue knows whether PostgreSQL vacuums its table, and vacuums it itself when it does not.
  */
+@ResourceLock(TestDatabase.POSTGRESQL_SERVER)
 class PostgresVacuumIT {
 
 	private TestDatabase.Isolated database;

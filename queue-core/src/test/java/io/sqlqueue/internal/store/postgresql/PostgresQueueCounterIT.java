@@ -9,6 +9,7 @@ import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 import org.springframework.jdbc.core.JdbcTemplate;
 
@@ -26,6 +27,7 @@ import static org.assertj.core.api.Assertions.within;
  * table takes the large table's path: queued jobs exact up to the cap, the oldest due job
  * exact across priority levels, running jobs exact, the rest from a sample of pages.
  */
+@ResourceLock(TestDatabase.POSTGRESQL_SERVER)
 class PostgresQueueCounterIT {
 
 	private static TestDatabase.Isolated database;
