@@ -37,7 +37,8 @@ import io.sqlqueue.internal.store.SharedCounts;
  * cluster, when that is longer. Counting the queued and running jobs reads their indexes from
  * the head, and while a long transaction holds the database's horizon those reads walk every
  * job claimed since: after some minutes under load a count takes seconds, and every 30 s it
- * had taken a fifth of the database's time. The staleness gauge shows the counts' age.
+ * had taken a fifth of the database's time. Health's {@code sampledAt} tells when they were
+ * counted.
  */
 public class QueueStats extends PeriodicTask {
 
