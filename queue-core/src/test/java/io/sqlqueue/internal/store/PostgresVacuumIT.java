@@ -1,10 +1,19 @@
 package io.sqlqueue.internal.store;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import javax.sql.DataSource;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -165,9 +174,7 @@ class PostgresVacuumIT {
 	void noVacuumWhileTheHorizonStaysWhereItWasAtTheLast() throws Exception {
 		Vacuumer vacuumer = new Vacuumer(this.store, new org.springframework.scheduling.concurrent.ConcurrentTaskScheduler(),
 				Duration.ofMinutes(1));
-		try (OpenTransaction<Long> held = OpenTransaction.begin(this.database.dataSource(),
-				java.sql.Connection.TRANSACTION_REPEATABLE_READ,
-				() -> this.jdbc.queryForObject("SELECT txid_current()", Long.class))) {
+		try (OpenTransaction<Long> held = holdTheHorizon()) {
 			held.result();
 			assertThat(vacuumer.runOnce()).as("the first pass with the horizon held").isTrue();
 			runOneJob();
@@ -176,6 +183,74 @@ class PostgresVacuumIT {
 		await().atMost(Duration.ofSeconds(30)).until(() -> deadRows("queue_job") > 0);
 		assertThat(vacuumer.runOnce()).as("the horizon moved").isTrue();
 		await().atMost(Duration.ofSeconds(10)).until(() -> deadRows("queue_job") == 0);
+	}
+
+	/**
+	 * A role that may vacuum but not read the views the horizon is read from: every pass
+	 * vacuums, as before the horizon was read, though one transaction holds it throughout.
+	 */
+	@Test
+	void aHorizonThatCannotBeReadLeavesNoVacuumOut() throws Exception {
+		AtomicInteger denied = new AtomicInteger();
+		DataSource denying = denyingReads(this.database.dataSource(), this.database.dialect().horizonQuery(), denied);
+		JobStore store = new JobStore(denying, this.database.dialect(), this.database.schema());
+		try (OpenTransaction<Long> held = holdTheHorizon()) {
+			held.result();
+			assertThat(store.vacuum()).as("the first pass").isTrue();
+			runOneJob();
+			assertThat(store.vacuum()).as("the same transaction holds the horizon, unread").isTrue();
+		}
+		assertThat(denied).hasValue(2);
+	}
+
+	/** Connections of {@code dataSource} on which {@code denied} fails as for a role without the right to read. */
+	private static DataSource denyingReads(DataSource dataSource, String deniedSql, AtomicInteger denied) {
+		return (DataSource) Proxy.newProxyInstance(PostgresVacuumIT.class.getClassLoader(),
+				new Class<?>[] { DataSource.class }, (proxy, method, args) -> {
+					Object result = invoke(method, dataSource, args);
+					return (result instanceof Connection connection) ? denying(connection, deniedSql, denied) : result;
+				});
+	}
+
+	private static Connection denying(Connection connection, String deniedSql, AtomicInteger denied) {
+		return (Connection) Proxy.newProxyInstance(PostgresVacuumIT.class.getClassLoader(),
+				new Class<?>[] { Connection.class }, (proxy, method, args) -> {
+					if (method.getName().equals("prepareStatement") && deniedSql.equals(args[0])) {
+						throw deny(denied);
+					}
+					Object result = invoke(method, connection, args);
+					if (!method.getName().equals("createStatement")) {
+						return result;
+					}
+					Statement statement = (Statement) result;
+					return Proxy.newProxyInstance(PostgresVacuumIT.class.getClassLoader(),
+							new Class<?>[] { Statement.class }, (statementProxy, call, callArgs) -> {
+								if (callArgs != null && callArgs.length > 0 && deniedSql.equals(callArgs[0])) {
+									throw deny(denied);
+								}
+								return invoke(call, statement, callArgs);
+							});
+				});
+	}
+
+	private static SQLException deny(AtomicInteger denied) {
+		denied.incrementAndGet();
+		return new SQLException("permission denied for view pg_stat_activity", "42501");
+	}
+
+	private static Object invoke(Method method, Object target, Object[] args) throws Throwable {
+		try {
+			return method.invoke(target, args);
+		}
+		catch (InvocationTargetException ex) {
+			throw ex.getCause();
+		}
+	}
+
+	/** A REPEATABLE READ transaction with an xid: it holds the horizon until closed. */
+	private OpenTransaction<Long> holdTheHorizon() {
+		return OpenTransaction.begin(this.database.dataSource(), Connection.TRANSACTION_REPEATABLE_READ,
+				() -> this.jdbc.queryForObject("SELECT txid_current()", Long.class));
 	}
 
 	/** Enqueues, claims and completes one job: two dead versions of its row. */
