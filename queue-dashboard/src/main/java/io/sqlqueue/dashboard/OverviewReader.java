@@ -36,8 +36,9 @@ import io.sqlqueue.schedule.Schedules;
  * counts, the queued jobs by why they wait, the jobs finished per minute and the schedules
  * are read at most once per {@code maxAge}, however many pages are open, and only while
  * someone looks; at most once per ten times as long as they last took, when that is longer
- * ({@link ReadPace}: while a long transaction holds the database's horizon, a count walks
- * every job claimed since, and an open page would keep the database counting). The counts,
+ * (up to ten times {@code maxAge}; {@link ReadPace}: while a long transaction holds the
+ * database's horizon, a count walks every job claimed since, and an open page would keep the
+ * database counting). The counts,
  * the queued jobs and the finished ones are read from the {@link ReadStore} (the read replica
  * where there is one, asked first how far behind it is); the rest from the queue's own
  * database. The workers are this instance's, read from its Manager each time; the paused
@@ -140,7 +141,7 @@ public class OverviewReader {
 
 	private synchronized Counts counts() {
 		Instant now = Instant.now();
-		Duration reuse = ReadPace.next(this.maxAge, this.lastReadTook);
+		Duration reuse = ReadPace.nextWithin(this.maxAge, this.lastReadTook);
 		if (this.counts == null || this.counts.readAt().plus(reuse).isBefore(now)) {
 			long start = System.nanoTime();
 			List<Overview.ScheduleLine> schedules = (this.schedules != null)

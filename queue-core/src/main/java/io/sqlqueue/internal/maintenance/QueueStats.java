@@ -94,10 +94,10 @@ public class QueueStats extends PeriodicTask {
 		return Duration.ZERO;
 	}
 
-	/** The interval given, or ten times as long as the last count took if that is longer. */
+	/** The interval given, or ten times as long as the last count took if that is longer, up to ten intervals. */
 	@Override
 	protected Duration interval() {
-		return ReadPace.next(super.interval(), this.lastCountTook);
+		return ReadPace.nextWithin(super.interval(), this.lastCountTook);
 	}
 
 	private Duration turnGap() {

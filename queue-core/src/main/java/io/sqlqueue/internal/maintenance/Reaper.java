@@ -95,10 +95,10 @@ public class Reaper extends PeriodicTask {
 		return expired;
 	}
 
-	/** The interval given, or ten times as long as the last pass took if that is longer. */
+	/** The interval given, or ten times as long as the last pass took if that is longer, up to ten intervals. */
 	@Override
 	protected Duration interval() {
-		return ReadPace.next(super.interval(), this.lastPassTook);
+		return ReadPace.nextWithin(super.interval(), this.lastPassTook);
 	}
 
 	@Override

@@ -131,7 +131,12 @@ final class JobClaims {
 		return nextHeadAfter(headStart, System.nanoTime());
 	}
 
-	/** When the next scheduled claim from the head is due, after one that read from {@code start} to {@code end}. */
+	/**
+	 * When the next scheduled claim from the head is due, after one that read from {@code start}
+	 * to {@code end}. Not capped as the loops' passes are ({@link ReadPace#nextWithin}): its
+	 * interval is no setting to keep near, and a job behind the mark is also claimed by the
+	 * first claim past it that comes back short.
+	 */
 	static long nextHeadAfter(long start, long end) {
 		return end + ReadPace.next(HEAD_EVERY, Duration.ofNanos(end - start)).toNanos();
 	}

@@ -39,7 +39,7 @@ public class SqlQueueDashboardProperties {
 	/**
 	 * How often an open overview refreshes. The jobs are counted at most this often,
 	 * however many pages are open, and after a count that took long at most once per ten
-	 * times as long as it took.
+	 * times as long as it took (ten intervals at most).
 	 */
 	private Duration refreshInterval = Duration.ofSeconds(5);
 

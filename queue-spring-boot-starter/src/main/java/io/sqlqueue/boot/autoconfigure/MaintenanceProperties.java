@@ -13,7 +13,7 @@ public class MaintenanceProperties {
 
 	/**
 	 * How often expired leases are looked for and their jobs re-queued; after a pass that
-	 * took long, ten times as long as it took.
+	 * took long, ten times as long as it took (ten intervals at most).
 	 */
 	private Duration reaperInterval = Duration.ofSeconds(15);
 
@@ -32,7 +32,7 @@ public class MaintenanceProperties {
 	 * How often the jobs per queue and state are counted for the gauges and the health
 	 * indicator: once per interval for the whole cluster, by the instance whose turn it is,
 	 * the others reading its counts; after a count that took long, once per ten times as long
-	 * as it took.
+	 * as it took (ten intervals at most).
 	 */
 	private Duration statsInterval = Duration.ofSeconds(30);
 
