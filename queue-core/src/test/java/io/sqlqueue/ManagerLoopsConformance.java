@@ -115,7 +115,8 @@ interface ManagerLoopsConformance extends ConformanceSupport {
 	 */
 	@Test
 	default void aReaperPassThatTookLongIsFollowedAfterTenTimesAsLong() {
-		afterAReaperPassHeld(Duration.ofMillis(100), 400, (passes) -> {
+		// Held 400 ms at 200 ms: the next pass 2 s later (ten times 400 ms, capped at ten intervals).
+		afterAReaperPassHeld(Duration.ofMillis(200), 400, (passes) -> {
 			sleepQuietly(1_000);
 			assertThat(passes.get()).isEqualTo(1);
 		});

@@ -85,16 +85,16 @@ interface SharedCountsConformance extends ConformanceSupport {
 	@Test
 	default void aSlowCountIsNotRepeatedForTenTimesAsLongByAnyInstance() throws Exception {
 		GatedJobStore slowStore = new GatedJobStore(fixture());
-		QueueStats first = new QueueStats(slowStore, new SimpleAsyncTaskScheduler(), Duration.ofSeconds(1), null,
+		QueueStats first = new QueueStats(slowStore, new SimpleAsyncTaskScheduler(), Duration.ofSeconds(2), null,
 				"instance-a");
-		QueueStats second = stats("instance-b", Duration.ofSeconds(1));
+		QueueStats second = stats("instance-b", Duration.ofSeconds(2));
 		enqueue(2);
 		slowStore.counts.arm();
 		ExecutorService thread = Executors.newSingleThreadExecutor();
 		try {
 			Future<QueueStats.Snapshot> slow = thread.submit(first::refreshInTurn);
 			await().atMost(Duration.ofSeconds(20)).until(() -> slowStore.counts.held() == 1);
-			sleepQuietly(400);
+			sleepQuietly(800);
 			slowStore.counts.open();
 			assertThat(slow.get(20, TimeUnit.SECONDS).jobs("counted", JobStatus.QUEUED)).isEqualTo(2);
 		}
@@ -102,10 +102,10 @@ interface SharedCountsConformance extends ConformanceSupport {
 			thread.shutdownNow();
 		}
 		enqueue(1);
-		// Within its gap (0.9 s): the second reads the counts, and how long they took.
+		// Within its gap (1.8 s): the second reads the counts, and how long they took.
 		assertThat(second.refreshInTurn().countedBy()).isEqualTo("instance-a");
-		// Past both gaps, not past ten times the 400 ms the count took.
-		sleepQuietly(1_000);
+		// Past both unpaced gaps, not past nine tenths of ten times the 800 ms the count took.
+		sleepQuietly(2_000);
 		QueueStats.Snapshot read = second.refreshInTurn();
 		assertThat(read.countedBy()).isEqualTo("instance-a");
 		assertThat(read.jobs("counted", JobStatus.QUEUED)).as("counted again by the instance that read").isEqualTo(2);

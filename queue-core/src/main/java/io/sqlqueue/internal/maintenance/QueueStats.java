@@ -32,13 +32,14 @@ import io.sqlqueue.internal.store.SharedCounts;
  * Where nothing was shared yet, or the schema predates {@code queue_count} (an instance that
  * does not migrate), the instance counts for itself, as every instance did before.
  * <p>
- * A count that took long is repeated later ({@link ReadPace}): the interval becomes ten times
- * as long as the last count took, this instance's own or the one it last read from the
- * cluster, when that is longer. Counting the queued and running jobs reads their indexes from
- * the head, and while a long transaction holds the database's horizon those reads walk every
- * job claimed since: after some minutes under load a count takes seconds, and every 30 s it
- * had taken a fifth of the database's time. Health's {@code sampledAt} tells when they were
- * counted.
+ * A count that took long is repeated later ({@link ReadPace}): the turn's gap, and the wait
+ * after a pass that counted, become ten times as long as the last count took (this instance's
+ * own, or the one it last read from the cluster) when that is longer, up to ten intervals; a
+ * pass that reads the shared counts keeps the interval. Counting the queued and running jobs
+ * reads their indexes from the head, and while a long transaction holds the database's horizon
+ * those reads walk every job claimed since: after some minutes under load a count takes
+ * seconds, and every 30 s it had taken up to a fifth of the database's time. Health's
+ * {@code sampledAt} tells when they were counted.
  */
 public class QueueStats extends PeriodicTask {
 
@@ -68,6 +69,9 @@ public class QueueStats extends PeriodicTask {
 	/** How long the last count took: this instance's own, or the last it read from the cluster. */
 	private volatile Duration lastCountTook = Duration.ZERO;
 
+	/** Whether the last pass counted here (or read what another instance shared). */
+	private volatile boolean countedLastPass;
+
 	private volatile Snapshot latest = new Snapshot(List.of(), Map.of(), Set.of(), null, null, null);
 
 	/** Counts for this instance alone, with no limits' throttled jobs. */
@@ -94,14 +98,25 @@ public class QueueStats extends PeriodicTask {
 		return Duration.ZERO;
 	}
 
-	/** The interval given, or ten times as long as the last count took if that is longer, up to ten intervals. */
+	/**
+	 * After a pass that counted, the pace; after one that read the counts another instance
+	 * shared, the interval given (such a pass reads one small row).
+	 */
 	@Override
 	protected Duration interval() {
+		return this.countedLastPass ? pace() : super.interval();
+	}
+
+	/**
+	 * How often the cluster counts: every interval, or ten times as long as the last count
+	 * took if that is longer, up to ten intervals.
+	 */
+	private Duration pace() {
 		return ReadPace.nextWithin(super.interval(), this.lastCountTook);
 	}
 
 	private Duration turnGap() {
-		return Duration.ofMillis((long) (interval().toMillis() * TURN_GAP));
+		return Duration.ofMillis((long) (pace().toMillis() * TURN_GAP));
 	}
 
 	@Override
@@ -127,6 +142,7 @@ public class QueueStats extends PeriodicTask {
 	}
 
 	private Snapshot read(Duration gap) {
+		this.countedLastPass = false;
 		try {
 			this.latest = (this.instance != null) ? countForTheCluster(this.instance, gap) : countHere();
 		}
@@ -156,7 +172,7 @@ public class QueueStats extends PeriodicTask {
 			return countHere();
 		}
 		SharedCounts shared = shared();
-		if (shared == null || !shared.counted() || shared.age().compareTo(interval().multipliedBy(STALE_TURNS)) > 0) {
+		if (shared == null || !shared.counted() || shared.age().compareTo(pace().multipliedBy(STALE_TURNS)) > 0) {
 			// None shared, or none for several intervals (whoever counts cannot, or none of this
 			// version runs): this instance's gauges and health go on from counts of its own.
 			return countHere();
@@ -201,11 +217,15 @@ public class QueueStats extends PeriodicTask {
 	}
 
 	private Snapshot countHere() {
+		this.countedLastPass = true;
 		long start = System.nanoTime();
-		Snapshot counted = new Snapshot(this.store.countsByQueue(), throttled(), paused(), Instant.now(), this.instance,
-				null);
-		this.lastCountTook = Duration.ofNanos(System.nanoTime() - start);
-		return counted;
+		try {
+			return new Snapshot(this.store.countsByQueue(), throttled(), paused(), Instant.now(), this.instance, null);
+		}
+		finally {
+			// A count that failed after long (a statement timeout) is paced as one that worked.
+			this.lastCountTook = Duration.ofNanos(System.nanoTime() - start);
+		}
 	}
 
 	/**
