@@ -35,14 +35,14 @@ import io.sqlqueue.schedule.Schedules;
  * over the whole table (about half a second on PostgreSQL with a million jobs), so the
  * counts, the queued jobs by why they wait, the jobs finished per minute and the schedules
  * are read at most once per {@code maxAge}, however many pages are open, and only while
- * someone looks; at most once per ten times as long as they last took, when that is longer
- * (up to ten times {@code maxAge}; {@link ReadPace}: while a long transaction holds the
- * database's horizon, a count walks every job claimed since, and an open page would keep the
- * database counting). The counts,
- * the queued jobs and the finished ones are read from the {@link ReadStore} (the read replica
- * where there is one, asked first how far behind it is); the rest from the queue's own
- * database. The workers are this instance's, read from its Manager each time; the paused
- * queues and the instances' rows are read each time too (two small tables).
+ * someone looks; after a read that took long, ten times as long as it took later (up to ten
+ * times {@code maxAge}; {@link ReadPace}: while a long transaction holds the database's
+ * horizon, a count walks every job claimed since, and an open page would keep the database
+ * counting). The counts, the queued jobs and the finished ones are read from the
+ * {@link ReadStore} (the read replica where there is one, asked first how far behind it is);
+ * the rest from the queue's own database. The workers are this instance's, read from its
+ * Manager each time; the paused queues and the instances' rows are read each time too (two
+ * small tables).
  */
 public class OverviewReader {
 
@@ -65,8 +65,8 @@ public class OverviewReader {
 
 	private @Nullable Counts counts;
 
-	/** How long the last read of the counts took. */
-	private Duration lastReadTook = Duration.ZERO;
+	/** When the counts are read again: {@code maxAge} after the last read, or as paced after a slow one. */
+	private Instant nextReadAt = Instant.MIN;
 
 	/**
 	 * @param manager this instance's Manager, or {@code null} when it runs no jobs
@@ -141,9 +141,7 @@ public class OverviewReader {
 
 	private synchronized Counts counts() {
 		Instant now = Instant.now();
-		// From the end of the last read: ten times as long as it took, not nine.
-		Duration reuse = this.lastReadTook.plus(ReadPace.nextWithin(this.maxAge, this.lastReadTook));
-		if (this.counts == null || this.counts.readAt().plus(reuse).isBefore(now)) {
+		if (this.counts == null || this.nextReadAt.isBefore(now)) {
 			long start = System.nanoTime();
 			List<Overview.ScheduleLine> schedules = (this.schedules != null)
 					? this.schedules.list().stream().map(OverviewReader::line).toList() : List.of();
@@ -157,7 +155,8 @@ public class OverviewReader {
 			Staleness staleness = this.reads.staleness();
 			this.counts = new Counts(now, this.reads.countsByQueue(), this.reads.queuedByQueue(),
 					this.reads.finishedPerMinute(MINUTES), schedules, limits, throttled, staleness);
-			this.lastReadTook = Duration.ofNanos(System.nanoTime() - start);
+			Duration took = Duration.ofNanos(System.nanoTime() - start);
+			this.nextReadAt = now.plus(took).plus(ReadPace.nextWithin(this.maxAge, took));
 		}
 		return this.counts;
 	}

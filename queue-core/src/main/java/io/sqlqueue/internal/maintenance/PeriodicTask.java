@@ -9,6 +9,8 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.context.SmartLifecycle;
 import org.springframework.scheduling.TaskScheduler;
 
+import io.sqlqueue.internal.store.ReadPace;
+
 /**
  * The shape every background loop of the queue shares: {@code start} and {@code stop} only
  * schedule a bounded pass at a fixed delay; the pass itself ({@link #runPass()}) never
@@ -34,6 +36,9 @@ public abstract class PeriodicTask implements SmartLifecycle {
 
 	/** Whether a scheduled pass is under way (see {@link #awaitPass()}). */
 	private boolean passing;
+
+	/** How long the last pass's reads from an index's head took ({@link #paceBy}); zero paces nothing. */
+	private volatile Duration readsTook = Duration.ZERO;
 
 	protected PeriodicTask(TaskScheduler scheduler, Duration interval, String what) {
 		if (interval.isNegative() || interval.isZero()) {
@@ -68,7 +73,7 @@ public abstract class PeriodicTask implements SmartLifecycle {
 				notifyAll();
 				if (this.run == run) {
 					try {
-						this.task = this.scheduler.schedule(() -> pass(run), Instant.now().plus(interval()));
+						this.task = this.scheduler.schedule(() -> pass(run), Instant.now().plus(nextWait()));
 					}
 					catch (RuntimeException ex) {
 						// The scheduler was shut down before this loop was stopped: the application is closing.
@@ -113,6 +118,23 @@ public abstract class PeriodicTask implements SmartLifecycle {
 	/** The wait between two passes, read after each: the interval given, unless a task works it out. */
 	protected Duration interval() {
 		return this.interval;
+	}
+
+	/**
+	 * The wait before the next pass: the interval, or ten times as long as the last pass's
+	 * reads from an index's head took if that is longer, ten intervals at most ({@link ReadPace}).
+	 */
+	private Duration nextWait() {
+		return ReadPace.nextWithin(interval(), this.readsTook);
+	}
+
+	/**
+	 * For a pass that reads an index from its head, which a long transaction holding the
+	 * database's horizon makes slower by the minute: how long those reads took this pass (zero
+	 * when it made none), which the wait before the next follows ({@link ReadPace}).
+	 */
+	protected final void paceBy(Duration took) {
+		this.readsTook = took;
 	}
 
 	/** Whether there is anything to schedule at all. */

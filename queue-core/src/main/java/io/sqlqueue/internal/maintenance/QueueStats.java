@@ -69,9 +69,6 @@ public class QueueStats extends PeriodicTask {
 	/** How long the last count took: this instance's own, or the last it read from the cluster. */
 	private volatile Duration lastCountTook = Duration.ZERO;
 
-	/** Whether the last pass counted here (or read what another instance shared). */
-	private volatile boolean countedLastPass;
-
 	private volatile Snapshot latest = new Snapshot(List.of(), Map.of(), Set.of(), null, null, null);
 
 	/** Counts for this instance alone, with no limits' throttled jobs. */
@@ -99,20 +96,11 @@ public class QueueStats extends PeriodicTask {
 	}
 
 	/**
-	 * After a pass that counted, the pace; after one that read the counts another instance
-	 * shared, the interval given (such a pass reads one small row).
-	 */
-	@Override
-	protected Duration interval() {
-		return this.countedLastPass ? pace() : super.interval();
-	}
-
-	/**
 	 * How often the cluster counts: every interval, or ten times as long as the last count
 	 * took if that is longer, up to ten intervals.
 	 */
 	private Duration pace() {
-		return ReadPace.nextWithin(super.interval(), this.lastCountTook);
+		return ReadPace.nextWithin(interval(), this.lastCountTook);
 	}
 
 	private Duration turnGap() {
@@ -142,7 +130,8 @@ public class QueueStats extends PeriodicTask {
 	}
 
 	private Snapshot read(Duration gap) {
-		this.countedLastPass = false;
+		// A pass that reads what another instance shared reads one small row: it paces nothing.
+		paceBy(Duration.ZERO);
 		try {
 			this.latest = (this.instance != null) ? countForTheCluster(this.instance, gap) : countHere();
 		}
@@ -217,7 +206,6 @@ public class QueueStats extends PeriodicTask {
 	}
 
 	private Snapshot countHere() {
-		this.countedLastPass = true;
 		long start = System.nanoTime();
 		try {
 			return new Snapshot(this.store.countsByQueue(), throttled(), paused(), Instant.now(), this.instance, null);
@@ -225,6 +213,7 @@ public class QueueStats extends PeriodicTask {
 		finally {
 			// A count that failed after long (a statement timeout) is paced as one that worked.
 			this.lastCountTook = Duration.ofNanos(System.nanoTime() - start);
+			paceBy(this.lastCountTook);
 		}
 	}
 

@@ -13,7 +13,6 @@ import io.sqlqueue.ExpiredJob;
 import io.sqlqueue.JobListener;
 import io.sqlqueue.ReapedJob;
 import io.sqlqueue.internal.store.JobStore;
-import io.sqlqueue.internal.store.ReadPace;
 
 /**
  * Finds running jobs whose lease expired (their worker crashed, hung or lost the database)
@@ -26,8 +25,8 @@ import io.sqlqueue.internal.store.ReadPace;
  * another row that settling a job's end needs: such jobs are ended at a later pass.
  * <p>
  * A pass whose first batches took long is followed by the next after ten times as long, when
- * that is longer than the interval, up to ten intervals ({@link ReadPace}): the expired leases
- * are read from the head of the lease index, and while a long transaction holds the
+ * that is longer than the interval, up to ten intervals ({@link PeriodicTask#paceBy}): the
+ * expired leases are read from the head of the lease index, and while a long transaction holds the
  * database's horizon that read walks the entry of every job that ran since (about 10 s of the
  * database's time a minute in the held overload run, at a pass every 15 s). A lease expired
  * meanwhile is reaped that much later.
@@ -47,9 +46,6 @@ public class Reaper extends PeriodicTask {
 	private final JobListener listener;
 
 	private final int maxCrashes;
-
-	/** How long the last scheduled pass took. */
-	private volatile Duration lastPassTook = Duration.ZERO;
 
 	public Reaper(JobStore store, TaskScheduler scheduler, Duration interval) {
 		this(store, scheduler, interval, JobListener.NONE);
@@ -98,15 +94,6 @@ public class Reaper extends PeriodicTask {
 	}
 
 	/**
-	 * The interval given, or ten times as long as the last pass's first batches took if that is
-	 * longer, up to ten intervals.
-	 */
-	@Override
-	protected Duration interval() {
-		return ReadPace.nextWithin(super.interval(), this.lastPassTook);
-	}
-
-	/**
 	 * Reaps, then expires, each in batches until one comes back short. Only the first batch of
 	 * each is timed for the pace: it is what reads the index from its head, where more batches
 	 * after a crash are more work to do, not a longer walk.
@@ -130,7 +117,7 @@ public class Reaper extends PeriodicTask {
 			logger.warn("sqlqueue reaper could not reap expired leases or deadlines", ex);
 		}
 		finally {
-			this.lastPassTook = Duration.ofNanos(firstBatches[0]);
+			paceBy(Duration.ofNanos(firstBatches[0]));
 		}
 	}
 

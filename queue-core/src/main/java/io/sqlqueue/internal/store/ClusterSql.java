@@ -62,7 +62,8 @@ final class ClusterSql {
 
 	/**
 	 * The shared counts, with who counted them, when, the turn's start (so how long the count
-	 * took) and the database's clock: one row with the turn's columns alone when there are no counts.
+	 * took) and the database's clock: one row with the turn's columns alone when there are no
+	 * counts.
 	 */
 	final String sharedCounts;
 
@@ -105,7 +106,8 @@ final class ClusterSql {
 		this.insertCount = "INSERT INTO %s (queue, kind, jobs, oldest_due_ms, estimated) VALUES (?, ?, ?, ?, ?)"
 			.formatted(countTable);
 		this.sharedCounts = """
-				SELECT t.counted_by, t.counted_at, t.taken_at, %s AS db_now, c.queue, c.kind, c.jobs, c.oldest_due_ms, c.estimated
+				SELECT t.counted_by, t.counted_at, t.taken_at, %s AS db_now,
+				    c.queue, c.kind, c.jobs, c.oldest_due_ms, c.estimated
 				FROM %s t LEFT JOIN %s c ON 1 = 1
 				WHERE t.id = 1""".formatted(now, turnTable, countTable);
 	}
