@@ -11,8 +11,6 @@ import org.jspecify.annotations.Nullable;
  */
 public final class Names {
 
-	private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]+");
-
 	private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
 
 	public static final int MAX_QUEUE_LENGTH = 64;
@@ -89,11 +87,26 @@ public final class Names {
 	}
 
 	private static String requireName(String kind, @Nullable String name, int maxLength) {
-		if (name == null || name.isEmpty() || name.length() > maxLength || !NAME.matcher(name).matches()) {
+		if (name == null || name.isEmpty() || name.length() > maxLength || !isName(name)) {
 			throw new InvalidJobException("Invalid " + kind + " name '" + name + "': expected 1 to " + maxLength
 					+ " characters of A-Z, a-z, 0-9, '_', '.' or '-'");
 		}
 		return name;
+	}
+
+	/**
+	 * Whether it has only {@code A-Z a-z 0-9 _ . -}: a loop, not a regular expression, as it
+	 * runs twice for every job enqueued, where a matcher took a tenth of the JVM's time.
+	 */
+	private static boolean isName(String name) {
+		for (int i = 0; i < name.length(); i++) {
+			char c = name.charAt(i);
+			if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.'
+					|| c == '-')) {
+				return false;
+			}
+		}
+		return true;
 	}
 
 }

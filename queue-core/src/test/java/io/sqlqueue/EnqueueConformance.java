@@ -73,6 +73,31 @@ interface EnqueueConformance extends ConformanceSupport {
 	}
 
 	@Test
+	default void enqueueAllStoresJobsWithoutOptionsAsItStoresThemBesideOthers() {
+		// Alone, jobs with no key, delay, deadline or headers take a statement of their own where
+		// the dialect has one (Dialect#insertAllBare); beside a delayed job, the statement for
+		// every column. Both must write the same rows, in job order.
+		List<Job> bare = List.of(Job.of("a", Map.of("n", 1)), Job.of("b", 2).priority(5).maxAttempts(7),
+				Job.of("c", "three").queue("other").tags("t"));
+		List<Long> alone = fixture().queue().enqueueAll(bare);
+		List<Job> mixed = new ArrayList<>(bare);
+		mixed.add(Job.of("d", 4).delay(Duration.ofHours(1)));
+		List<Long> beside = fixture().queue().enqueueAll(mixed);
+		assertThat(alone).isSorted().doesNotHaveDuplicates();
+		for (int i = 0; i < bare.size(); i++) {
+			JobRecord written = fixture().job(alone.get(i));
+			assertThat(written).usingRecursiveComparison()
+				.ignoringFields("id", "runAt", "createdAt", "updatedAt")
+				.isEqualTo(fixture().job(beside.get(i)));
+			// Due at once, on the database's clock.
+			assertThat(written.runAt()).isEqualTo(written.createdAt());
+			assertThat(written.status()).isEqualTo(JobStatus.QUEUED);
+		}
+		assertThat(fixture().job(alone.get(1)).maxAttempts()).isEqualTo(7);
+		assertThat(fixture().job(alone.get(2)).tags()).containsExactly("t");
+	}
+
+	@Test
 	default void delayedJobIsNotClaimedBeforeItIsDue() {
 		long later = fixture().queue().enqueue(Job.of("work", null).delay(Duration.ofHours(1)));
 		long future = fixture().queue().enqueue(Job.of("work", null).runAt(Instant.now().plusSeconds(3600)));

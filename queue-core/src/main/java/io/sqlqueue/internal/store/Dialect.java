@@ -148,6 +148,15 @@ public abstract class Dialect {
 	}
 
 	/**
+	 * {@link #insertAll} for jobs that are all {@link NewJob#bare bare}, or {@code null} to
+	 * use {@link #insertAll} for them too. Parameters, each an array with one element per
+	 * job: queue, handler, payload, priority, max attempts; returns the ids in job order.
+	 */
+	public @Nullable String insertAllBare(String table) {
+		return null;
+	}
+
+	/**
 	 * What ends a multi-row {@code INSERT … VALUES (…), (…)} so that it returns the id of each
 	 * row it inserted, and ascending ids are the order of the {@code VALUES} list; or
 	 * {@code null} where the database cannot. Where it can (and {@link #insertAll} is

@@ -5,6 +5,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -26,6 +27,13 @@ final class JobInserts {
 
 	/** The parameters of one job's row ({@link JobSql#insert}). */
 	private static final int INSERT_PARAMETERS = 14;
+
+	/** The arrays' types of {@link Dialect#insertAll}, in parameter order. */
+	private static final String[] ALL_TYPES = { "text", "text", "text", "int4", "text", "int8", "int4", "text", "text",
+			"text", "text", "int8", "text", "text" };
+
+	/** The arrays' types of {@link Dialect#insertAllBare}, in parameter order. */
+	private static final String[] BARE_TYPES = { "text", "text", "text", "int4", "int4" };
 
 	private final JdbcTemplate jdbc;
 
@@ -65,31 +73,22 @@ final class JobInserts {
 		}
 	}
 
-	/** All jobs in one statement ({@link Dialect#insertAll}); a taken unique key inserts fewer, and throws. */
-	private List<Long> insertInOneStatement(Connection connection, List<NewJob> jobs, String statement)
+	/**
+	 * All jobs in one statement: {@link Dialect#insertAllBare} when they are all bare, else
+	 * {@link Dialect#insertAll}; a taken unique key inserts fewer, and throws.
+	 */
+	private List<Long> insertInOneStatement(Connection connection, List<NewJob> jobs, boolean bare)
 			throws SQLException {
-		int size = jobs.size();
-		Object[][] columns = new Object[14][size];
-		for (int i = 0; i < size; i++) {
-			NewJob job = jobs.get(i);
-			columns[0][i] = job.queue();
-			columns[1][i] = job.handler();
-			columns[2][i] = job.payload();
-			columns[3][i] = job.priority();
-			columns[4][i] = (job.runAt() != null) ? job.runAt().toString() : null;
-			columns[5][i] = job.delayMillis();
-			columns[6][i] = job.maxAttempts();
-			columns[7][i] = job.uniqueKey();
-			columns[8][i] = job.groupKey();
-			columns[9][i] = (job.scheduledFor() != null) ? job.scheduledFor().toString() : null;
-			columns[10][i] = (job.deadline() != null) ? job.deadline().toString() : null;
-			columns[11][i] = job.expireAfterMillis();
-			columns[12][i] = job.headers();
-			columns[13][i] = job.concurrencyKey();
+		String[] types = bare ? BARE_TYPES : ALL_TYPES;
+		Object[][] columns = new Object[types.length][jobs.size()];
+		for (int i = 0; i < jobs.size(); i++) {
+			Object[] row = bare ? bareRow(jobs.get(i)) : fullRow(jobs.get(i));
+			for (int column = 0; column < types.length; column++) {
+				columns[column][i] = row[column];
+			}
 		}
-		String[] types = { "text", "text", "text", "int4", "text", "int8", "int4", "text", "text", "text", "text",
-				"int8", "text", "text" };
-		List<Long> ids = new ArrayList<>(size);
+		String statement = Objects.requireNonNull(bare ? this.sql.insertAllBare : this.sql.insertAll);
+		List<Long> ids = new ArrayList<>(jobs.size());
 		try (PreparedStatement ps = connection.prepareStatement(statement)) {
 			for (int column = 0; column < types.length; column++) {
 				ps.setArray(column + 1, connection.createArrayOf(types[column], columns[column]));
@@ -100,12 +99,28 @@ final class JobInserts {
 				}
 			}
 		}
-		if (ids.size() != size) {
+		if (ids.size() != jobs.size()) {
 			throw new DuplicateJobException(duplicateKeyOf(jobs));
 		}
 		// Identity values are taken in the order the rows are inserted, which is job order.
 		ids.sort(null);
 		return ids;
+	}
+
+	/** The job's elements of {@link Dialect#insertAllBare}'s arrays. */
+	private static Object[] bareRow(NewJob job) {
+		return new Object[] { job.queue(), job.handler(), job.payload(), job.priority(), job.maxAttempts() };
+	}
+
+	/** The job's elements of {@link Dialect#insertAll}'s arrays. */
+	private static Object[] fullRow(NewJob job) {
+		return new Object[] { job.queue(), job.handler(), job.payload(), job.priority(), text(job.runAt()),
+				job.delayMillis(), job.maxAttempts(), job.uniqueKey(), job.groupKey(), text(job.scheduledFor()),
+				text(job.deadline()), job.expireAfterMillis(), job.headers(), job.concurrencyKey() };
+	}
+
+	private static @Nullable String text(@Nullable Instant instant) {
+		return (instant != null) ? instant.toString() : null;
 	}
 
 	/**
@@ -146,7 +161,8 @@ final class JobInserts {
 
 	private List<Long> insertBatch(Connection connection, List<NewJob> jobs) throws SQLException {
 		if (this.sql.insertAll != null && jobs.size() > 1) {
-			return insertInOneStatement(connection, jobs, this.sql.insertAll);
+			boolean bare = this.sql.insertAllBare != null && jobs.stream().allMatch(NewJob::bare);
+			return insertInOneStatement(connection, jobs, bare);
 		}
 		if (this.dialect.insertReturningIds() != null && jobs.size() > 1) {
 			return insertInChunks(connection, jobs);

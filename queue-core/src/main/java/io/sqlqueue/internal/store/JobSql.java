@@ -48,6 +48,9 @@ final class JobSql {
 
 	final @Nullable String insertAll;
 
+	/** {@link #insertAll} for jobs that are all {@link NewJob#bare bare}, where the dialect has one. */
+	final @Nullable String insertAllBare;
+
 	final @Nullable String vacuum;
 
 	/**
@@ -233,6 +236,7 @@ final class JobSql {
 		this.completeAll = dialect.completeAll(this.table, null);
 		this.completeAllRecording = dialect.completeAll(this.table, new AttemptSql(dialect, schema)::recordCompletedFrom);
 		this.insertAll = dialect.insertAll(this.table);
+		this.insertAllBare = dialect.insertAllBare(this.table);
 		this.completeWhileLeased = this.complete + " AND lease_expires_at > " + dialect.currentTime();
 		// Every table the queue writes often: claims and completions (queue_job), limited and fair
 		// claims (queue_flow, queue_rate_window, queue_fair_key), workflows' settling (queue_dependency, queue_batch) and

@@ -76,6 +76,17 @@ public record NewJob(String queue, String handler, String payload, int priority,
 				this.scheduledFor, this.headers, concurrencyKey, this.tags, this.meta);
 	}
 
+	/**
+	 * Whether it is due now and has nothing but its queue, handler, payload, priority and
+	 * maximum attempts to store in its row: no key, deadline, tick or headers. Most jobs are;
+	 * {@link Dialect#insertAllBare} inserts them with fewer columns to bind.
+	 */
+	boolean bare() {
+		return this.runAt == null && this.delayMillis == 0 && this.uniqueKey == null && this.groupKey == null
+				&& this.deadline == null && this.expireAfterMillis == null && this.scheduledFor == null
+				&& this.headers == null && this.concurrencyKey == null;
+	}
+
 	/** Whether it carries tags or meta to store beside it. */
 	boolean labelled() {
 		return !this.tags.isEmpty() || !this.meta.isEmpty();
