@@ -71,6 +71,9 @@ public class QueueStats extends PeriodicTask {
 
 	private volatile Snapshot latest = new Snapshot(List.of(), Map.of(), Set.of(), null, null, null);
 
+	/** Held by each read ({@link #read}). */
+	private final Object reading = new Object();
+
 	/** Counts for this instance alone, with no limits' throttled jobs. */
 	public QueueStats(JobStore store, TaskScheduler scheduler, Duration interval) {
 		this(store, scheduler, interval, null, null);
@@ -130,18 +133,23 @@ public class QueueStats extends PeriodicTask {
 	}
 
 	private Snapshot read(Duration gap) {
-		// A pass that reads what another instance shared reads one small row: it paces nothing.
-		paceBy(Duration.ZERO);
-		try {
-			this.latest = (this.instance != null) ? countForTheCluster(this.instance, gap) : countHere();
+		// One read at a time, so that they end in the order they began: a pass begun before a
+		// refresh() must not end after it and leave its older counts as the latest. Only the
+		// loop reads outside of tests, so nothing else waits here.
+		synchronized (this.reading) {
+			// A pass that reads what another instance shared reads one small row: it paces nothing.
+			paceBy(Duration.ZERO);
+			try {
+				this.latest = (this.instance != null) ? countForTheCluster(this.instance, gap) : countHere();
+			}
+			catch (RuntimeException ex) {
+				logger.debug("sqlqueue could not read its counts", ex);
+				this.latest = new Snapshot(this.latest.counts(), this.latest.throttled(), this.latest.paused(),
+						this.latest.sampledAt(), this.latest.countedBy(), ex);
+			}
+			refreshed(this.latest);
+			return this.latest;
 		}
-		catch (RuntimeException ex) {
-			logger.debug("sqlqueue could not read its counts", ex);
-			this.latest = new Snapshot(this.latest.counts(), this.latest.throttled(), this.latest.paused(),
-					this.latest.sampledAt(), this.latest.countedBy(), ex);
-		}
-		refreshed(this.latest);
-		return this.latest;
 	}
 
 	/** Called with each new snapshot, on the refreshing thread; does nothing unless overridden. */
