@@ -8,14 +8,23 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import javax.sql.DataSource;
+
 import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+import org.springframework.transaction.support.TransactionTemplate;
 
+import io.sqlqueue.admin.AuditEntry;
+import io.sqlqueue.admin.QueueAdmin;
+import io.sqlqueue.admin.Refusal;
+import io.sqlqueue.internal.admin.DefaultQueueAdmin;
 import io.sqlqueue.internal.manager.Manager;
 import io.sqlqueue.internal.store.ClaimMethod;
 import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.internal.store.dialect.Dialects;
+import io.sqlqueue.test.InterleavedWriter;
 import io.sqlqueue.test.TestDatabase;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -49,6 +58,36 @@ class SqliteConformanceTests extends QueueConformanceTests {
 			pool.setJdbcUrl(url);
 			assertThatThrownBy(() -> Dialects.detect(pool)).hasMessageContaining("busy timeout")
 				.hasMessageContaining("busy_timeout=");
+		}
+	}
+
+	/**
+	 * An operator's retry and cancel, as the first statements of a caller's transaction, while
+	 * another connection writes between any two statements: each takes the write lock with
+	 * its first statement, so nothing comes between its read and its write (SqliteWriteLockFirstTests
+	 * has the store's side).
+	 */
+	@Test
+	void anOperatorsActionsInACallersTransactionWriteWhileAnotherConnectionWrites() throws Exception {
+		long failed = this.fixture.queue().enqueue("audit.sqlite", null);
+		long queued = this.fixture.queue().enqueue("audit.sqlite", null);
+		this.fixture.jdbc().update("UPDATE queue_job SET status = 'FAILED', finished_at = run_at WHERE id = ?", failed);
+		try (InterleavedWriter writer = new InterleavedWriter(this.database)) {
+			DataSource interleaved = writer.around(this.database.dataSource());
+			QueueAdmin admin = new DefaultQueueAdmin(this.fixture.otherInstanceQueue(interleaved),
+					this.fixture.newStore(interleaved), null, null, null).by("sqlite-operator");
+			TransactionTemplate transaction = new TransactionTemplate(new DataSourceTransactionManager(interleaved));
+			int before = writer.writes();
+			Boolean retried = transaction.execute((status) -> admin.retry(failed).done());
+			Boolean cancelled = transaction.execute((status) -> admin.cancel(queued).done());
+			Refusal missing = transaction.execute((status) -> admin.retry(424242).refusal());
+			assertThat(retried).isTrue();
+			assertThat(cancelled).isTrue();
+			assertThat(missing).isEqualTo(Refusal.NO_SUCH_JOB);
+			assertThat(writer.writes()).as("the other connection's writes").isGreaterThan(before);
+			assertThat(this.fixture.status(failed)).isEqualTo(JobStatus.QUEUED);
+			assertThat(this.fixture.status(queued)).isEqualTo(JobStatus.CANCELLED);
+			assertThat(admin.audit(5)).extracting(AuditEntry::action).containsExactly("cancel", "retry");
 		}
 	}
 

@@ -122,9 +122,8 @@ public class DefaultQueueAdmin implements QueueAdmin {
 
 	@Override
 	public AdminResult retry(long id) {
-		if (this.jobs.find(id).isEmpty()) {
-			return AdminResult.refused(Refusal.NO_SUCH_JOB, null, id);
-		}
+		// No read first: on SQLite a caller's transaction that began with a read would fail at
+		// the retry's write once another connection wrote. A missing job is told by notInState.
 		// Caught inside the transaction, not thrown through it: when the caller has one, the
 		// action joins it, and an exception passing through would mark it rollback-only.
 		AtomicReference<DuplicateJobException> taken = new AtomicReference<>();
@@ -150,9 +149,7 @@ public class DefaultQueueAdmin implements QueueAdmin {
 
 	@Override
 	public AdminResult cancel(long id) {
-		if (this.jobs.find(id).isEmpty()) {
-			return AdminResult.refused(Refusal.NO_SUCH_JOB, null, id);
-		}
+		// No read first, as in retry.
 		if (!audited(() -> this.jobs.cancel(id), () -> log("cancel", null, id, null, 1, null))) {
 			return notInState(Refusal.NOT_CANCELLABLE, id);
 		}

@@ -51,12 +51,14 @@ public final class AuditLog {
 	/**
 	 * Runs an action and the writing of its entry in one transaction: the caller's when it has
 	 * one on the queue's data source, else a new one, READ COMMITTED where the database has
-	 * row locks, as the ends of jobs it may write settle their dependents under. On SQLite a
-	 * new one takes the write lock first: an action reads before it writes, and a transaction
-	 * that began with a read fails at once at its first write when another wrote meanwhile.
+	 * row locks, as the ends of jobs it may write settle their dependents under. On SQLite it
+	 * takes the write lock first: an action reads before it writes, and a transaction that
+	 * began with a read fails at once at its first write when another wrote meanwhile. In a
+	 * caller's transaction too: one that read before would fail at the action's write all the
+	 * same, and one that wrote before holds the lock already.
 	 */
 	public <T> T inTransaction(Supplier<T> action) {
-		if (this.sql.writeLockFirst == null || this.transactions.callerHasOne()) {
+		if (this.sql.writeLockFirst == null) {
 			return this.transactions.inCallerOrNewForSettling(action);
 		}
 		return this.transactions.inCallerOrNewForSettling(() -> {

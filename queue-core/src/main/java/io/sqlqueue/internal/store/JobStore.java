@@ -405,7 +405,11 @@ public class JobStore implements QueueStore {
 	/**
 	 * Runs {@code work} in one transaction on the queue's data source, in which
 	 * {@link #completeWhileLeased} then completes the job: the work's writes through Spring
-	 * JDBC and the completion commit or roll back together.
+	 * JDBC and the completion commit or roll back together. On SQLite it does not take the
+	 * write lock first ({@link #takeWriteLockFirst}): the work would then hold the database's
+	 * one write lock for its whole run, and a handler that hangs would stop every writer of
+	 * every instance, its own reaper included. A handler that reads before it writes may fail
+	 * at its write instead, and is retried (docs/databases.md).
 	 */
 	@Override
 	public <T> T inTransaction(Supplier<T> work) {
@@ -623,9 +627,14 @@ public class JobStore implements QueueStore {
 	 * enqueue inserts, so it would hold up the enqueues of every instance until the caller's
 	 * transaction ends. A write that finds its row by the primary key locks that row only.
 	 * Outside a transaction each statement commits at once and holds nothing for long.
+	 * <p>
+	 * SQLite is not asked: it locks the whole file to write, so there is no gap to lock, and
+	 * a transaction that began with this read would fail at its write (SQLITE_BUSY_SNAPSHOT,
+	 * at once) whenever another connection had written in between, as a background loop
+	 * does every second. Begun with the write, it waits its turn for the lock.
 	 */
 	private boolean isThere(long id) {
-		return !this.transactions.callerHasOne()
+		return !this.transactions.callerHasOne() || this.sql.writeLockFirst != null
 				|| !this.jdbc.queryForList(this.sql.exists, Integer.class, id).isEmpty();
 	}
 
@@ -883,6 +892,7 @@ public class JobStore implements QueueStore {
 	}
 
 	private PrunedJobs prune(String finishedBefore, JobStatus status, Duration age, @Nullable Instant from, int limit) {
+		takeWriteLockFirst();
 		List<Long> ids = new ArrayList<>(limit);
 		Instant[] last = { from };
 		this.jdbc.query(finishedBefore, (ps) -> {
@@ -930,9 +940,7 @@ public class JobStore implements QueueStore {
 		}
 		boolean lock = this.transactions.rowLocks();
 		List<CancelledJob> cancelled = this.transactions.inCallerOrNewReadCommitted(() -> {
-			if (!lock && this.sql.writeLockFirst != null) {
-				this.jdbc.update(this.sql.writeLockFirst);
-			}
+			takeWriteLockFirst();
 			List<CancelledJob> plain = this.jdbc.query(this.sql.plainQueuedAmong(chunk.length, lock),
 					(rs, row) -> new CancelledJob(rs.getLong(1), rs.getString(2), rs.getString(3)), chunk);
 			if (plain.isEmpty()) {
@@ -948,6 +956,18 @@ public class JobStore implements QueueStore {
 			return plain;
 		});
 		return (cancelled != null) ? cancelled : List.of();
+	}
+
+	/**
+	 * On SQLite, takes the write lock as the transaction's first statement: a transaction that
+	 * began with a read fails at its first write, at once (SQLITE_BUSY_SNAPSHOT, the busy
+	 * timeout does not help), when another connection wrote in between, as the queue's own
+	 * loops do all the time; one that begins with a write waits its turn. Elsewhere, nothing.
+	 */
+	private void takeWriteLockFirst() {
+		if (this.sql.writeLockFirst != null) {
+			this.jdbc.update(this.sql.writeLockFirst);
+		}
 	}
 
 	/** These ids as the parameters of one statement; refused when they need more than one. */
@@ -972,9 +992,7 @@ public class JobStore implements QueueStore {
 		}
 		boolean lock = this.transactions.rowLocks();
 		List<Long> deleted = this.transactions.inCallerOrNewReadCommitted(() -> {
-			if (!lock && this.sql.writeLockFirst != null) {
-				this.jdbc.update(this.sql.writeLockFirst);
-			}
+			takeWriteLockFirst();
 			List<Long> finished = this.jdbc.queryForList(this.sql.finishedAmong(chunk.length, lock), Long.class,
 					chunk);
 			if (finished.isEmpty()) {

@@ -96,7 +96,7 @@ public final class StepStore {
 
 	private final String endSleeps;
 
-	/** {@link Dialect#writeLockFirst}: SQLite's signal reads before it writes. */
+	/** {@link Dialect#writeLockFirst}: a signal and a record read before they write, on SQLite. */
 	private final @Nullable String writeLockFirst;
 
 
@@ -208,8 +208,14 @@ public final class StepStore {
 		});
 	}
 
-	/** The number of the job's next record; only a run of the job writes them, one at a time. */
+	/**
+	 * The number of the job's next record; only a run of the job writes them, one at a time.
+	 * Its insert follows, so on SQLite the write lock comes first (see {@link #signal}).
+	 */
 	private long nextSeq(long jobId) {
+		if (this.writeLockFirst != null) {
+			this.jdbc.update(this.writeLockFirst);
+		}
 		Long next = this.jdbc.queryForObject(this.nextSeq, Long.class, jobId);
 		return (next != null) ? next : 1;
 	}
@@ -238,10 +244,10 @@ public final class StepStore {
 	 * @throws IllegalStateException when the job has finished, or has a signal of this name already
 	 */
 	public String signal(long jobId, String name, String payload) {
-		boolean lockFirst = this.writeLockFirst != null && !this.transactions.callerHasOne();
 		String queue = this.transactions.inCallerOrNew(() -> {
-			if (lockFirst) {
-				// A transaction that began with a read fails at its first write when another wrote meanwhile.
+			if (this.writeLockFirst != null) {
+				// A transaction that began with a read fails at its first write when another wrote
+				// meanwhile; in a caller's transaction too (see AuditLog#inTransaction).
 				this.jdbc.update(this.writeLockFirst);
 			}
 			List<Object[]> states = this.jdbc.query(this.jobState,

@@ -412,6 +412,10 @@ public class WorkflowStore {
 	 * did too or is gone; returns how many.
 	 */
 	int pruneBatches(Duration age, int limit) {
+		if (this.sql.writeLockFirst != null) {
+			// SQLite: a transaction that reads first cannot write once another has written since.
+			this.jdbc.update(this.sql.writeLockFirst);
+		}
 		List<Long> ids = this.jdbc.queryForList(this.sql.prunableBatches, Long.class, -age.toMillis(),
 				-age.toMillis(), limit);
 		int deleted = 0;

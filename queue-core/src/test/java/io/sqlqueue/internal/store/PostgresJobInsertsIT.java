@@ -1,8 +1,5 @@
 package io.sqlqueue.internal.store;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
-import java.sql.Connection;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +13,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.sqlqueue.internal.schema.QueueSchemaMigrator;
+import io.sqlqueue.test.ConnectionHooks;
 import io.sqlqueue.test.TestDatabase;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -87,29 +85,11 @@ class PostgresJobInsertsIT {
 
 	/** Connections of {@code dataSource} that note every statement prepared on them. */
 	private DataSource recording(DataSource dataSource) {
-		return (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { DataSource.class },
-				(proxy, method, args) -> {
-					Object result = invoke(method, dataSource, args);
-					if (!(result instanceof Connection connection)) {
-						return result;
-					}
-					return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] { Connection.class },
-							(connectionProxy, call, callArgs) -> {
-								if (call.getName().equals("prepareStatement")) {
-									this.prepared.add((String) callArgs[0]);
-								}
-								return invoke(call, connection, callArgs);
-							});
-				});
-	}
-
-	private static Object invoke(java.lang.reflect.Method method, Object target, Object[] args) throws Throwable {
-		try {
-			return method.invoke(target, args);
-		}
-		catch (InvocationTargetException ex) {
-			throw ex.getCause();
-		}
+		return ConnectionHooks.before(dataSource, (call, args) -> {
+			if (call.equals("prepareStatement")) {
+				this.prepared.add((String) args[0]);
+			}
+		});
 	}
 
 }
