@@ -140,11 +140,11 @@ class DashboardBrowserIT {
 		Browser.screenshot(browser, "1-overview");
 
 		// The list, filtered to the failed reports.
-		browser.findElement(By.id("nav-jobs")).click();
+		click(By.id("nav-jobs"));
 		WebElement filters = wait.until(ExpectedConditions.presenceOfElementLocated(By.id("filters")));
 		filters.findElement(By.name("queue")).sendKeys("reports");
 		new Select(filters.findElement(By.name("status"))).selectByValue("FAILED");
-		browser.findElement(By.id("apply")).click();
+		click(By.id("apply"));
 		wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector("#jobs tbody tr[data-job-id]"), 2));
 		assertThat(browser.getCurrentUrl()).endsWith("#/jobs?queue=reports&status=FAILED");
 		assertThat(rows()).extracting((row) -> row.getAttribute("data-job-id"))
@@ -155,7 +155,7 @@ class DashboardBrowserIT {
 		Browser.screenshot(browser, "2-failed-reports");
 
 		// The failed job: its error with the stack, its timeline, and Retry.
-		browser.findElement(By.linkText("#" + flaky)).click();
+		click(By.linkText("#" + flaky));
 		wait.until(ExpectedConditions.textToBe(By.cssSelector("#job-status"), "FAILED"));
 		assertThat(text("#last-error")).contains("IllegalStateException: The report source is unavailable")
 			.contains("\n");
@@ -171,7 +171,7 @@ class DashboardBrowserIT {
 		assertThat(browser.findElement(By.id("last-error")).getAttribute("class")).isEqualTo("error");
 		assertThat(factAfter("Created")).matches(".*" + ZONE);
 		Browser.screenshot(browser, "3-failed-job");
-		browser.findElement(By.id("retry")).click();
+		click(By.id("retry"));
 		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("flash"), "queued again"));
 		wait.until(ExpectedConditions.textToBe(By.cssSelector("#job-status"), "SUCCEEDED"));
 		assertThat(text("#result")).contains("\"reportId\"");
@@ -211,7 +211,7 @@ class DashboardBrowserIT {
 		assertThat(text("#on-failure")).startsWith("runs anyway");
 		assertThat(text("#workflow-facts")).doesNotContain("is cancelled");
 		Browser.screenshot(browser, "5-batch-callback");
-		browser.findElement(By.id("batch-link")).click();
+		click(By.id("batch-link"));
 		wait.until(ExpectedConditions.textToBe(By.id("batch-succeeded"), "1"));
 		assertThat(text("#batch-failed")).isEqualTo("1");
 		assertThat(text("#batch-pending")).isEqualTo("0");
@@ -220,10 +220,10 @@ class DashboardBrowserIT {
 		assertThat(browser.findElements(By.cssSelector("#batch-jobs tbody tr[data-job-id]"))).hasSize(2);
 		Browser.screenshot(browser, "6-batch");
 		// "1 failed" leads to the failed job.
-		browser.findElement(By.cssSelector("#batch-failed a")).click();
+		click(By.cssSelector("#batch-failed a"));
 		wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector("#jobs tbody tr[data-job-id]"), 1));
 		assertThat(text("#batch-filter")).contains("batch #" + batch);
-		browser.findElement(By.cssSelector("#jobs tbody tr[data-job-id] a")).click();
+		click(By.cssSelector("#jobs tbody tr[data-job-id] a"));
 		wait.until(ExpectedConditions.textToBe(By.cssSelector("#job-status"), "FAILED"));
 		assertThat(text(".batch-line")).startsWith("Member of batch #" + batch);
 
@@ -237,7 +237,7 @@ class DashboardBrowserIT {
 		assertThat(browser.findElements(By.cssSelector("#workflow-graph > li"))).hasSize(2);
 		assertThat(text("#workflow-graph > li:last-child")).contains("#" + waiting).contains("WAITING");
 		Browser.screenshot(browser, "7-waiting-job");
-		browser.findElement(By.id("nav-overview")).click();
+		click(By.id("nav-overview"));
 		wait.until(ExpectedConditions.textToBe(By.cssSelector("tr[data-queue='reports'] td.count-WAITING"), "1"));
 	}
 
@@ -250,7 +250,7 @@ class DashboardBrowserIT {
 		// The cluster: this application's one instance, live, from its row.
 		wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector("#instances tbody tr[data-instance]"), 1));
 		assertThat(text("#instances tbody tr[data-instance]")).contains("(this one)").contains("live").contains("reports");
-		browser.findElement(By.id("pause-queue-reports")).click();
+		click(By.id("pause-queue-reports"));
 		wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("tr[data-queue='reports'] .paused")));
 		assertThat(text("#flash")).startsWith("Queue 'reports' is paused");
 		long held = ((Number) post("/reports", Map.of("kind", "signups", "failTimes", 0)).get("jobId")).longValue();
@@ -259,7 +259,7 @@ class DashboardBrowserIT {
 		assertThat(this.jobs.find(held).orElseThrow().status()).isEqualTo(JobStatus.QUEUED);
 		wait.until(ExpectedConditions.presenceOfElementLocated(By.id("resume-queue-reports")));
 		Browser.screenshot(browser, "8-paused-queue-and-instances");
-		browser.findElement(By.id("resume-queue-reports")).click();
+		click(By.id("resume-queue-reports"));
 		awaitStatus(held, JobStatus.SUCCEEDED);
 		wait.until(ExpectedConditions.presenceOfElementLocated(By.id("pause-queue-reports")));
 		assertThat(browser.findElements(By.cssSelector("tr[data-queue='reports'] .paused"))).isEmpty();
@@ -271,7 +271,7 @@ class DashboardBrowserIT {
 	void operatorReadsTheAuditLog() {
 		WebDriverWait wait = new WebDriverWait(browser, TIMEOUT);
 		browser.get("http://localhost:" + this.port + "/sqlqueue/");
-		browser.findElement(By.id("nav-audit")).click();
+		click(By.id("nav-audit"));
 		wait.until(ExpectedConditions.presenceOfElementLocated(By.cssSelector("#audit tbody tr td")));
 		List<String> actions = browser.findElements(By.cssSelector("#audit tbody tr td:nth-child(3)"))
 			.stream()
@@ -307,20 +307,20 @@ class DashboardBrowserIT {
 		WebElement filters = wait.until(ExpectedConditions.presenceOfElementLocated(By.id("filters")));
 		filters.findElement(By.name("tags")).sendKeys("campaign-42");
 		filters.findElement(By.name("meta")).sendKeys("tenant=acme");
-		browser.findElement(By.id("apply")).click();
+		click(By.id("apply"));
 		wait.until(ExpectedConditions.numberOfElementsToBe(By.cssSelector("#jobs tbody tr[data-job-id]"), 3));
 		assertThat(browser.getCurrentUrl()).endsWith("#/jobs?tags=campaign-42&meta=tenant%3Dacme");
 		assertThat(rows()).extracting((row) -> row.getAttribute("data-job-id"))
 			.containsExactly(String.valueOf(campaign.get(2)), String.valueOf(campaign.get(1)),
 					String.valueOf(campaign.get(0)));
 		Browser.screenshot(browser, "10-search-by-tag-and-meta");
-		browser.findElement(By.id("bulk-cancel")).click();
+		click(By.id("bulk-cancel"));
 		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("bulk-count"), "This will cancel 3 jobs"));
 		assertThat(text("#bulk-go")).isEqualTo("Cancel 3 jobs");
 		// Asked, not yet done.
 		assertThat(this.jobs.find(campaign.get(0)).orElseThrow().status()).isEqualTo(JobStatus.QUEUED);
 		Browser.screenshot(browser, "11-bulk-cancel-confirmation");
-		browser.findElement(By.id("bulk-go")).click();
+		click(By.id("bulk-go"));
 		wait.until(ExpectedConditions.textToBePresentInElementLocated(By.id("flash"), "3 of 3 matching jobs"));
 		for (long id : campaign) {
 			assertThat(this.jobs.find(id).orElseThrow().status()).isEqualTo(JobStatus.CANCELLED);
@@ -347,6 +347,18 @@ class DashboardBrowserIT {
 	 */
 	private static String text(String css) {
 		return redrawn(() -> browser.findElement(By.cssSelector(css)).getText());
+	}
+
+	/**
+	 * Clicks the element, found again when the page replaced it between the find and the
+	 * click (the click did not happen then): the overview redraws itself every refresh, and
+	 * the pages of a job or a batch that has not finished every two seconds at most.
+	 */
+	private static void click(By element) {
+		redrawn(() -> {
+			browser.findElement(element).click();
+			return null;
+		});
 	}
 
 	/**
