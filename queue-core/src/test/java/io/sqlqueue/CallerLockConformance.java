@@ -90,10 +90,17 @@ interface CallerLockConformance extends ConformanceSupport {
 		instance.start();
 		long held = fixture().queue().enqueue(Job.of("slow", "held"));
 		await().atMost(WAIT).until(() -> instance.runs(held) == 1);
+		Long token = fixture().job(held).leaseToken();
 		try (OpenTransaction<Long> caller = enqueueAfter(held)) {
 			long dependent = caller.result();
+			// Held for longer than its lease: the heartbeat cannot extend it meanwhile.
 			instance.carriesOn(null);
 			caller.commit();
+			// As the caller lets go, the lease is extended before the reaper (every 200 ms) can take it.
+			await().pollDelay(Duration.ofMillis(1_000)).atMost(WAIT).until(() -> true);
+			JobRecord job = fixture().job(held);
+			assertThat(job.leaseToken()).as("the held job's lease, never reaped").isEqualTo(token);
+			assertThat(job.attempts()).isEqualTo(1);
 			instance.releaseSlowJobs();
 			instance.awaitRan(dependent);
 			assertThat(instance.runs(held)).as("the held job ran once: it was never reaped").isEqualTo(1);

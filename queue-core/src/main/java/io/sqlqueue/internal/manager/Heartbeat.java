@@ -6,11 +6,17 @@ import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.springframework.dao.TransientDataAccessException;
 import org.springframework.scheduling.TaskScheduler;
 import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 
@@ -22,8 +28,9 @@ import io.sqlqueue.internal.store.Lease;
 /**
  * Extends the leases of the attempts this instance holds, every heartbeat interval, and
  * finds the cancel requests of their jobs that no notification brought. Its statements
- * never wait on a row lock (they pass over locked rows: such a lease is still ours and is
- * extended at a later beat).
+ * never wait on a row lock: they pass over locked rows, whose leases are still ours, and
+ * hand each to a thread that waits for the row and extends the lease as it is let go
+ * ({@link #waitForRow}).
  * <p>
  * It runs on a thread of its own ({@code sqlqueue-heartbeat}), made at start and ended at
  * stop, so that no task of the shared scheduler, whose statements may wait on a caller's
@@ -50,6 +57,12 @@ public final class Heartbeat extends PeriodicTask {
 	private final Consumer<Set<Long>> cancels;
 
 	private final Object beat = new Object();
+
+	/** The leases a {@link #waitForRow} waits to extend. */
+	private final Set<Lease> waitedFor = ConcurrentHashMap.newKeySet();
+
+	/** Threads that wait for held rows, one per passed-over lease; made at start, ended at stop. */
+	private volatile @Nullable ExecutorService waiters;
 
 	/**
 	 * @param attempts the attempts this instance holds, read at each beat
@@ -78,6 +91,11 @@ public final class Heartbeat extends PeriodicTask {
 	public synchronized void start() {
 		if (!isRunning()) {
 			this.thread.initialize();
+			this.waiters = Executors.newCachedThreadPool((task) -> {
+				Thread waiter = new Thread(task, "sqlqueue-lease-waiter");
+				waiter.setDaemon(true);
+				return waiter;
+			});
 			super.start();
 		}
 	}
@@ -88,6 +106,11 @@ public final class Heartbeat extends PeriodicTask {
 		super.stop();
 		awaitPass();
 		this.thread.shutdown();
+		ExecutorService waiters = this.waiters;
+		if (waiters != null) {
+			// A waiter in a statement ends when its bounded wait does (one beat at most).
+			waiters.shutdownNow();
+		}
 	}
 
 	@Override
@@ -131,8 +154,9 @@ public final class Heartbeat extends PeriodicTask {
 				extended++;
 			}
 			else if (!lost.contains(attempt.lease)) {
-				// Its row is locked by another transaction: still ours, extended at a later beat.
+				// Its row is locked by another transaction: still ours, extended as the row is let go.
 				held.add(attempt.job.id());
+				waitForRow(attempt);
 			}
 			else if (!attempt.isSettled()) {
 				this.recorder.leaseLost(attempt, "heartbeat");
@@ -155,6 +179,59 @@ public final class Heartbeat extends PeriodicTask {
 			}
 		}
 		return extended;
+	}
+
+
+	/**
+	 * Extends the lease of an attempt whose row another transaction holds as soon as that
+	 * transaction ends, on a thread of its own: its write waits for the row, one beat at a
+	 * time, until it is extended, lost (the next beat tells) or the attempt settled. Waiting
+	 * in line for the row, it gets it before a reaper, whose read passes over locked rows;
+	 * were it only tried again at the next beat, a lease that ran out during a long hold
+	 * (a caller's transaction that enqueued a job after this one) would be reaped at the
+	 * holder's commit, and the job run again while it still runs here. Costs a thread and a
+	 * connection while the row is held.
+	 */
+	private void waitForRow(Attempt attempt) {
+		ExecutorService waiters = this.waiters;
+		if (waiters == null || !this.waitedFor.add(attempt.lease)) {
+			return;
+		}
+		try {
+			waiters.execute(() -> {
+				try {
+					extendWhenLetGo(attempt);
+				}
+				finally {
+					this.waitedFor.remove(attempt.lease);
+				}
+			});
+		}
+		catch (RejectedExecutionException ex) {
+			// Stopping: the lease is left to its expiry, as every lease of a stopped instance.
+			this.waitedFor.remove(attempt.lease);
+		}
+	}
+
+	private void extendWhenLetGo(Attempt attempt) {
+		while (!attempt.isSettled() && !Thread.currentThread().isInterrupted()) {
+			long sent = System.nanoTime();
+			try {
+				if (this.store.extendHeldLease(attempt.lease, this.settings.leaseDuration(),
+						this.settings.heartbeatInterval())) {
+					attempt.leaseExtended(sent, this.settings.leaseDuration());
+				}
+				return;
+			}
+			catch (TransientDataAccessException ex) {
+				// Still held: wait again.
+			}
+			catch (RuntimeException ex) {
+				logger.debug("sqlqueue Manager {} could not wait to extend the lease of job {}",
+						this.settings.workerId(), attempt.job.id(), ex);
+				return;
+			}
+		}
 	}
 
 }

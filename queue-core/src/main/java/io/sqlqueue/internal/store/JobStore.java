@@ -525,6 +525,23 @@ public class JobStore implements QueueStore {
 	}
 
 	/**
+	 * Extends one lease whose row another transaction holds (one the heartbeat passed over),
+	 * waiting for the row at most {@code bound}. Queued behind the holder, this write takes
+	 * the row when the holder commits, before a reaper's {@code SKIP LOCKED} read can: a lease
+	 * that ran out while a caller held its row is not reaped from a job still running. True
+	 * when extended, false when the lease was lost; only where the database has row locks.
+	 * @throws org.springframework.dao.TransientDataAccessException when the row is still held
+	 * after {@code bound}
+	 */
+	public boolean extendHeldLease(Lease lease, Duration duration, Duration bound) {
+		if (!this.transactions.rowLocks()) {
+			throw new IllegalStateException("Only where the database has row locks");
+		}
+		return Boolean.TRUE.equals(this.transactions.inNewBoundedLockWait(this.jdbc, bound,
+				() -> this.jdbc.update(this.sql.extendLease, duration.toMillis(), lease.jobId(), lease.token()) == 1));
+	}
+
+	/**
 	 * Re-queues up to {@code limit} jobs whose lease expired, each such end of an attempt
 	 * counted as a crash; fails those whose attempts are used up or that crashed
 	 * {@code maxCrashes} times, and cancels those whose cancel was asked for. Safe to run
