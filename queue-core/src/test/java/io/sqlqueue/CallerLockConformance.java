@@ -108,6 +108,83 @@ interface CallerLockConformance extends ConformanceSupport {
 		instance.stop();
 	}
 
+	/**
+	 * A caller's transaction that enqueues a job after every running job of the instance (a
+	 * fan-in, as docs/workflows.md shows) holds all their rows, for longer than their leases.
+	 * The heartbeat writes those leases' expiry beside the rows, holding no connection per held
+	 * row: on a pool of Spring Boot's default size (10) with 8 workers, the instance's
+	 * connections stay few and none is waited for, a job of another queue runs at once, and
+	 * when the caller commits no held job is reaped: each keeps its first lease and runs once.
+	 */
+	@Test
+	default void aCallerHoldingEveryRunningJobsRowLeavesThePoolUsable() throws Exception {
+		assumeRowLocks();
+		assumeTheDatabasesOwnClaimMethod();
+		int workers = 8;
+		CountDownLatch release = new CountDownLatch(1);
+		Map<Long, AtomicInteger> runs = new ConcurrentHashMap<>();
+		JobInvoker counted = (payload, context) -> {
+			runs.computeIfAbsent(context.jobId(), (id) -> new AtomicInteger()).incrementAndGet();
+			return null;
+		};
+		fixture().register(HandlerDefinition.of("fanned", "fan", (payload, context) -> {
+			counted.invoke(payload, context);
+			release.await(WAIT.toMillis(), TimeUnit.MILLISECONDS);
+			return null;
+		}));
+		fixture().register(HandlerDefinition.of("other", "other", counted));
+		try (com.zaxxer.hikari.HikariDataSource pool = isolatedDatabase().newDataSource(10)) {
+			fixture().startInstance((settings) -> settings.leaseDuration(LEASE).defaultConcurrency(workers), pool);
+			Reaper reaper = new Reaper(fixture().newStore(pool), fixture().scheduler(), Duration.ofMillis(200),
+					JobListener.NONE);
+			reaper.start();
+			List<Long> held = new ArrayList<>();
+			for (int i = 0; i < workers; i++) {
+				held.add(fixture().queue().enqueue(Job.of("fanned", i).queue("fan")));
+			}
+			await().atMost(WAIT).until(() -> held.stream().allMatch((id) -> runs.containsKey(id)));
+			Map<Long, Long> tokens = new java.util.HashMap<>();
+			held.forEach((id) -> tokens.put(id, fixture().job(id).leaseToken()));
+			try (OpenTransaction<Long> caller = OpenTransaction.begin(isolatedDatabase().dataSource(),
+					() -> fixture().queue().enqueue(Job.of("other", "fan-in").queue("other").after(held.stream().mapToLong(Long::longValue).toArray())))) {
+				long fanIn = caller.result();
+				held.forEach((id) -> assertHeld("queue_job", "id = " + id));
+				AtomicInteger mostActive = new AtomicInteger();
+				AtomicInteger mostWaiting = new AtomicInteger();
+				long since = System.nanoTime();
+				long other = fixture().queue().enqueue(Job.of("other", "unrelated").queue("other"));
+				// Held past two leases, the pool sampled all along.
+				await().atMost(WAIT).pollInterval(Duration.ofMillis(20)).until(() -> {
+					mostActive.accumulateAndGet(pool.getHikariPoolMXBean().getActiveConnections(), Math::max);
+					mostWaiting.accumulateAndGet(pool.getHikariPoolMXBean().getThreadsAwaitingConnection(), Math::max);
+					return System.nanoTime() - since > 2 * LEASE.toNanos() && runs.containsKey(other);
+				});
+				assertThat(mostWaiting.get()).as("threads that waited for one of the pool's connections").isZero();
+				assertThat(mostActive.get()).as("the instance's connections in use while %d rows are held", workers)
+					.isLessThanOrEqualTo(4);
+				assertThat(runs).doesNotContainKey(fanIn);
+				caller.commit();
+				// At once, before the next beat extends the rows: their own leases ran out, not those beside them.
+				assertThat(reaper.runOnce()).as("jobs reaped as the caller let go").isEmpty();
+				for (long id : held) {
+					JobRecord job = fixture().job(id);
+					assertThat(job.status()).isEqualTo(JobStatus.RUNNING);
+					assertThat(job.leaseToken()).as("job %d's lease, never reaped", id).isEqualTo(tokens.get(id));
+					assertThat(job.attempts()).isEqualTo(1);
+				}
+				release.countDown();
+				await().atMost(WAIT).until(() -> runs.containsKey(fanIn)
+						&& fixture().count("id = " + fanIn + " AND status = 'SUCCEEDED'") == 1);
+			}
+			finally {
+				release.countDown();
+				reaper.stop();
+			}
+			held.forEach((id) -> assertThat(runs.get(id)).as("job %d ran once", id).hasValue(1));
+			assertThat(fixture().count("status = 'SUCCEEDED' AND queue = 'fan'")).isEqualTo(workers);
+		}
+	}
+
 	/** A finished job past its retention, locked by a caller that enqueues a job after it. */
 	@Test
 	default void aFinishedDependencyHeldByACallerHoldsBackNothingElse() throws Exception {

@@ -1,3 +1,3 @@
 UPDATE queue_job SET status = 'SUCCEEDED', result = ?, last_error = COALESCE(?, last_error),
     finished_at = CURRENT_TIMESTAMP, updated_at = CURRENT_TIMESTAMP, lease_expires_at = NULL, version = version + 1
-WHERE id = ? AND lease_token = ? AND status = 'RUNNING' AND lease_expires_at > CURRENT_TIMESTAMP
+WHERE id = ? AND lease_token = ? AND status = 'RUNNING' AND (lease_expires_at >= CURRENT_TIMESTAMP OR EXISTS (SELECT 1 FROM queue_lease_extension x WHERE x.job_id = id AND x.token = lease_token AND x.expires_at >= CURRENT_TIMESTAMP))

@@ -5,6 +5,7 @@ DELETE FROM queue_job_tag;
 DELETE FROM queue_job_meta;
 DELETE FROM queue_job_step;
 DELETE FROM queue_job_signal;
+DELETE FROM queue_lease_extension;
 DELETE FROM queue_job;
 DELETE FROM queue_rate_window;
 DELETE FROM queue_fair_key;

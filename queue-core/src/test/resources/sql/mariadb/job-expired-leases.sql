@@ -1,5 +1,5 @@
 SELECT id, queue, handler, lease_owner, lease_token, attempts, max_attempts, crashes,
     cancel_requested_at FROM queue_job
-WHERE status = 'RUNNING' AND lease_expires_at < UTC_TIMESTAMP(6)
+WHERE status = 'RUNNING' AND lease_expires_at < UTC_TIMESTAMP(6) AND NOT EXISTS (SELECT 1 FROM queue_lease_extension x WHERE x.job_id = id AND x.token = lease_token AND x.expires_at >= UTC_TIMESTAMP(6))
 ORDER BY lease_expires_at
 LIMIT ?

@@ -1,6 +1,6 @@
 SELECT id, queue, handler, lease_owner, lease_token, attempts, max_attempts, crashes,
     cancel_requested_at FROM queue_job
-WHERE status = 'RUNNING' AND lease_expires_at < now()
+WHERE status = 'RUNNING' AND lease_expires_at < now() AND NOT EXISTS (SELECT 1 FROM queue_lease_extension x WHERE x.job_id = id AND x.token = lease_token AND x.expires_at >= now())
 ORDER BY lease_expires_at
 LIMIT ?
 FOR UPDATE SKIP LOCKED

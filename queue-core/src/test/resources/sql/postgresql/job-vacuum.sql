@@ -1,1 +1,1 @@
-VACUUM (ANALYZE, SKIP_LOCKED) queue_job, queue_flow, queue_rate_window, queue_fair_key, queue_dependency, queue_batch, queue_schedule, queue_instance, queue_attempt, queue_job_step, queue_job_signal, queue_count, queue_count_turn
+VACUUM (ANALYZE, SKIP_LOCKED) queue_job, queue_flow, queue_rate_window, queue_fair_key, queue_dependency, queue_batch, queue_schedule, queue_instance, queue_attempt, queue_job_step, queue_job_signal, queue_count, queue_count_turn, queue_lease_extension

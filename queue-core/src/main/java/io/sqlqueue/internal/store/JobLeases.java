@@ -50,6 +50,33 @@ final class JobLeases {
 		return extendEach(leases, duration);
 	}
 
+	/**
+	 * Writes the leases' new expiry beside their rows, which another transaction holds: a row
+	 * of {@code queue_lease_extension} each, which nobody else locks, replacing the one an
+	 * earlier beat wrote. The reaper reads a lease as ended only when both have passed
+	 * ({@link JobSql#expiredLeases}), so a job whose row a caller held past its lease is not
+	 * taken from this instance when the caller lets go; the next beat extends the row itself.
+	 */
+	void extendBeside(List<Lease> leases, Duration duration) {
+		if (leases.isEmpty()) {
+			return;
+		}
+		this.jdbc.batchUpdate(this.sql.dropLeaseExtension, leases, leases.size(), (ps, lease) -> {
+			ps.setLong(1, lease.jobId());
+			ps.setLong(2, lease.token());
+		});
+		this.jdbc.batchUpdate(this.sql.extendLeaseBeside, leases, leases.size(), (ps, lease) -> {
+			ps.setLong(1, lease.jobId());
+			ps.setLong(2, lease.token());
+			ps.setLong(3, duration.toMillis());
+		});
+	}
+
+	/** Deletes the extensions whose expiry has passed; returns how many. */
+	int dropEndedExtensions() {
+		return this.jdbc.update(this.sql.dropEndedLeaseExtensions);
+	}
+
 	/** Of these leases, those whose job still runs under them, as last committed (no lock taken). */
 	Set<Lease> running(List<Lease> leases) {
 		Set<Lease> running = new HashSet<>();

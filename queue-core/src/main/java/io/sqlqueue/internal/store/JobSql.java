@@ -88,6 +88,18 @@ final class JobSql {
 
 	final String lockExpiredLeases;
 
+	/**
+	 * Writes one lease's expiry beside its row ({@code queue_lease_extension}), after
+	 * {@link #dropLeaseExtension}; parameters: id, token, lease millis.
+	 */
+	final String extendLeaseBeside;
+
+	/** Deletes one lease's extension; parameters: id, token. */
+	final String dropLeaseExtension;
+
+	/** Deletes the extensions past their expiry; no parameters. */
+	final String dropEndedLeaseExtensions;
+
 	final String reap;
 
 	final String passedDeadlines;
@@ -237,18 +249,19 @@ final class JobSql {
 		this.completeAllRecording = dialect.completeAll(this.table, new AttemptSql(dialect, schema)::recordCompletedFrom);
 		this.insertAll = dialect.insertAll(this.table);
 		this.insertAllBare = dialect.insertAllBare(this.table);
-		this.completeWhileLeased = this.complete + " AND lease_expires_at > " + dialect.currentTime();
+		String prefix = (checkedSchema != null) ? dialect.quote(checkedSchema) + "." : "";
+		String leaseExtensions = prefix + "queue_lease_extension";
+		this.completeWhileLeased = this.complete + " AND " + leaseHolds(leaseExtensions, dialect.currentTime());
 		// Every table the queue writes often: claims and completions (queue_job), limited and fair
 		// claims (queue_flow, queue_rate_window, queue_fair_key), workflows' settling (queue_dependency, queue_batch) and
 		// schedules' fires (queue_schedule), instances' beats (queue_instance), attempts' history
 		// (queue_attempt, deleted by the pruner), the shared counts (queue_count, queue_count_turn:
 		// rewritten every stats interval). Without vacuum each keeps its dead rows and never gets statistics.
-		String prefix = (checkedSchema != null) ? dialect.quote(checkedSchema) + "." : "";
 		List<String> vacuumed = List.of(this.table, prefix + "queue_flow", prefix + "queue_rate_window",
 				prefix + "queue_fair_key",
 				prefix + "queue_dependency", prefix + "queue_batch", prefix + "queue_schedule",
 				prefix + "queue_instance", prefix + "queue_attempt", prefix + "queue_job_step", prefix + "queue_job_signal", prefix + "queue_count",
-				prefix + "queue_count_turn");
+				prefix + "queue_count_turn", leaseExtensions);
 		this.vacuum = dialect.vacuumStatement(vacuumed);
 		this.horizon = (this.vacuum != null) ? dialect.horizonQuery() : null;
 		this.vacuumEach = (this.vacuum != null)
@@ -295,9 +308,9 @@ final class JobSql {
 		this.expiredLeases = """
 				SELECT id, queue, handler, lease_owner, lease_token, attempts, max_attempts, crashes,
 				    cancel_requested_at FROM %s
-				WHERE status = 'RUNNING' AND lease_expires_at < %s
+				WHERE status = 'RUNNING' AND %s
 				ORDER BY lease_expires_at
-				LIMIT ?""".formatted(this.table, now);
+				LIMIT ?""".formatted(this.table, leaseEnded(leaseExtensions, now));
 		this.lockExpiredLeases = this.expiredLeases + "\nFOR UPDATE SKIP LOCKED";
 		// The status (QUEUED again, or FAILED or CANCELLED for good) is decided by the reaper
 		// from the row it read, fenced by that row's token.
@@ -305,8 +318,12 @@ final class JobSql {
 				UPDATE %s SET status = ?, finished_at = CASE WHEN ? = 'QUEUED' THEN NULL ELSE %s END,
 				    run_at = %s, last_error = ?, updated_at = %s,
 				    lease_token = NULL, lease_expires_at = NULL, crashes = crashes + 1, version = version + 1
-				WHERE id = ? AND lease_token = ? AND status = 'RUNNING' AND lease_expires_at < %s"""
-			.formatted(this.table, now, now, now, now);
+				WHERE id = ? AND lease_token = ? AND status = 'RUNNING' AND %s"""
+			.formatted(this.table, now, now, now, leaseEnded(leaseExtensions, now));
+		this.extendLeaseBeside = "INSERT INTO %s (job_id, token, expires_at) VALUES (?, ?, %s)"
+			.formatted(leaseExtensions, nowPlus);
+		this.dropLeaseExtension = "DELETE FROM %s WHERE job_id = ? AND token = ?".formatted(leaseExtensions);
+		this.dropEndedLeaseExtensions = "DELETE FROM %s WHERE expires_at < %s".formatted(leaseExtensions, now);
 		this.passedDeadlines = """
 				SELECT id, queue, handler, deadline FROM %s
 				WHERE %s
@@ -726,6 +743,28 @@ final class JobSql {
 	}
 
 	/** Of these jobs, the running ones with their tokens, as committed (no lock); parameters: ids…. */
+	/**
+	 * Whether a running job's lease holds at {@code time}: it ends at the later of the row's
+	 * expiry and the expiry the heartbeat wrote beside the row, for the same token, while
+	 * another transaction held the row ({@code queue_lease_extension}). The extension's
+	 * columns are named apart from the job's ({@code token}, not {@code lease_token}), so that
+	 * {@code id} and {@code lease_token} in the subquery are the outer row's, whatever the
+	 * table's qualified name.
+	 */
+	private static String leaseHolds(String leaseExtensions, String time) {
+		return "(lease_expires_at >= %s OR %s)".formatted(time, extendedBeside(leaseExtensions, time));
+	}
+
+	/** The negation of {@link #leaseHolds}, written so that the row's expiry can be read from its index. */
+	private static String leaseEnded(String leaseExtensions, String time) {
+		return "lease_expires_at < %s AND NOT %s".formatted(time, extendedBeside(leaseExtensions, time));
+	}
+
+	private static String extendedBeside(String leaseExtensions, String time) {
+		return "EXISTS (SELECT 1 FROM %s x WHERE x.job_id = id AND x.token = lease_token AND x.expires_at >= %s)"
+			.formatted(leaseExtensions, time);
+	}
+
 	String running(int ids) {
 		return this.running.computeIfAbsent(ids, (count) -> "SELECT id, lease_token FROM %s WHERE id IN (%s) AND status = 'RUNNING'"
 			.formatted(this.table, placeholders(count)));

@@ -507,7 +507,9 @@ public class JobStore implements QueueStore {
 	/**
 	 * Moves the leases' expiry to now plus {@code duration}, in a transaction of its own;
 	 * says which it extended, which it passed over (their row was locked by another
-	 * transaction, see {@link JobLeases}; they still hold) and which were lost.
+	 * transaction, see {@link JobLeases}: their expiry is written beside the row instead, so
+	 * they hold as if extended) and which were lost. Never waits for a row lock, and holds one
+	 * connection at a time, however many rows others hold.
 	 */
 	@Override
 	public ExtendedLeases extendLeases(Collection<Lease> leases, Duration duration) {
@@ -520,25 +522,15 @@ public class JobStore implements QueueStore {
 				() -> this.leases.extend(ordered, duration));
 		List<Lease> missed = ordered.stream().filter((lease) -> !extended.contains(lease)).toList();
 		Set<Lease> passedOver = missed.isEmpty() ? Set.of() : this.leases.running(missed);
+		if (!passedOver.isEmpty()) {
+			List<Lease> beside = ordered.stream().filter(passedOver::contains).toList();
+			this.transactions.inNewTransaction(() -> {
+				this.leases.extendBeside(beside, duration);
+				return null;
+			});
+		}
 		return new ExtendedLeases(extended, passedOver,
 				missed.stream().filter((lease) -> !passedOver.contains(lease)).toList());
-	}
-
-	/**
-	 * Extends one lease whose row another transaction holds (one the heartbeat passed over),
-	 * waiting for the row at most {@code bound}. Queued behind the holder, this write takes
-	 * the row when the holder commits, before a reaper's {@code SKIP LOCKED} read can: a lease
-	 * that ran out while a caller held its row is not reaped from a job still running. True
-	 * when extended, false when the lease was lost; only where the database has row locks.
-	 * @throws org.springframework.dao.TransientDataAccessException when the row is still held
-	 * after {@code bound}
-	 */
-	public boolean extendHeldLease(Lease lease, Duration duration, Duration bound) {
-		if (!this.transactions.rowLocks()) {
-			throw new IllegalStateException("Only where the database has row locks");
-		}
-		return Boolean.TRUE.equals(this.transactions.inNewBoundedLockWait(this.jdbc, bound,
-				() -> this.jdbc.update(this.sql.extendLease, duration.toMillis(), lease.jobId(), lease.token()) == 1));
 	}
 
 	/**
@@ -550,7 +542,12 @@ public class JobStore implements QueueStore {
 	 */
 	@Override
 	public List<ReapedJob> reapExpired(int limit, int maxCrashes) {
-		return this.ends.reapExpired(limit, maxCrashes);
+		List<ReapedJob> reaped = this.ends.reapExpired(limit, maxCrashes);
+		if (this.transactions.rowLocks()) {
+			// Only where rows can be passed over are leases extended beside them.
+			this.transactions.inNewTransaction(this.leases::dropEndedExtensions);
+		}
+		return reaped;
 	}
 
 	/**

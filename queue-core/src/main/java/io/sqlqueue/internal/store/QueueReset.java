@@ -46,7 +46,7 @@ public class QueueReset {
 				"DELETE FROM %squeue_batch".formatted(prefix), "DELETE FROM %squeue_attempt".formatted(prefix),
 				"DELETE FROM %squeue_job_tag".formatted(prefix), "DELETE FROM %squeue_job_meta".formatted(prefix),
 				"DELETE FROM %squeue_job_step".formatted(prefix), "DELETE FROM %squeue_job_signal".formatted(prefix),
-				"DELETE FROM %squeue_job".formatted(prefix),
+				"DELETE FROM %squeue_lease_extension".formatted(prefix), "DELETE FROM %squeue_job".formatted(prefix),
 				"DELETE FROM %squeue_rate_window".formatted(prefix), "DELETE FROM %squeue_fair_key".formatted(prefix),
 				"DELETE FROM %squeue_paused".formatted(prefix),
 				"DELETE FROM %squeue_audit".formatted(prefix), "DELETE FROM %squeue_count".formatted(prefix),
@@ -56,7 +56,7 @@ public class QueueReset {
 	}
 
 	/**
-	 * Deletes every job (with its tags, metadata, steps and signals), attempt, edge, batch, rate window, key in fair turns, pause, audit
+	 * Deletes every job (with its tags, metadata, steps, signals and leases extended beside it), attempt, edge, batch, rate window, key in fair turns, pause, audit
 	 * entry and shared count; sets every queue's own rate window back to empty.
 	 */
 	public void reset() {

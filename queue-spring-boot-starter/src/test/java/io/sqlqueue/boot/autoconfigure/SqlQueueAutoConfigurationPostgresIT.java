@@ -88,7 +88,8 @@ class SqlQueueAutoConfigurationPostgresIT {
 					.containsExactlyInAnyOrder("queue_job", "queue_schedule", "queue_limit", "queue_flow",
 							"queue_rate_window", "queue_dependency", "queue_batch", "queue_paused", "queue_instance",
 							"queue_attempt", "queue_audit", "queue_job_tag", "queue_job_meta", "queue_count", "queue_count_turn",
-							"queue_fairness", "queue_fair_key", "queue_job_step", "queue_job_signal", "sqlqueue_schema_history");
+							"queue_fairness", "queue_fair_key", "queue_job_step", "queue_job_signal", "queue_lease_extension",
+							"sqlqueue_schema_history");
 			}
 			finally {
 				dropSchema();

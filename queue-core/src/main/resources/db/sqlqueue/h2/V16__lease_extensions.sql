@@ -1,0 +1,7 @@
+-- A lease extended beside its job's row: see the PostgreSQL migration of the same version.
+CREATE TABLE queue_lease_extension (
+    job_id     BIGINT                   NOT NULL,
+    token      BIGINT                   NOT NULL,
+    expires_at TIMESTAMP WITH TIME ZONE NOT NULL,
+    PRIMARY KEY (job_id, token)
+);

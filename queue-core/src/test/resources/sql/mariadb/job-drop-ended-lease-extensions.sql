@@ -1,0 +1,1 @@
+DELETE FROM queue_lease_extension WHERE expires_at < UTC_TIMESTAMP(6)

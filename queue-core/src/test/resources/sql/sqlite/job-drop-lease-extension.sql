@@ -1,0 +1,1 @@
+DELETE FROM queue_lease_extension WHERE job_id = ? AND token = ?
