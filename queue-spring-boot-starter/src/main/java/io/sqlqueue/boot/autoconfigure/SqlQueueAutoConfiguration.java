@@ -443,6 +443,13 @@ public final class SqlQueueAutoConfiguration {
 	}
 
 	/** The workers the Manager's lanes need at most: the handlers' queues and the configured ones. */
+	/** The running Manager's settings, else those the properties make. */
+	static ManagerSettings runningSettings(ObjectProvider<Manager> manager, SqlQueueProperties properties,
+			RetryPolicy retryPolicy) {
+		Manager running = manager.getIfUnique();
+		return (running != null) ? running.settings() : managerSettings(properties, retryPolicy);
+	}
+
 	static int totalWorkers(HandlerRegistry handlers, ManagerSettings settings) {
 		return Math.max(1, Manager.servedQueues(handlers, settings).stream().mapToInt(settings::concurrencyOf).sum());
 	}
@@ -485,6 +492,13 @@ public final class SqlQueueAutoConfiguration {
 			jobQueue.addCancelListener(manager::cancelRequested);
 			flowControl.ifUnique((limits) -> limits.addChangeListener(manager::wakeUp));
 			return manager;
+		}
+
+		@Bean
+		PoolHeadroom sqlqueuePoolHeadroom(DataSource dataSource, Dialect dialect, HandlerRegistry handlers,
+				ObjectProvider<Manager> manager, SqlQueueProperties properties, RetryPolicy retryPolicy) {
+			return new PoolHeadroom(dataSource, handlers, () -> runningSettings(manager, properties, retryPolicy),
+					notifyChannel(dialect, properties) != null);
 		}
 
 		/**
@@ -642,11 +656,9 @@ public final class SqlQueueAutoConfiguration {
 		WorkerPoolSizer sqlqueueWorkerPoolSizer(@Qualifier(WORKER_EXECUTOR_BEAN_NAME) Executor executor,
 				HandlerRegistry handlers, ObjectProvider<Manager> manager, SqlQueueProperties properties,
 				RetryPolicy retryPolicy) {
-			return new WorkerPoolSizer(executor, handlers, () -> {
-				Manager running = manager.getIfUnique();
-				return (running != null) ? running.settings() : managerSettings(properties, retryPolicy);
-			});
+			return new WorkerPoolSizer(executor, handlers, () -> runningSettings(manager, properties, retryPolicy));
 		}
+
 
 	}
 
