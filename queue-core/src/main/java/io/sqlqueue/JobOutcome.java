@@ -26,7 +26,14 @@ public enum JobOutcome {
 	 * The handler parked its job (docs/durable-steps.md): a sleep, a wait for a signal or a
 	 * snooze. The job is {@code QUEUED} again, due when the park ends, with no attempt spent.
 	 */
-	PARKED;
+	PARKED,
+
+	/**
+	 * The instance stopped while the attempt ran, past {@code sqlqueue.manager.shutdown-timeout}:
+	 * its handler was interrupted and ended, and the job is {@code QUEUED} again, due at once,
+	 * with no attempt spent and no crash counted (docs/how-it-works.md, "Stop").
+	 */
+	STOPPED;
 
 	/** The name as a metric tag: lower case. */
 	public String tag() {

@@ -5,6 +5,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import com.zaxxer.hikari.HikariDataSource;
@@ -75,6 +76,81 @@ interface ShutdownConformance extends ConformanceSupport {
 			assertThat(runs).hasValue(1);
 			assertThat(manager.leaseLosses()).isZero();
 		}
+	}
+
+	/**
+	 * A handler that outlasts the shutdown timeout is interrupted while the pool is still open,
+	 * and its job given back: {@code QUEUED}, no attempt spent, no crash counted, with a last
+	 * error that says it was stopped. A stop is not a crash: nothing waits for its lease.
+	 */
+	@Test
+	default void aStopPastTheShutdownTimeoutGivesTheRunningJobBack() throws Exception {
+		CountDownLatch started = new CountDownLatch(1);
+		AtomicBoolean interrupted = new AtomicBoolean();
+		handler("long", (payload, context) -> {
+			started.countDown();
+			try {
+				Thread.sleep(WAIT.toMillis());
+			}
+			catch (InterruptedException ex) {
+				interrupted.set(true);
+				throw ex;
+			}
+			return null;
+		});
+		Manager manager = fixture().startManager((settings) -> settings.shutdownTimeout(Duration.ofMillis(200)));
+		long id = fixture().queue().enqueue("long", null);
+		assertThat(started.await(30, TimeUnit.SECONDS)).isTrue();
+		manager.stop();
+		assertThat(interrupted).as("the handler was interrupted").isTrue();
+		JobRecord job = fixture().job(id);
+		assertThat(job.status()).isEqualTo(JobStatus.QUEUED);
+		assertThat(job.attempts()).as("attempts spent").isZero();
+		assertThat(job.crashes()).as("crashes counted").isZero();
+		assertThat(job.leaseToken()).isNull();
+		assertThat(job.lastError()).startsWith("Stopped while running");
+		assertThat(fixture().count("id = " + id + " AND run_at <= " + isolatedDatabase().dialect().now()))
+			.as("due at once")
+			.isEqualTo(1);
+	}
+
+	/**
+	 * A handler that ignores the interrupt at stop is left to its lease: its job stays
+	 * {@code RUNNING} under the same token, and nothing it does after the stop is written
+	 * (the application may have closed its pool by then).
+	 */
+	@Test
+	default void aHandlerThatIgnoresTheInterruptAtStopIsLeftToItsLease() throws Exception {
+		CountDownLatch started = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		CountDownLatch ended = new CountDownLatch(1);
+		handler("stubborn", (payload, context) -> {
+			started.countDown();
+			while (true) {
+				try {
+					if (release.await(WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+						break;
+					}
+				}
+				catch (InterruptedException ex) {
+					// Swallowed, as a handler that ignores interrupts does.
+				}
+			}
+			ended.countDown();
+			return "late";
+		});
+		Manager manager = fixture().startManager((settings) -> settings.shutdownTimeout(Duration.ofMillis(200)));
+		long id = fixture().queue().enqueue("stubborn", null);
+		assertThat(started.await(30, TimeUnit.SECONDS)).isTrue();
+		Long token = fixture().job(id).leaseToken();
+		manager.stop();
+		assertThat(fixture().status(id)).isEqualTo(JobStatus.RUNNING);
+		release.countDown();
+		assertThat(ended.await(30, TimeUnit.SECONDS)).isTrue();
+		await().during(Duration.ofMillis(300)).atMost(WAIT).until(() -> {
+			JobRecord job = fixture().job(id);
+			return job.status() == JobStatus.RUNNING && token.equals(job.leaseToken()) && job.result() == null;
+		});
 	}
 
 	@Test

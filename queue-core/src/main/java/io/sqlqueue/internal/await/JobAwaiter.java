@@ -147,7 +147,8 @@ public class JobAwaiter implements JobListener, QueueEvents, AutoCloseable {
 	public void finished(JobRecord job, JobOutcome outcome, Duration took) {
 		// Heard for every attempt on the hot path: no allocation unless someone awaits the job.
 		// A retried or parked job is queued again, not finished.
-		if (outcome != JobOutcome.RETRIED && outcome != JobOutcome.PARKED && this.waiting.containsKey(job.id())) {
+		if (outcome != JobOutcome.RETRIED && outcome != JobOutcome.PARKED && outcome != JobOutcome.STOPPED
+				&& this.waiting.containsKey(job.id())) {
 			readSoon();
 		}
 	}

@@ -41,6 +41,9 @@ final class Attempt {
 
 	private final AtomicBoolean cancelRequested = new AtomicBoolean();
 
+	/** Its instance stops and interrupted the handler: a failure now is a give-back, not an attempt spent. */
+	private volatile boolean stopping;
+
 	/**
 	 * Until when the job may surely still start before its deadline, by this JVM's monotonic
 	 * clock; {@code Long.MAX_VALUE} without a deadline.
@@ -99,6 +102,16 @@ final class Attempt {
 
 	boolean isCancelRequested() {
 		return this.cancelRequested.get();
+	}
+
+	/** At stop, past the shutdown timeout: interrupts the handler, whose failure then gives the job back. */
+	void stop() {
+		this.stopping = true;
+		interrupt();
+	}
+
+	boolean isStopping() {
+		return this.stopping;
 	}
 
 	private static long requireToken(JobRecord job) {

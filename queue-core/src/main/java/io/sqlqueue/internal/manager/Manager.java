@@ -54,6 +54,9 @@ public class Manager implements SmartLifecycle {
 
 	private static final Logger logger = LoggerFactory.getLogger(Manager.class);
 
+	/** The most a stop waits for handlers it interrupted past the shutdown timeout. */
+	static final Duration STOP_GRACE = Duration.ofSeconds(5);
+
 	private final JobStore store;
 
 	private final HandlerRegistry handlers;
@@ -188,22 +191,40 @@ public class Manager implements SmartLifecycle {
 			// start after the last flush, which would not record it.
 			this.claimer.awaitClaims();
 			int released = this.workers.releaseUnstarted();
-			boolean finished = this.workers.awaitRunning(this.settings.shutdownTimeout());
+			int running = this.workers.running();
+			if (running > 0) {
+				logger.info("sqlqueue Manager {} stopping: {} jobs running, waiting up to {}", this.settings.workerId(),
+						running, this.settings.shutdownTimeout());
+			}
+			int interrupted = 0;
+			List<Attempt> abandoned = List.of();
+			if (!this.workers.awaitRunning(this.settings.shutdownTimeout())) {
+				// While the pool is still open (the context stops lifecycle beans before it closes
+				// the DataSource): a handler that ends when interrupted gives its job back.
+				interrupted = this.workers.stopRunning();
+				if (!this.workers.awaitRunning(stopGrace())) {
+					abandoned = this.workers.abandonRunning();
+				}
+			}
 			this.workers.flushAndWait(this.settings.shutdownTimeout());
 			this.timeouts.stop();
 			this.heartbeat.stop();
 			this.instanceBeat.stop();
 			this.store.removeSettleListener(this.settled);
-			if (finished) {
-				logger.info("sqlqueue Manager {} stopped ({} claimed jobs given back unstarted)",
-						this.settings.workerId(), released);
+			for (Attempt attempt : abandoned) {
+				logger.warn("sqlqueue Manager {}: {} did not end when interrupted at stop; its job runs again once "
+						+ "its lease expires", this.settings.workerId(), attempt);
 			}
-			else {
-				logger.warn("sqlqueue Manager {} stopped with {} handlers still running after {}; "
-						+ "the reaper re-queues them when their leases expire", this.settings.workerId(),
-						this.workers.inFlight().size(), this.settings.shutdownTimeout());
-			}
+			logger.info("sqlqueue Manager {} stopped ({} claimed jobs given back unstarted, {} running jobs "
+					+ "interrupted past {}, {} left to their leases)", this.settings.workerId(), released,
+					interrupted - abandoned.size(), this.settings.shutdownTimeout(), abandoned.size());
 		}
+	}
+
+	/** How long handlers interrupted at stop have to end: the shutdown timeout, five seconds at most. */
+	private Duration stopGrace() {
+		Duration timeout = this.settings.shutdownTimeout();
+		return (timeout.compareTo(STOP_GRACE) < 0) ? timeout : STOP_GRACE;
 	}
 
 	@Override

@@ -58,7 +58,23 @@ final class OutcomeRecorder {
 	}
 
 	void failed(Attempt attempt, Throwable failure, boolean timedOut) {
+		if (attempt.isStopping()) {
+			stopped(attempt, failure);
+			return;
+		}
 		failed(attempt, failure, timedOut, false);
+	}
+
+	/**
+	 * The instance stops and interrupted the handler past the shutdown timeout, and the handler
+	 * ended by throwing: the job goes back to {@code QUEUED}, due at once, with no attempt spent
+	 * and no crash counted; its last error says it was stopped. Logged without a stack trace:
+	 * it is the expected end of a stop.
+	 */
+	private void stopped(Attempt attempt, Throwable failure) {
+		logger.info("{} given back: its instance stopped while it ran ({})", attempt, failure.getClass().getSimpleName());
+		write(attempt, JobOutcome.STOPPED, List.of(JobStore.STOPPED_WHILE_RUNNING),
+				(text) -> this.store.giveBackStopped(attempt.lease, text));
 	}
 
 	/**

@@ -372,6 +372,41 @@ final class Workers {
 		return true;
 	}
 
+	/** At stop: how many handlers run now. */
+	int running() {
+		return (int) this.inFlight.stream().filter(Attempt::isRunning).count();
+	}
+
+	/**
+	 * At stop, past the shutdown timeout: interrupts every handler still running; one that
+	 * then ends by throwing gives its job back ({@link OutcomeRecorder}). Returns how many.
+	 */
+	int stopRunning() {
+		int stopped = 0;
+		for (Attempt attempt : this.inFlight) {
+			if (attempt.isRunning() && !attempt.isSettled()) {
+				attempt.stop();
+				stopped++;
+			}
+		}
+		return stopped;
+	}
+
+	/**
+	 * At stop, after {@link #stopRunning}: settles the attempts whose handlers still run, so
+	 * that nothing is written for them once the application has closed its pool, and returns
+	 * them. Their jobs stay {@code RUNNING} until their leases run out.
+	 */
+	List<Attempt> abandonRunning() {
+		List<Attempt> abandoned = new ArrayList<>();
+		for (Attempt attempt : this.inFlight) {
+			if (attempt.isRunning() && attempt.settle()) {
+				abandoned.add(attempt);
+			}
+		}
+		return abandoned;
+	}
+
 	/** At stop: records the successes waiting, and waits for them (see {@link Completer#flushAndWait}). */
 	void flushAndWait(Duration bound) {
 		this.completer.flushAndWait(bound);

@@ -113,6 +113,15 @@ final class JobEnds {
 				this.transactions.rowLocks() ? bounded(giveBack) : this.transactions.inNewTransaction(giveBack));
 	}
 
+	/** See {@link JobStore#giveBackStopped}. */
+	boolean giveBackStopped(Lease lease, String error) {
+		// No attempt spent, so no row of history: the next claim counts the same attempt again.
+		Supplier<Boolean> giveBack = () -> end(this.transactions::inCallerOrNewForSettling, this.sql.stopped, null,
+				lease.jobId(), error, lease.jobId(), lease.token());
+		return Boolean.TRUE.equals(
+				this.transactions.rowLocks() ? bounded(giveBack) : this.transactions.inNewTransaction(giveBack));
+	}
+
 	/** Cancels a {@code QUEUED} or {@code WAITING} job, and settles what it ends. */
 	boolean cancel(long id) {
 		boolean cancelled = end(this.sql.cancel, id, id);

@@ -78,6 +78,12 @@ final class JobSql {
 
 	final String release;
 
+	/**
+	 * Gives back a running job whose instance stopped and interrupted its handler: as
+	 * {@link #release}, with a last error; parameters: last error, id, token.
+	 */
+	final String stopped;
+
 	/** Extends one lease, fenced; parameters: lease millis, id, token. */
 	final String extendLease;
 
@@ -295,12 +301,14 @@ final class JobSql {
 				UPDATE %s SET status = ?, last_error = ?, finished_at = %s, updated_at = %s,
 				    lease_expires_at = NULL, version = version + 1
 				WHERE id = ? AND lease_token = ? AND status = 'RUNNING'""".formatted(this.table, now, now);
-		this.release = """
+		String giveBack = """
 				UPDATE %s SET status = CASE WHEN cancel_requested_at IS NULL THEN 'QUEUED' ELSE 'CANCELLED' END,
 				    finished_at = CASE WHEN cancel_requested_at IS NULL THEN NULL ELSE %s END,
-				    attempts = attempts - 1, started_at = NULL, updated_at = %s,
+				    attempts = attempts - 1, started_at = NULL,%s updated_at = %s,
 				    lease_token = NULL, lease_expires_at = NULL, version = version + 1
-				WHERE id = ? AND lease_token = ? AND status = 'RUNNING'""".formatted(this.table, now, now);
+				WHERE id = ? AND lease_token = ? AND status = 'RUNNING'""";
+		this.release = giveBack.formatted(this.table, now, "", now);
+		this.stopped = giveBack.formatted(this.table, now, " last_error = ?,", now);
 		this.extendLease = """
 				UPDATE %s SET lease_expires_at = %s
 				WHERE id = ? AND lease_token = ? AND status = 'RUNNING'""".formatted(this.table, nowPlus);

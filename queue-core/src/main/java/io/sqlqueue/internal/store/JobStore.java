@@ -72,6 +72,10 @@ public class JobStore implements QueueStore {
 	/** The reason a job cancelled while it ran gives in its last error. */
 	public static final String CANCELLED_WHILE_RUNNING = "Cancelled while running, on request";
 
+	/** The reason a job given back by an instance that stopped while it ran gives in its last error. */
+	public static final String STOPPED_WHILE_RUNNING = "Stopped while running: its instance shut down past "
+			+ "sqlqueue.manager.shutdown-timeout and interrupted the handler; given back, no attempt spent";
+
 	private final Dialect dialect;
 
 	private final ClaimMethod claimMethod;
@@ -502,6 +506,16 @@ public class JobStore implements QueueStore {
 	@Override
 	public boolean release(Lease lease) {
 		return this.ends.release(lease);
+	}
+
+	/**
+	 * Gives back a running job whose instance stopped while it ran and interrupted its handler:
+	 * {@code QUEUED} again (or {@code CANCELLED} when its cancel was asked for), with
+	 * {@code error} as its last error, the attempt not spent and no crash counted. Fenced.
+	 */
+	@Override
+	public boolean giveBackStopped(Lease lease, String error) {
+		return this.ends.giveBackStopped(lease, error);
 	}
 
 	/**

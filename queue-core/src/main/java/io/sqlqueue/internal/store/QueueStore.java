@@ -91,6 +91,9 @@ public interface QueueStore {
 	/** Gives back a claimed job that never started. */
 	boolean release(Lease lease);
 
+	/** Gives back a running job whose instance stopped and interrupted its handler; no attempt spent. */
+	boolean giveBackStopped(Lease lease, String error);
+
 	// Leases
 
 	/** Moves the leases' expiry to now plus {@code duration}, in a transaction of its own. */
