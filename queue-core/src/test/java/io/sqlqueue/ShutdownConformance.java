@@ -11,6 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.api.Test;
 
+import io.sqlqueue.internal.maintenance.Reaper;
 import io.sqlqueue.internal.manager.Manager;
 import io.sqlqueue.test.QueueFixture;
 import io.sqlqueue.test.SwitchableDataSource;
@@ -117,7 +118,8 @@ interface ShutdownConformance extends ConformanceSupport {
 	/**
 	 * A handler that ignores the interrupt at stop is left to its lease: its job stays
 	 * {@code RUNNING} under the same token, and nothing it does after the stop is written
-	 * (the application may have closed its pool by then).
+	 * (the application may have closed its pool by then). When the lease expires, the reaper
+	 * queues the job again without counting a crash: the instance said goodbye.
 	 */
 	@Test
 	default void aHandlerThatIgnoresTheInterruptAtStopIsLeftToItsLease() throws Exception {
@@ -139,7 +141,8 @@ interface ShutdownConformance extends ConformanceSupport {
 			ended.countDown();
 			return "late";
 		});
-		Manager manager = fixture().startManager((settings) -> settings.shutdownTimeout(Duration.ofMillis(200)));
+		Manager manager = fixture().startManager(
+				(settings) -> settings.shutdownTimeout(Duration.ofMillis(200)).leaseDuration(Duration.ofSeconds(2)));
 		long id = fixture().queue().enqueue("stubborn", null);
 		assertThat(started.await(30, TimeUnit.SECONDS)).isTrue();
 		Long token = fixture().job(id).leaseToken();
@@ -151,6 +154,26 @@ interface ShutdownConformance extends ConformanceSupport {
 			JobRecord job = fixture().job(id);
 			return job.status() == JobStatus.RUNNING && token.equals(job.leaseToken()) && job.result() == null;
 		});
+		Reaper reaper = fixture().reaper(fixture().store());
+		await().atMost(WAIT).until(() -> !reaper.runOnce().isEmpty());
+		JobRecord job = fixture().job(id);
+		assertThat(job.status()).isEqualTo(JobStatus.QUEUED);
+		assertThat(job.crashes()).as("crashes counted").isZero();
+		assertThat(job.lastError()).startsWith("Lease expired after its instance stopped");
+		assertThat(fixture().count("id = " + id + " AND status = 'QUEUED'")).isEqualTo(1);
+	}
+
+	/** A worker that dies with its instance, saying nothing, is a crash: the stop's note is no blanket pardon. */
+	@Test
+	default void aLeaseThatRunsOutWithoutAGoodbyeIsACrash() {
+		long id = fixture().queue().enqueue("work", null);
+		JobRecord claimed = fixture().store()
+			.claim(new io.sqlqueue.internal.store.ClaimRequest("died", "default", List.of("work"), 1, 1))
+			.get(0);
+		assertThat(claimed.id()).isEqualTo(id);
+		Reaper reaper = fixture().reaper(fixture().store());
+		await().atMost(WAIT).until(() -> !reaper.runOnce().isEmpty());
+		assertThat(fixture().job(id).crashes()).isEqualTo(1);
 	}
 
 	@Test

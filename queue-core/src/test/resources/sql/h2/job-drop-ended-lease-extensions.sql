@@ -1,1 +1,1 @@
-DELETE FROM queue_lease_extension WHERE expires_at < CURRENT_TIMESTAMP
+DELETE FROM queue_lease_extension WHERE expires_at < CURRENT_TIMESTAMP AND stopped = FALSE

@@ -3,5 +3,6 @@ CREATE TABLE queue_lease_extension (
     job_id     BIGINT                   NOT NULL,
     token      BIGINT                   NOT NULL,
     expires_at TIMESTAMP WITH TIME ZONE NOT NULL,
+    stopped    BOOLEAN                  NOT NULL DEFAULT FALSE,
     PRIMARY KEY (job_id, token)
 );

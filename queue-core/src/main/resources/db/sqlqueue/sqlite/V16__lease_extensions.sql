@@ -5,5 +5,6 @@ CREATE TABLE queue_lease_extension (
     job_id     INTEGER NOT NULL,
     token      INTEGER NOT NULL,
     expires_at TEXT    NOT NULL,
+    stopped    INTEGER NOT NULL DEFAULT 0,
     PRIMARY KEY (job_id, token)
 );

@@ -204,6 +204,7 @@ public class Manager implements SmartLifecycle {
 				interrupted = this.workers.stopRunning();
 				if (!this.workers.awaitRunning(stopGrace())) {
 					abandoned = this.workers.abandonRunning();
+					leaveAtStop(abandoned);
 				}
 			}
 			this.workers.flushAndWait(this.settings.shutdownTimeout());
@@ -213,11 +214,26 @@ public class Manager implements SmartLifecycle {
 			this.store.removeSettleListener(this.settled);
 			for (Attempt attempt : abandoned) {
 				logger.warn("sqlqueue Manager {}: {} did not end when interrupted at stop; its job runs again once "
-						+ "its lease expires", this.settings.workerId(), attempt);
+						+ "its lease expires, with no crash counted", this.settings.workerId(), attempt);
 			}
 			logger.info("sqlqueue Manager {} stopped ({} claimed jobs given back unstarted, {} running jobs "
 					+ "interrupted past {}, {} left to their leases)", this.settings.workerId(), released,
 					interrupted - abandoned.size(), this.settings.shutdownTimeout(), abandoned.size());
+		}
+	}
+
+	/**
+	 * Says goodbye for the attempts whose handlers still run after the stop: their leases'
+	 * end is then no crash. Where that cannot be written, it is one, as for an instance that died.
+	 */
+	private void leaveAtStop(List<Attempt> abandoned) {
+		try {
+			this.store.leaveAtStop(abandoned.stream().map((attempt) -> attempt.lease).toList());
+		}
+		catch (RuntimeException ex) {
+			logger.warn("sqlqueue Manager {} could not note that it stopped with {} handlers running; their jobs "
+					+ "count a crash when their leases expire: {}", this.settings.workerId(), abandoned.size(),
+					ex.toString());
 		}
 	}
 

@@ -3,6 +3,7 @@ package io.sqlqueue.internal.store;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -271,14 +272,21 @@ final class JobEnds {
 	 */
 	private List<ReapedJob> reap(String expiredLeases, int limit, int maxCrashes) {
 		List<ReapedJob> reaped = new ArrayList<>();
+		Set<Long> leftAtStop = new HashSet<>();
 		this.jdbc.query(expiredLeases, (rs) -> {
-			int crashes = rs.getInt("crashes") + 1;
+			// An instance that stopped while the handler ran, and said so, did not crash.
+			boolean stopped = rs.getBoolean("stopped");
+			int crashes = rs.getInt("crashes") + (stopped ? 0 : 1);
 			boolean cancelRequested = this.dialect.getTimestamp(rs, "cancel_requested_at") != null;
 			JobStatus status;
 			String error;
 			if (cancelRequested) {
 				status = JobStatus.CANCELLED;
 				error = JobStore.CANCELLED_WHILE_RUNNING + "; its worker was lost before it stopped";
+			}
+			else if (stopped) {
+				status = (rs.getInt("attempts") >= rs.getInt("max_attempts")) ? JobStatus.FAILED : JobStatus.QUEUED;
+				error = JobStore.LEFT_AT_STOP;
 			}
 			else if (crashes >= maxCrashes) {
 				status = JobStatus.FAILED;
@@ -291,12 +299,19 @@ final class JobEnds {
 			}
 			reaped.add(new ReapedJob(rs.getLong("id"), rs.getString("queue"), rs.getString("handler"),
 					String.valueOf(rs.getString("lease_owner")), status, crashes, rs.getLong("lease_token"), error));
+			if (stopped) {
+				leftAtStop.add(rs.getLong("id"));
+			}
 		}, limit);
 		List<ReapedJob> done = new ArrayList<>(reaped.size());
 		for (ReapedJob job : reaped) {
+			boolean stopped = leftAtStop.contains(job.id());
 			if (endInSweep(this.sql.reap, AttemptHistory.End.LEASE_EXPIRED, job.id(), job.status().name(),
-					job.status().name(), job.error(), job.id(), job.token())) {
+					job.status().name(), job.error(), stopped ? 0 : 1, job.id(), job.token())) {
 				done.add(job);
+				if (stopped) {
+					this.jdbc.update(this.sql.dropLeaseExtension, job.id(), job.token());
+				}
 			}
 		}
 		notifyFinished(done.stream().filter((job) -> job.status().isFinished()).map(ReapedJob::id).toList());

@@ -72,6 +72,18 @@ final class JobLeases {
 		});
 	}
 
+	/** See {@link JobStore#leaveAtStop}: a note each, replacing an extension an earlier beat wrote. */
+	void leaveAtStop(List<Lease> leases) {
+		this.jdbc.batchUpdate(this.sql.dropLeaseExtension, leases, leases.size(), (ps, lease) -> {
+			ps.setLong(1, lease.jobId());
+			ps.setLong(2, lease.token());
+		});
+		this.jdbc.batchUpdate(this.sql.leaveAtStop, leases, leases.size(), (ps, lease) -> {
+			ps.setLong(1, lease.jobId());
+			ps.setLong(2, lease.token());
+		});
+	}
+
 	/** Deletes the extensions whose expiry has passed; returns how many. */
 	int dropEndedExtensions() {
 		return this.jdbc.update(this.sql.dropEndedLeaseExtensions);

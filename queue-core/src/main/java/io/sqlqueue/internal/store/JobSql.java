@@ -103,8 +103,15 @@ final class JobSql {
 	/** Deletes one lease's extension; parameters: id, token. */
 	final String dropLeaseExtension;
 
-	/** Deletes the extensions past their expiry; no parameters. */
+	/** Deletes the extensions past their expiry (not the notes of {@link #leaveAtStop}); no parameters. */
 	final String dropEndedLeaseExtensions;
+
+	/**
+	 * Notes that the instance stopped while the job's handler still ran, after
+	 * {@link #dropLeaseExtension}: the lease's end is then no crash. It extends nothing (it
+	 * expires as written), and is deleted when the job is reaped; parameters: id, token.
+	 */
+	final String leaveAtStop;
 
 	final String reap;
 
@@ -315,23 +322,29 @@ final class JobSql {
 		this.extendLeases = dialect.extendLeases(this.table);
 		this.expiredLeases = """
 				SELECT id, queue, handler, lease_owner, lease_token, attempts, max_attempts, crashes,
-				    cancel_requested_at FROM %s
+				    cancel_requested_at,
+				    EXISTS (SELECT 1 FROM %s g WHERE g.job_id = id AND g.token = lease_token AND g.stopped = TRUE) AS stopped
+				FROM %s
 				WHERE status = 'RUNNING' AND %s
 				ORDER BY lease_expires_at
-				LIMIT ?""".formatted(this.table, leaseEnded(leaseExtensions, now));
+				LIMIT ?""".formatted(leaseExtensions, this.table, leaseEnded(leaseExtensions, now));
 		this.lockExpiredLeases = this.expiredLeases + "\nFOR UPDATE SKIP LOCKED";
-		// The status (QUEUED again, or FAILED or CANCELLED for good) is decided by the reaper
-		// from the row it read, fenced by that row's token.
+		// The status (QUEUED again, or FAILED or CANCELLED for good) and whether a crash is counted
+		// (not after the instance said goodbye) are decided by the reaper from the row it read,
+		// fenced by that row's token.
 		this.reap = """
 				UPDATE %s SET status = ?, finished_at = CASE WHEN ? = 'QUEUED' THEN NULL ELSE %s END,
 				    run_at = %s, last_error = ?, updated_at = %s,
-				    lease_token = NULL, lease_expires_at = NULL, crashes = crashes + 1, version = version + 1
+				    lease_token = NULL, lease_expires_at = NULL, crashes = crashes + ?, version = version + 1
 				WHERE id = ? AND lease_token = ? AND status = 'RUNNING' AND %s"""
 			.formatted(this.table, now, now, now, leaseEnded(leaseExtensions, now));
 		this.extendLeaseBeside = "INSERT INTO %s (job_id, token, expires_at) VALUES (?, ?, %s)"
 			.formatted(leaseExtensions, nowPlus);
 		this.dropLeaseExtension = "DELETE FROM %s WHERE job_id = ? AND token = ?".formatted(leaseExtensions);
-		this.dropEndedLeaseExtensions = "DELETE FROM %s WHERE expires_at < %s".formatted(leaseExtensions, now);
+		this.dropEndedLeaseExtensions = "DELETE FROM %s WHERE expires_at < %s AND stopped = FALSE"
+			.formatted(leaseExtensions, now);
+		this.leaveAtStop = "INSERT INTO %s (job_id, token, expires_at, stopped) VALUES (?, ?, %s, TRUE)"
+			.formatted(leaseExtensions, now);
 		this.passedDeadlines = """
 				SELECT id, queue, handler, deadline FROM %s
 				WHERE %s

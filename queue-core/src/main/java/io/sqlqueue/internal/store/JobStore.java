@@ -72,6 +72,10 @@ public class JobStore implements QueueStore {
 	/** The reason a job cancelled while it ran gives in its last error. */
 	public static final String CANCELLED_WHILE_RUNNING = "Cancelled while running, on request";
 
+	/** The reason a job reaped after its instance stopped and left its handler running gives. */
+	public static final String LEFT_AT_STOP = "Lease expired after its instance stopped: the handler did not end when "
+			+ "interrupted at stop; no crash counted";
+
 	/** The reason a job given back by an instance that stopped while it ran gives in its last error. */
 	public static final String STOPPED_WHILE_RUNNING = "Stopped while running: its instance shut down past "
 			+ "sqlqueue.manager.shutdown-timeout and interrupted the handler; given back, no attempt spent";
@@ -516,6 +520,20 @@ public class JobStore implements QueueStore {
 	@Override
 	public boolean giveBackStopped(Lease lease, String error) {
 		return this.ends.giveBackStopped(lease, error);
+	}
+
+	/**
+	 * Notes that this instance stopped while the handlers of these leases still ran (they did
+	 * not end when interrupted): when their leases expire, the reaper re-queues their jobs
+	 * without counting a crash. In a transaction of its own.
+	 */
+	public void leaveAtStop(Collection<Lease> leases) {
+		if (!leases.isEmpty()) {
+			this.transactions.inNewTransaction(() -> {
+				this.leases.leaveAtStop(List.copyOf(leases));
+				return null;
+			});
+		}
 	}
 
 	/**
