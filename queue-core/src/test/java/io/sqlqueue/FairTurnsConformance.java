@@ -236,6 +236,31 @@ interface FairTurnsConformance extends ConformanceSupport {
 		assertThat(claimKeys(3)).containsExactly("urgent", "low", "low");
 	}
 
+	/**
+	 * Fair turns are fair across priorities: a key whose jobs are of a lower priority than a
+	 * job another key's limit holds back takes its turns at its own priority in the same
+	 * claim. Having nothing at the higher priority costs it neither its turn nor its place in
+	 * the turns (it had left them, and its next jobs waited for the look at every key, 5 s
+	 * each, while the workers sat idle).
+	 */
+	@Test
+	default void aKeyWithJobsOnlyAtALowerPriorityTakesItsTurnsWhileAHigherPriorityJobIsHeldBack() {
+		flow().setFairness("default", Fairness.roundRobin());
+		flow().setKeyLimit("default", "a", Limit.concurrency(1));
+		fixture().queue().enqueue(Job.of("work", 1).concurrencyKey("a").priority(5));
+		assertThat(claimKeys(4)).as("a starts its job and is at its limit").containsExactly("a");
+		long heldBack = fixture().queue().enqueue(Job.of("work", 2).concurrencyKey("a").priority(5));
+		// k's jobs come one at a time, each claimed when it comes, then two at once.
+		fixture().queue().enqueue(Job.of("work", 3).concurrencyKey("k"));
+		assertThat(claimKeys(4)).as("k's first job, in the next claim").containsExactly("k");
+		fixture().queue().enqueue(Job.of("work", 4).concurrencyKey("k"));
+		assertThat(claimKeys(4)).as("k's second job, in the next claim").containsExactly("k");
+		fixture().queue().enqueueAll(jobsOf("k", 2));
+		assertThat(claimKeys(4)).as("k's last two jobs, in the next claim").containsExactly("k", "k");
+		assertThat(fixture().status(heldBack)).isEqualTo(JobStatus.QUEUED);
+		assertThat(fixture().count("status = 'RUNNING' AND concurrency_key = 'k'")).isEqualTo(4);
+	}
+
 	/** Limits and groups hold in a fair queue: a key at its limit takes no turn, a group runs one job at a time, in order. */
 	@Test
 	default void limitsAndGroupsHoldInAFairQueue() {

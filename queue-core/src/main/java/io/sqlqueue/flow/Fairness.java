@@ -14,7 +14,9 @@ import org.jspecify.annotations.Nullable;
  * proportion to the weight of its pattern (an exact key, or a prefix ending in {@code *}, as
  * for {@link KeyLimit}): a key of weight 3 starts three jobs for one of weight 1. Keys no
  * pattern matches, and the jobs without a key (which take their turns as one key), weigh 1.
- * A key with nothing due takes no turn and saves none up.
+ * A key with nothing due takes no turn and saves none up. Priorities win across levels, and
+ * a key has one place in the turns whatever the priority of its jobs: a start at any priority
+ * moves it on, and having nothing due at one priority costs it no turn at another.
  */
 public record Fairness(Map<String, Integer> weights) {
 

@@ -3,6 +3,7 @@ package io.sqlqueue.internal.flow;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -24,8 +25,10 @@ import io.sqlqueue.internal.store.RateWindow;
  * that {@link FlowClaim} took: from the highest priority with a job due down, it orders the
  * keys in the queue's turns ({@link FairTurns}), reads just the first due jobs of the keys
  * whose turn it is, and admits them turn by turn under the queue's limits, as an unfair claim
- * admits jobs in run order. A key with nothing due leaves the turns; one whose limit holds it
- * takes no turn; their turns go to the keys after them. With more keys due than
+ * admits jobs in run order. A key with nothing due at a priority takes no turn at it, and
+ * keeps its place for its jobs at others: it leaves the turns only with nothing due at any
+ * priority ({@link #withNothingDue}). One whose limit holds it takes no turn; their turns go
+ * to the keys after them. With more keys due than
  * {@link #MAX_KEYS_PER_READ}, the claim's room is shared among the keys whose turns come
  * first, several starts each. Keys with jobs queued enter the turns when a claim looks for
  * them (the jobs enqueued since the last look every {@link #SCAN_INTERVAL} per instance; every
@@ -85,6 +88,12 @@ final class FairClaim {
 	 */
 	static final Duration FULL_SCAN_INTERVAL = Duration.ofSeconds(5);
 
+	/**
+	 * Priorities with jobs due a claim reads a key at, at most, before it lets the key leave
+	 * the turns for having nothing due ({@link #withNothingDue}).
+	 */
+	static final int MAX_LEVELS_TO_LEAVE = 16;
+
 	/** How long a key is read past its mark before it is read from its head again. */
 	static final Duration HEAD_EVERY = Duration.ofSeconds(1);
 
@@ -119,7 +128,12 @@ final class FairClaim {
 		boolean wholeOrder = false;
 		Map<String, FlowStore.FairKey> stored = new HashMap<>();
 		FairTurns turns = new FairTurns(limits.fairness());
-		Set<String> leaving = new HashSet<>();
+		Looks looks = this.looks.computeIfAbsent(queue, (q) -> new Looks());
+		// Keys read with nothing due at a priority in this claim, and those read with jobs due at one.
+		Set<String> readEmpty = new HashSet<>();
+		Set<String> foundDue = new HashSet<>();
+		List<Integer> levels = new ArrayList<>();
+		boolean bottomReached = false;
 		Set<String> windowsRead = new HashSet<>();
 		List<JobRecord> claimed = new ArrayList<>();
 		boolean moreDue = false;
@@ -129,8 +143,11 @@ final class FairClaim {
 		for (int level = 0; level < MAX_LEVELS && admission.room(request.limit() - claimed.size()) > 0; level++) {
 			priority = nextPriority(request, priority, level == 0);
 			if (priority == null) {
+				bottomReached = true;
 				break;
 			}
+			int at = priority;
+			levels.add(at);
 			Looked looked = lookForKeys(queue, priority, false);
 			lookedAtEvery |= looked != null && looked.everyKey();
 			if (looked != null) {
@@ -138,7 +155,7 @@ final class FairClaim {
 				wholeOrder = true;
 			}
 			else if (order == null) {
-				int first = FIRST_KEYS + closedUntil.size() + admission.fullKeys().size();
+				int first = FIRST_KEYS + closedUntil.size() + admission.fullKeys().size() + looks.countNothingAt(at);
 				order = FlowStore.inTurnOrder(this.flow.firstFairKeyPlaces(queue, first));
 				wholeOrder = order.size() < first;
 			}
@@ -174,7 +191,8 @@ final class FairClaim {
 					String key = turn.getKey();
 					stored.putIfAbsent(key, turn.getValue());
 					anyClosed |= closed.contains(key);
-					if (!leaving.contains(key) && !closed.contains(key) && inTurn.add(key)) {
+					// A key with nothing due at this priority takes no turn at it, and keeps its place for the others.
+					if (!looks.hasNothingAt(key, at) && !closed.contains(key) && inTurn.add(key)) {
 						keys.put(key, turn.getValue().pass());
 					}
 				}
@@ -205,11 +223,16 @@ final class FairClaim {
 					int before = Math.min(read.getOrDefault(key, 0), jobs.size());
 					heads.put(key, new ArrayList<>(jobs.subList(before, jobs.size())));
 					read.put(key, want.getValue());
+					if (!jobs.isEmpty()) {
+						foundDue.add(key);
+					}
 					if (jobs.size() < want.getValue()) {
 						turns.drop(key);
 						if (jobs.isEmpty()) {
-							// Nothing due at this priority: out of the turns until a look finds it again.
-							leaving.add(key);
+							// Nothing due at this priority: no turn at it until a look finds a job of the key
+							// there again; the key leaves the turns only with nothing due at any priority.
+							readEmpty.add(key);
+							looks.noteNothingAt(key, at);
 						}
 					}
 				}
@@ -263,8 +286,12 @@ final class FairClaim {
 		else {
 			this.servedPriority.remove(queue);
 		}
-		leaving.forEach(queueMarks::remove);
+		Set<String> leaving = new HashSet<>(readEmpty);
+		leaving.removeAll(foundDue);
 		leaving.removeAll(turns.started().keySet());
+		leaving = withNothingDue(request, leaving, levels, bottomReached, looks);
+		leaving.forEach(queueMarks::remove);
+		looks.forget(leaving);
 		this.flow.writeFairTurns(queue, turns.passesOfStarted(), turns.started(), stored, leaving, now);
 		if (!claimed.isEmpty()) {
 			this.limited.writeWindows(queue, admission);
@@ -280,6 +307,51 @@ final class FairClaim {
 		}
 		return new ClaimResult(claimed, true, (wait != null) ? Duration.ofMillis(wait) : null,
 				admission.heldByConcurrency() || !admission.fullKeys().isEmpty());
+	}
+
+	/**
+	 * Of the keys this claim read with nothing due at a priority, those with nothing due at
+	 * any: they leave the turns. A key with jobs due at another priority keeps its place (its
+	 * pass), so that it takes its turns there with the others (docs/flow-control.md#fair-turns).
+	 * The claim served priorities one after another from the highest with a job due
+	 * ({@code levels}, down to the lowest when {@code bottomReached}); each key is read at
+	 * those where this instance does not know it has nothing due, then at the priorities
+	 * below them, up to {@link #MAX_LEVELS_TO_LEAVE} in all. A key not settled by then leaves
+	 * (as every key with nothing due at the priority served did before), and comes back with a
+	 * look for keys.
+	 */
+	private Set<String> withNothingDue(ClaimRequest request, Set<String> keys, List<Integer> levels,
+			boolean bottomReached, Looks looks) {
+		Set<String> left = new HashSet<>(keys);
+		Integer level = null;
+		for (int checked = 0; checked < MAX_LEVELS_TO_LEAVE && !left.isEmpty(); checked++) {
+			if (checked < levels.size()) {
+				level = levels.get(checked);
+			}
+			else {
+				level = bottomReached ? null : this.flow.fairPriority(request, level);
+				if (level == null) {
+					break;
+				}
+			}
+			int at = level;
+			List<String> unknown = left.stream().filter((key) -> !looks.hasNothingAt(key, at)).sorted().toList();
+			for (int start = 0; start < unknown.size(); start += MAX_KEYS_PER_READ) {
+				Map<String, Integer> wanted = new HashMap<>();
+				unknown.subList(start, Math.min(unknown.size(), start + MAX_KEYS_PER_READ))
+					.forEach((key) -> wanted.put(key, 1));
+				Map<String, List<JobRecord>> found = this.flow.fairHeads(request, at, wanted, Map.of());
+				for (String key : wanted.keySet()) {
+					if (found.getOrDefault(key, List.of()).isEmpty()) {
+						looks.noteNothingAt(key, at);
+					}
+					else {
+						left.remove(key);
+					}
+				}
+			}
+		}
+		return left;
 	}
 
 	/**
@@ -392,6 +464,7 @@ final class FairClaim {
 		}
 		if (every != null) {
 			found = every.keys();
+			looks.forgetAt(found, priority);
 			looks.fullAt.put(priority, every.at());
 			looks.quickAt = at;
 			looks.lastId = Math.max(looks.lastId, every.upTo());
@@ -399,6 +472,7 @@ final class FairClaim {
 		else if (at - looks.quickAt >= SCAN_INTERVAL.toNanos()) {
 			FlowStore.KeysSince since = this.flow.fairKeysSince(queue, looks.lastId);
 			found = since.keys();
+			looks.forget(found);
 			looks.quickAt = at;
 			looks.lastId = Math.max(looks.lastId, since.lastId());
 		}
@@ -437,6 +511,41 @@ final class FairClaim {
 
 		/** The largest job id its looks have covered. */
 		volatile long lastId;
+
+		/**
+		 * By key, the priorities at which a claim here read the key with nothing due: it takes
+		 * no turn at them (and is not read there) until a look finds a job of the key there,
+		 * as a key that left the turns would not. It keeps its place for its jobs at others.
+		 */
+		final Map<String, Set<Integer>> nothingAt = new ConcurrentHashMap<>();
+
+		boolean hasNothingAt(String key, int priority) {
+			Set<Integer> priorities = this.nothingAt.get(key);
+			return priorities != null && priorities.contains(priority);
+		}
+
+		void noteNothingAt(String key, int priority) {
+			this.nothingAt.computeIfAbsent(key, (k) -> ConcurrentHashMap.newKeySet()).add(priority);
+		}
+
+		int countNothingAt(int priority) {
+			return (int) this.nothingAt.values().stream().filter((priorities) -> priorities.contains(priority)).count();
+		}
+
+		/** A look found jobs of these keys queued (at any priority). */
+		void forget(Collection<String> keys) {
+			keys.forEach(this.nothingAt::remove);
+		}
+
+		/** A look at every key found jobs of these keys queued at this priority. */
+		void forgetAt(Collection<String> keys, int priority) {
+			for (String key : keys) {
+				this.nothingAt.computeIfPresent(key, (k, priorities) -> {
+					priorities.remove(priority);
+					return priorities.isEmpty() ? null : priorities;
+				});
+			}
+		}
 
 	}
 

@@ -16,7 +16,8 @@ import io.sqlqueue.flow.Fairness;
  * The turns of a fair queue's keys in one claim: stride scheduling. Each key has a pass; the
  * key with the smallest pass (then the smallest key) goes next, and each start moves its
  * pass on by {@link #TURN} divided by its weight, so that over many turns a key of weight 3
- * starts three jobs for one of weight 1. The passes are the queue's, as stored: a key enters
+ * starts three jobs for one of weight 1. A key has one pass across priorities (a claim may
+ * serve several): a start at any priority moves it. The passes are the queue's, as stored: a key enters
  * the turns at the smallest pass there is ({@link FairClaim}), so that a key that had nothing
  * due saved up no turns, and a key that took more than its share before waits until the
  * others have caught up.
