@@ -13,7 +13,11 @@ import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import javax.sql.DataSource;
 
 import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.api.Test;
@@ -30,7 +34,9 @@ import io.sqlqueue.internal.manager.Manager;
 import io.sqlqueue.internal.store.ClaimRequest;
 import io.sqlqueue.internal.store.ClaimResult;
 import io.sqlqueue.internal.store.FlowStore;
+import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.internal.store.LimitRow;
+import io.sqlqueue.test.ConnectionHooks;
 import io.sqlqueue.test.OpenTransaction;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -588,6 +594,69 @@ interface FlowControlConformance extends ConformanceSupport {
 		assertThat(fixture().jdbc().queryForObject("SELECT key_pattern FROM queue_limit WHERE queue = 'default'",
 				String.class)).as("a queue's own limit is stored under the key pattern LimitRow.QUEUE")
 			.isEqualTo(LimitRow.QUEUE);
+	}
+
+	/**
+	 * A limited claim starts its jobs at its clock reading (the lock's, which its rate windows
+	 * count), and judges jobs due at that same moment: no job starts before it is due, not
+	 * even one that became due between the claim's clock reading and its read of the
+	 * candidates (a parked durable job claimed so found its sleep not over, and parked again).
+	 */
+	@Test
+	default void aLimitedClaimStartsNoJobBeforeItIsDue() {
+		limits().setLimit("default", Limit.concurrency(10));
+		startsNoJobBeforeItIsDue();
+	}
+
+	/** As {@link #aLimitedClaimStartsNoJobBeforeItIsDue}, for a fair claim. */
+	@Test
+	default void aFairClaimStartsNoJobBeforeItIsDue() {
+		limits().setFairness("default", io.sqlqueue.flow.Fairness.roundRobin());
+		startsNoJobBeforeItIsDue();
+	}
+
+	/**
+	 * Claims a job that becomes due between the claim's clock reading (its lock) and the
+	 * statements after it: a hook on the claiming store's connections waits, before the first
+	 * statement after the lock, until the job is due by the database's clock.
+	 */
+	private void startsNoJobBeforeItIsDue() {
+		String now = isolatedDatabase().dialect().now();
+		AtomicBoolean watching = new AtomicBoolean();
+		AtomicBoolean locked = new AtomicBoolean();
+		AtomicLong job = new AtomicLong();
+		AtomicBoolean dueBetween = new AtomicBoolean();
+		DataSource hooked = ConnectionHooks.before(isolatedDatabase().dataSource(), (call, args) -> {
+			if (!call.equals("prepareStatement") || !watching.get()) {
+				return;
+			}
+			String sql = (String) args[0];
+			if (sql.contains(" AS db_now") && sql.contains("window_starts, previous_starts")) {
+				locked.set(true);
+			}
+			else if (locked.get()) {
+				watching.set(false);
+				// The claim has read its clock; the job was not due yet if it still is not now.
+				String it = "id = " + job.get();
+				dueBetween.set(fixture().count(it + " AND run_at > " + now) == 1);
+				await().atMost(WAIT).until(() -> fixture().count(it + " AND run_at < " + now) == 1);
+			}
+		});
+		JobStore store = fixture().newStore(hooked);
+		ClaimRequest request = new ClaimRequest("test-worker", "default", List.of("work"), 10, 30_000);
+		for (int attempt = 1; !dueBetween.get(); attempt++) {
+			// The claim reads its clock at once, well before the job is due (a few tries on a slow machine).
+			assertThat(attempt).as("a claim read its clock before a job due in a second was due").isLessThanOrEqualTo(3);
+			job.set(fixture().queue().enqueue(Job.of("work", attempt).delay(Duration.ofSeconds(1))));
+			locked.set(false);
+			watching.set(true);
+			store.claimJobs(request);
+			assertThat(locked).as("the claim took the queue's lock").isTrue();
+			assertThat(fixture().count("status = 'RUNNING' AND started_at < run_at"))
+				.as("jobs started before they were due").isZero();
+		}
+		assertThat(store.claimJobs(request).jobs()).extracting(JobRecord::id).contains(job.get());
+		assertThat(fixture().count("status = 'RUNNING' AND started_at < run_at")).isZero();
 	}
 
 	/** Runs the queue's jobs on three instances, each with its own pool and 4 workers, until all {@code jobs} succeeded. */

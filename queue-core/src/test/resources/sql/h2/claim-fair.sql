@@ -2,7 +2,7 @@
 
 -- 3. Whether a job is due above the priority this instance served last; if so (or at first), the highest priority with a job due (then each lower one, while there is room).
 SELECT j.priority FROM queue_job j
-WHERE j.status = 'QUEUED' AND j.queue = ? AND j.handler IN (?) AND j.run_at <= CURRENT_TIMESTAMP
+WHERE j.status = 'QUEUED' AND j.queue = ? AND j.handler IN (?) AND j.run_at <= CAST(? AS TIMESTAMP WITH TIME ZONE)
       AND (j.group_key IS NULL OR NOT EXISTS (
           SELECT 1 FROM queue_job g
           WHERE g.group_key = j.group_key AND g.id <> j.id
@@ -10,7 +10,7 @@ WHERE j.status = 'QUEUED' AND j.queue = ? AND j.handler IN (?) AND j.run_at <= C
   AND j.priority > ?
 LIMIT 1;
 SELECT j.priority FROM queue_job j
-WHERE j.status = 'QUEUED' AND j.queue = ? AND j.handler IN (?) AND j.run_at <= CURRENT_TIMESTAMP
+WHERE j.status = 'QUEUED' AND j.queue = ? AND j.handler IN (?) AND j.run_at <= CAST(? AS TIMESTAMP WITH TIME ZONE)
       AND (j.group_key IS NULL OR NOT EXISTS (
           SELECT 1 FROM queue_job g
           WHERE g.group_key = j.group_key AND g.id <> j.id
@@ -18,7 +18,7 @@ WHERE j.status = 'QUEUED' AND j.queue = ? AND j.handler IN (?) AND j.run_at <= C
 ORDER BY j.priority DESC, j.run_at, j.id
 LIMIT 1;
 SELECT j.priority FROM queue_job j
-WHERE j.status = 'QUEUED' AND j.queue = ? AND j.handler IN (?) AND j.run_at <= CURRENT_TIMESTAMP
+WHERE j.status = 'QUEUED' AND j.queue = ? AND j.handler IN (?) AND j.run_at <= CAST(? AS TIMESTAMP WITH TIME ZONE)
       AND (j.group_key IS NULL OR NOT EXISTS (
           SELECT 1 FROM queue_job g
           WHERE g.group_key = j.group_key AND g.id <> j.id
@@ -53,7 +53,7 @@ WHERE queue = ?;
 
 -- 6. The first due jobs of the keys whose turn it is, each past where this instance last took its jobs, in an arm of its own.
 SELECT * FROM (SELECT j.* FROM queue_job j
-    WHERE j.status = 'QUEUED' AND j.queue = ? AND j.handler IN (?) AND j.run_at <= CURRENT_TIMESTAMP
+    WHERE j.status = 'QUEUED' AND j.queue = ? AND j.handler IN (?) AND j.run_at <= CAST(? AS TIMESTAMP WITH TIME ZONE)
       AND (j.group_key IS NULL OR NOT EXISTS (
           SELECT 1 FROM queue_job g
           WHERE g.group_key = j.group_key AND g.id <> j.id
@@ -64,7 +64,7 @@ SELECT * FROM (SELECT j.* FROM queue_job j
     LIMIT ?) h0
 UNION ALL
 SELECT * FROM (SELECT j.* FROM queue_job j
-    WHERE j.status = 'QUEUED' AND j.queue = ? AND j.handler IN (?) AND j.run_at <= CURRENT_TIMESTAMP
+    WHERE j.status = 'QUEUED' AND j.queue = ? AND j.handler IN (?) AND j.run_at <= CAST(? AS TIMESTAMP WITH TIME ZONE)
       AND (j.group_key IS NULL OR NOT EXISTS (
           SELECT 1 FROM queue_job g
           WHERE g.group_key = j.group_key AND g.id <> j.id
@@ -75,7 +75,7 @@ SELECT * FROM (SELECT j.* FROM queue_job j
     LIMIT ?) h1
 UNION ALL
 SELECT * FROM (SELECT j.* FROM queue_job j
-    WHERE j.status = 'QUEUED' AND j.queue = ? AND j.handler IN (?) AND j.run_at <= CURRENT_TIMESTAMP
+    WHERE j.status = 'QUEUED' AND j.queue = ? AND j.handler IN (?) AND j.run_at <= CAST(? AS TIMESTAMP WITH TIME ZONE)
       AND (j.group_key IS NULL OR NOT EXISTS (
           SELECT 1 FROM queue_job g
           WHERE g.group_key = j.group_key AND g.id <> j.id

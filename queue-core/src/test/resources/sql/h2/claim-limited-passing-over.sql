@@ -1,5 +1,5 @@
 SELECT j.* FROM queue_job j
-WHERE j.status = 'QUEUED' AND j.queue = ? AND j.handler IN (?) AND j.run_at <= CURRENT_TIMESTAMP
+WHERE j.status = 'QUEUED' AND j.queue = ? AND j.handler IN (?) AND j.run_at <= CAST(? AS TIMESTAMP WITH TIME ZONE)
       AND (j.group_key IS NULL OR NOT EXISTS (
           SELECT 1 FROM queue_job g
           WHERE g.group_key = j.group_key AND g.id <> j.id

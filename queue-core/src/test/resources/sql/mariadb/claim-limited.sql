@@ -11,7 +11,7 @@ GROUP BY concurrency_key;
 -- 3. Read due jobs in run order, unlocked (the first page counts the queue's running jobs).
 SELECT j.*,
     (SELECT COUNT(*) FROM queue_job r WHERE r.queue = ? AND r.status = 'RUNNING') AS queue_running FROM queue_job j
-WHERE j.status = 'QUEUED' AND j.queue = ? AND j.handler IN (?) AND j.run_at <= UTC_TIMESTAMP(6)
+WHERE j.status = 'QUEUED' AND j.queue = ? AND j.handler IN (?) AND j.run_at <= CAST(? AS DATETIME(6))
       AND (j.group_key IS NULL OR NOT EXISTS (
           SELECT 1 FROM queue_job g
           WHERE g.group_key = j.group_key AND g.id <> j.id

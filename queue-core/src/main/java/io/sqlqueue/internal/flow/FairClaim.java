@@ -141,7 +141,7 @@ final class FairClaim {
 		Integer firstServed = null;
 		boolean lookedAtEvery = false;
 		for (int level = 0; level < MAX_LEVELS && admission.room(request.limit() - claimed.size()) > 0; level++) {
-			priority = nextPriority(request, priority, level == 0);
+			priority = nextPriority(request, now, priority, level == 0);
 			if (priority == null) {
 				bottomReached = true;
 				break;
@@ -212,7 +212,7 @@ final class FairClaim {
 				Map<String, Integer> wanted = new HashMap<>();
 				plan.forEach((key) -> wanted.merge(key, 1, Integer::sum));
 				wanted.replaceAll((key, count) -> count + read.getOrDefault(key, 0));
-				Map<String, List<JobRecord>> found = readHeads(request, priority, wanted, from, queueMarks);
+				Map<String, List<JobRecord>> found = readHeads(request, now, priority, wanted, from, queueMarks);
 				if (limits.limitsKeyRates()) {
 					this.limited.readWindows(queue, limits, found.values().stream().flatMap(List::stream).toList(),
 							windowsRead, admission);
@@ -289,7 +289,7 @@ final class FairClaim {
 		Set<String> leaving = new HashSet<>(readEmpty);
 		leaving.removeAll(foundDue);
 		leaving.removeAll(turns.started().keySet());
-		leaving = withNothingDue(request, leaving, levels, bottomReached, looks);
+		leaving = withNothingDue(request, now, leaving, levels, bottomReached, looks);
 		leaving.forEach(queueMarks::remove);
 		looks.forget(leaving);
 		this.flow.writeFairTurns(queue, turns.passesOfStarted(), turns.started(), stored, leaving, now);
@@ -320,7 +320,7 @@ final class FairClaim {
 	 * (as every key with nothing due at the priority served did before), and comes back with a
 	 * look for keys.
 	 */
-	private Set<String> withNothingDue(ClaimRequest request, Set<String> keys, List<Integer> levels,
+	private Set<String> withNothingDue(ClaimRequest request, Instant now, Set<String> keys, List<Integer> levels,
 			boolean bottomReached, Looks looks) {
 		Set<String> left = new HashSet<>(keys);
 		Integer level = null;
@@ -329,7 +329,7 @@ final class FairClaim {
 				level = levels.get(checked);
 			}
 			else {
-				level = bottomReached ? null : this.flow.fairPriority(request, level);
+				level = bottomReached ? null : this.flow.fairPriority(request, now, level);
 				if (level == null) {
 					break;
 				}
@@ -340,7 +340,7 @@ final class FairClaim {
 				Map<String, Integer> wanted = new HashMap<>();
 				unknown.subList(start, Math.min(unknown.size(), start + MAX_KEYS_PER_READ))
 					.forEach((key) -> wanted.put(key, 1));
-				Map<String, List<JobRecord>> found = this.flow.fairHeads(request, at, wanted, Map.of());
+				Map<String, List<JobRecord>> found = this.flow.fairHeads(request, now, at, wanted, Map.of());
 				for (String key : wanted.keySet()) {
 					if (found.getOrDefault(key, List.of()).isEmpty()) {
 						looks.noteNothingAt(key, at);
@@ -359,15 +359,15 @@ final class FairClaim {
 	 * above it (or there is none: then the head of the ready jobs says); then each lower one
 	 * with a job due.
 	 */
-	private Integer nextPriority(ClaimRequest request, Integer served, boolean first) {
+	private Integer nextPriority(ClaimRequest request, Instant now, Integer served, boolean first) {
 		if (!first) {
-			return this.flow.fairPriority(request, served);
+			return this.flow.fairPriority(request, now, served);
 		}
 		Integer last = this.servedPriority.get(request.queue());
-		if (last != null && !this.flow.fairDueAbove(request, last)) {
+		if (last != null && !this.flow.fairDueAbove(request, now, last)) {
 			return last;
 		}
-		return this.flow.fairPriority(request, null);
+		return this.flow.fairPriority(request, now, null);
 	}
 
 	/**
@@ -375,8 +375,8 @@ final class FairClaim {
 	 * priority, and those that come back short from there read again from their heads.
 	 * {@code from} keeps where each key was read from in this claim.
 	 */
-	private Map<String, List<JobRecord>> readHeads(ClaimRequest request, int priority, Map<String, Integer> wanted,
-			Map<String, FlowStore.Mark> from, Map<String, KeyMark> queueMarks) {
+	private Map<String, List<JobRecord>> readHeads(ClaimRequest request, Instant now, int priority,
+			Map<String, Integer> wanted, Map<String, FlowStore.Mark> from, Map<String, KeyMark> queueMarks) {
 		long at = System.nanoTime();
 		for (String key : wanted.keySet()) {
 			from.computeIfAbsent(key, (k) -> {
@@ -385,7 +385,7 @@ final class FairClaim {
 						? mark.position() : FlowStore.Mark.HEAD;
 			});
 		}
-		Map<String, List<JobRecord>> found = this.flow.fairHeads(request, priority, wanted, from);
+		Map<String, List<JobRecord>> found = this.flow.fairHeads(request, now, priority, wanted, from);
 		Map<String, Integer> again = new HashMap<>();
 		wanted.forEach((key, count) -> {
 			if (!FlowStore.Mark.HEAD.equals(from.get(key)) && found.getOrDefault(key, List.of()).size() < count) {
@@ -395,7 +395,7 @@ final class FairClaim {
 			}
 		});
 		if (!again.isEmpty()) {
-			found.putAll(this.flow.fairHeads(request, priority, again, from));
+			found.putAll(this.flow.fairHeads(request, now, priority, again, from));
 			again.keySet().forEach((key) -> found.putIfAbsent(key, List.of()));
 		}
 		return found;

@@ -181,7 +181,7 @@ public final class FlowClaim implements LimitedClaim {
 		Set<Long> passedOver = new LinkedHashSet<>();
 		Set<String> windowsRead = new HashSet<>();
 		for (int round = 0; round < MAX_ROUNDS && passedOver.size() <= MAX_PASSED_OVER; round++) {
-			List<JobRecord> admitted = admit(request, request.limit() - claimed.size(), limits, admission,
+			List<JobRecord> admitted = admit(request, now, request.limit() - claimed.size(), limits, admission,
 					countByKeyFirst || round > 0, closedUntil.keySet(), passedOver, windowsRead);
 			List<JobRecord> taken = admitted.isEmpty() ? admitted
 					: this.flow.claimAdmitted(request, token, now, admitted);
@@ -252,12 +252,14 @@ public final class FlowClaim implements LimitedClaim {
 	}
 
 	/**
-	 * Reads candidates page by page, leaving out those passed over, and admits those the
+	 * Reads candidates due at {@code now} (the lock's clock reading, at which the claim starts
+	 * them) page by page, leaving out those passed over, and admits those the
 	 * limits allow, up to the queue's room and {@code wanted}; the running jobs are counted
 	 * already ({@code counted}) or with the first page.
 	 */
-	private List<JobRecord> admit(ClaimRequest request, int wanted, QueueLimits limits, Admission admission,
-			boolean counted, Set<String> rateClosed, Set<Long> passedOver, Set<String> windowsRead) {
+	private List<JobRecord> admit(ClaimRequest request, Instant now, int wanted, QueueLimits limits,
+			Admission admission, boolean counted, Set<String> rateClosed, Set<Long> passedOver,
+			Set<String> windowsRead) {
 		boolean countRunning = limits.limitsConcurrency() && !counted;
 		int room = admission.room(wanted);
 		List<JobRecord> admitted = new ArrayList<>();
@@ -277,7 +279,7 @@ public final class FlowClaim implements LimitedClaim {
 				page = 2 * (room - admitted.size());
 			}
 			FlowStore.Candidates read = this.flow.candidates(request, excluded(admission, rateClosed), passedOver,
-					last, page, pages == 0 && countRunning);
+					last, page, pages == 0 && countRunning, now);
 			List<JobRecord> candidates = read.jobs();
 			int running = read.running();
 			if (running >= 0) {

@@ -258,7 +258,8 @@ public class FlowStore {
 	public static final int MAX_IDS = IdChunks.MAX;
 
 	/**
-	 * Reads a limited queue's due jobs in run order, unlocked (the claim holds the queue's
+	 * Reads a limited queue's jobs due at {@code now} (the clock reading of the claim's lock,
+	 * at which the claim starts them) in run order, unlocked (the claim holds the queue's
 	 * lock): of the request's queue and handlers, leaving out the jobs of the {@code excluded}
 	 * keys (padded here to a power of two, by repeating one, so that few statement texts serve
 	 * every count), the {@code passedOver} jobs (at most {@link #MAX_IDS}) and, with
@@ -266,13 +267,14 @@ public class FlowStore {
 	 * queue's running jobs in the same statement (-1 when not counted, or nothing was read).
 	 */
 	public Candidates candidates(ClaimRequest request, List<String> excluded, Collection<Long> passedOver,
-			@Nullable JobRecord after, int limit, boolean countRunning) {
+			@Nullable JobRecord after, int limit, boolean countRunning, Instant now) {
 		List<Object> args = new ArrayList<>();
 		if (countRunning) {
 			args.add(request.queue());
 		}
 		args.add(request.queue());
 		args.addAll(request.handlers());
+		args.add(now);
 		List<String> keys = new ArrayList<>(excluded);
 		int padded = keys.isEmpty() ? 0 : IdChunks.padded(keys.size());
 		while (keys.size() < padded) {
@@ -289,7 +291,7 @@ public class FlowStore {
 		List<JobRecord> jobs = this.jdbc.query(statement, (ps) -> {
 			int index = 1;
 			for (Object arg : args) {
-				ps.setObject(index++, arg);
+				bind(ps, index++, arg);
 			}
 			if (after != null) {
 				ps.setInt(index++, after.priority());
@@ -421,29 +423,50 @@ public class FlowStore {
 	}
 
 	/**
-	 * The priority of the request's first due job in run order, below {@code below} when not
-	 * {@code null}; {@code null} when none is due.
+	 * The priority of the request's first job due at {@code now} (a claim's time) in run
+	 * order, below {@code below} when not {@code null}; {@code null} when none is due.
 	 */
-	public @Nullable Integer fairPriority(ClaimRequest request, @Nullable Integer below) {
-		Object[] args = (below != null) ? readyArgs(request, below) : readyArgs(request);
-		List<Integer> found = this.jdbc.queryForList(this.jobSql.fairPriority(request.handlers().size(), below != null),
-				Integer.class, args);
+	public @Nullable Integer fairPriority(ClaimRequest request, Instant now, @Nullable Integer below) {
+		Object[] args = (below != null) ? readyArgs(request, now, below) : readyArgs(request, now);
+		List<Integer> found = priorities(this.jobSql.fairPriority(request.handlers().size(), below != null), args);
 		return found.isEmpty() ? null : found.get(0);
 	}
 
-	/** Whether the request has a job due at a priority above {@code priority}. */
-	public boolean fairDueAbove(ClaimRequest request, int priority) {
-		return !this.jdbc.queryForList(this.jobSql.fairDueAbove(request.handlers().size()), Integer.class,
-				readyArgs(request, priority)).isEmpty();
+	/** Whether the request has a job due at {@code now} at a priority above {@code priority}. */
+	public boolean fairDueAbove(ClaimRequest request, Instant now, int priority) {
+		return !priorities(this.jobSql.fairDueAbove(request.handlers().size()), readyArgs(request, now, priority))
+			.isEmpty();
 	}
 
-	/** What a read of the request's ready jobs binds: queue, handlers…, then {@code more}. */
-	private static Object[] readyArgs(ClaimRequest request, Object... more) {
+	private List<Integer> priorities(String statement, Object[] args) {
+		return this.jdbc.query(statement, (ps) -> {
+			for (int i = 0; i < args.length; i++) {
+				bind(ps, i + 1, args[i]);
+			}
+		}, (rs, row) -> rs.getInt(1));
+	}
+
+	/**
+	 * What a read of the request's ready jobs at a claim's time binds: queue, handlers…, the
+	 * time, then {@code more}.
+	 */
+	private static Object[] readyArgs(ClaimRequest request, Instant now, Object... more) {
 		List<Object> args = new ArrayList<>();
 		args.add(request.queue());
 		args.addAll(request.handlers());
+		args.add(now);
 		args.addAll(List.of(more));
 		return args.toArray();
+	}
+
+	/** Binds a parameter, a time as the dialect writes times. */
+	private void bind(PreparedStatement ps, int index, Object arg) throws SQLException {
+		if (arg instanceof Instant at) {
+			this.dialect.setTimestamp(ps, index, at);
+		}
+		else {
+			ps.setObject(index, arg);
+		}
 	}
 
 	/** The largest job id there is (0 for none). */
@@ -484,12 +507,13 @@ public class FlowStore {
 	}
 
 	/**
-	 * The first due jobs of these keys ({@code ""}: the jobs without a key) at one priority,
+	 * The first jobs due at {@code now} (a claim's time) of these keys ({@code ""}: the jobs
+	 * without a key) at one priority,
 	 * after each key's mark in run order ({@link Mark#HEAD}: from its head), up to the count
 	 * given for each, by key, each key's in run order.
 	 */
-	public Map<String, List<JobRecord>> fairHeads(ClaimRequest request, int priority, Map<String, Integer> wanted,
-			Map<String, Mark> marks) {
+	public Map<String, List<JobRecord>> fairHeads(ClaimRequest request, Instant now, int priority,
+			Map<String, Integer> wanted, Map<String, Mark> marks) {
 		List<String> keys = new ArrayList<>(wanted.keySet());
 		keys.remove("");
 		int padded = keys.isEmpty() ? 0 : IdChunks.padded(keys.size());
@@ -499,9 +523,10 @@ public class FlowStore {
 		List<Object> args = new ArrayList<>();
 		boolean withoutKey = wanted.containsKey("");
 		if (withoutKey) {
-			addArm(args, request, priority, "", wanted.get(""), marks.getOrDefault("", Mark.HEAD));
+			addArm(args, request, now, priority, "", wanted.get(""), marks.getOrDefault("", Mark.HEAD));
 		}
-		keys.forEach((key) -> addArm(args, request, priority, key, wanted.get(key), marks.getOrDefault(key, Mark.HEAD)));
+		keys.forEach((key) -> addArm(args, request, now, priority, key, wanted.get(key),
+				marks.getOrDefault(key, Mark.HEAD)));
 		Map<String, List<JobRecord>> heads = new HashMap<>();
 		if (args.isEmpty()) {
 			return heads;
@@ -510,13 +535,7 @@ public class FlowStore {
 		Set<Long> seen = new HashSet<>();
 		this.jdbc.query(this.jobSql.fairHeads(request.handlers().size(), keys.size(), withoutKey), (ps) -> {
 			for (int i = 0; i < args.size(); i++) {
-				Object arg = args.get(i);
-				if (arg instanceof Instant at) {
-					this.dialect.setTimestamp(ps, i + 1, at);
-				}
-				else {
-					ps.setObject(i + 1, arg);
-				}
+				bind(ps, i + 1, args.get(i));
 			}
 		}, (rs, row) -> rows.mapRow(rs, row)).forEach((job) -> {
 			if (seen.add(job.id())) {
@@ -528,10 +547,11 @@ public class FlowStore {
 		return heads;
 	}
 
-	private static void addArm(List<Object> args, ClaimRequest request, int priority, String key, int limit,
-			Mark mark) {
+	private static void addArm(List<Object> args, ClaimRequest request, Instant now, int priority, String key,
+			int limit, Mark mark) {
 		args.add(request.queue());
 		args.addAll(request.handlers());
+		args.add(now);
 		args.add(priority);
 		if (!key.isEmpty()) {
 			args.add(key);

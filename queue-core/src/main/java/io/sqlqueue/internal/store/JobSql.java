@@ -466,8 +466,9 @@ final class JobSql {
 	 * order, leaving out those of {@code excluded} concurrency keys, the {@code passedOver}
 	 * jobs (whose rows another transaction held when this claim tried to take them) and, with
 	 * {@code after}, those up to a position in that order. With {@code countRunning} every row
-	 * carries the queue's running jobs ({@code queue_running}, counted once). Parameters: with
-	 * {@code countRunning} the queue, then the queue, handlers…, keys…, passed-over ids…, with
+	 * carries the queue's running jobs ({@code queue_running}, counted once). Due at the claim's
+	 * clock reading ({@link #readyJobsAt}). Parameters: with {@code countRunning} the queue,
+	 * then the queue, handlers…, the claim's time, keys…, passed-over ids…, with
 	 * {@code after} the position's priority, priority, run_at, run_at and id, then limit.
 	 */
 	String limitedCandidates(CandidateRead read) {
@@ -489,7 +490,7 @@ final class JobSql {
 					SELECT j.*%s FROM %s j
 					WHERE %s%s%s%s
 					ORDER BY j.priority DESC, j.run_at, j.id
-					LIMIT ?""".formatted(running, this.table, readyJobsOf(read.handlers()), notExcluded, notPassedOver,
+					LIMIT ?""".formatted(running, this.table, readyJobsAt(read.handlers()), notExcluded, notPassedOver,
 					afterPosition);
 		});
 	}
@@ -499,28 +500,28 @@ final class JobSql {
 	}
 
 	/**
-	 * The priority of a fair queue's first due job, of these handlers, below a priority when
-	 * {@code below}; parameters: queue, handlers…, [priority].
+	 * The priority of a fair queue's first due job (at the claim's time), of these handlers,
+	 * below a priority when {@code below}; parameters: queue, handlers…, time, [priority].
 	 */
 	String fairPriority(int handlers, boolean below) {
 		return this.plain.computeIfAbsent("fairPriority:" + handlers + ":" + below, (key) -> """
 				SELECT j.priority FROM %s j
 				WHERE %s%s
 				ORDER BY j.priority DESC, j.run_at, j.id
-				LIMIT 1""".formatted(this.table, readyJobsOf(handlers), below ? "\n  AND j.priority < ?" : ""));
+				LIMIT 1""".formatted(this.table, readyJobsAt(handlers), below ? "\n  AND j.priority < ?" : ""));
 	}
 
 	/**
 	 * Whether a job of these handlers is due at a priority above one, read from the ready
 	 * index above that priority only (the entries of the jobs claimed at it are not in the
-	 * way); parameters: queue, handlers…, priority.
+	 * way); parameters: queue, handlers…, the claim's time, priority.
 	 */
 	String fairDueAbove(int handlers) {
 		return this.plain.computeIfAbsent("fairDueAbove:" + handlers, (key) -> """
 				SELECT j.priority FROM %s j
 				WHERE %s
 				  AND j.priority > ?
-				LIMIT 1""".formatted(this.table, readyJobsOf(handlers)));
+				LIMIT 1""".formatted(this.table, readyJobsAt(handlers)));
 	}
 
 	/**
@@ -556,7 +557,7 @@ final class JobSql {
 				      AND j.priority = ? AND %s
 				      AND j.run_at >= %s AND (j.run_at > %s OR j.id > ?)
 				    ORDER BY j.run_at, j.id
-				    LIMIT ?) h%d""".formatted(this.table, readyJobsOf(handlers), key, timestamp, timestamp, arm);
+				    LIMIT ?) h%d""".formatted(this.table, readyJobsAt(handlers), key, timestamp, timestamp, arm);
 	}
 
 	/**
@@ -569,8 +570,8 @@ final class JobSql {
 	 * The first due jobs of some keys of a fair queue at one priority, each key's in run order
 	 * (its own arm, so that each reads its key's first jobs from the fair index and no more):
 	 * {@code keyed} keys and, with {@code withoutKey}, the jobs without a key, each after a
-	 * position in run order; parameters per arm: queue, handlers…, priority, [key], run_at,
-	 * run_at, id, limit. {@code run_at >= ?} follows from the condition after it; it is there
+	 * position in run order, due at the claim's time; parameters per arm: queue, handlers…,
+	 * time, priority, [key], run_at, run_at, id, limit. {@code run_at >= ?} follows from the condition after it; it is there
 	 * so that the read starts at the position in the index on every database (PostgreSQL
 	 * took the {@code OR} alone as a filter, and walked the key's range from its head).
 	 */
@@ -670,13 +671,29 @@ final class JobSql {
 	 * waits while another of its group runs or an older one of its group waits.
 	 */
 	private String readyJobsOf(int handlers) {
+		return readyJobsOf(handlers, this.dialect.now());
+	}
+
+	/**
+	 * {@link #readyJobsOf Ready} at a time given, the clock reading of a limited or fair
+	 * claim's lock, at which the claim starts the jobs it reads (and counts them in its rate
+	 * windows); parameters: queue, handlers…, that time. Judged by the database's clock at
+	 * each statement instead, a job due between the lock and the read was started before it
+	 * was due (MariaDB and SQLite read the clock per statement): a parked durable job then
+	 * found its sleep not over, and parked again.
+	 */
+	private String readyJobsAt(int handlers) {
+		return readyJobsOf(handlers, this.dialect.timestampParameter());
+	}
+
+	private String readyJobsOf(int handlers, String now) {
 		return """
 				j.status = 'QUEUED' AND j.queue = ? AND j.handler IN (%s) AND j.run_at <= %s
 				      AND (j.group_key IS NULL OR NOT EXISTS (
 				          SELECT 1 FROM %s g
 				          WHERE g.group_key = j.group_key AND g.id <> j.id
 				            AND (g.status = 'RUNNING' OR (g.status = 'QUEUED' AND g.id < j.id))))"""
-			.formatted(placeholders(handlers), this.dialect.now(), this.table);
+			.formatted(placeholders(handlers), now, this.table);
 	}
 
 	/** The jobs of these ids that no longer run, with the token of their last attempt; parameters: ids…. */

@@ -103,7 +103,7 @@ class PostgresQueryPlanIT {
 	void limitedClaimUsesTheReadyAndTheLeaseIndex() {
 		java.sql.Timestamp runAt = java.sql.Timestamp.from(java.time.Instant.now());
 		assertThat(plan(sql.limitedCandidates(new JobSql.CandidateRead(2, 2, 2, true, true)), "q1", "q1", "h1", "h3",
-				"customer:1", "customer:2", 7L, 8L, 0, 0, runAt.toInstant().toString(), runAt.toInstant().toString(),
+				runAt.toInstant().toString(), "customer:1", "customer:2", 7L, 8L, 0, 0, runAt.toInstant().toString(), runAt.toInstant().toString(),
 				10L, 20))
 			.contains("queue_job_ready_idx")
 			.doesNotContain("Seq Scan on queue_job j");
@@ -197,7 +197,7 @@ class PostgresQueryPlanIT {
 	@Test
 	void fairClaimReadsKeysAlongTheFairIndexAndNewJobsByTheirIds() {
 		String runAt = java.time.Instant.now().toString();
-		assertThat(plan(sql.fairHeads(1, 1, false), "q1", "h1", 0, "customer:1", runAt, runAt, 7L, 10))
+		assertThat(plan(sql.fairHeads(1, 1, false), "q1", "h1", runAt, 0, "customer:1", runAt, runAt, 7L, 10))
 			.contains("queue_job_fair_idx")
 			.doesNotContain("Seq Scan on queue_job j");
 		assertThat(plan(sql.fairKeysSince, "q1", 1000L)).contains("queue_job_pkey").doesNotContain("Seq Scan");
