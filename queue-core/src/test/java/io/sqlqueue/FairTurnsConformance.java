@@ -261,6 +261,32 @@ interface FairTurnsConformance extends ConformanceSupport {
 		assertThat(fixture().count("status = 'RUNNING' AND concurrency_key = 'k'")).isEqualTo(4);
 	}
 
+	/**
+	 * A key read with nothing due at a higher priority, in a claim that the keys with jobs
+	 * there fill, stays in the turns for its jobs at a lower priority (it left them, and came
+	 * back only with a look for keys, at the smallest pass).
+	 */
+	@Test
+	default void aKeyStaysInTheTurnsWhileAHigherPriorityFillsTheClaims() {
+		flow().setFairness("default", Fairness.roundRobin());
+		fixture().queue().enqueue(Job.of("work", 1).concurrencyKey("k"));
+		assertThat(claimKeys(1)).containsExactly("k");
+		List<Job> jobs = new ArrayList<>();
+		for (int i = 0; i < 10; i++) {
+			jobs.add(Job.of("work", i).concurrencyKey("b").priority(5));
+		}
+		jobs.add(Job.of("work", 2).concurrencyKey("k"));
+		fixture().queue().enqueueAll(jobs);
+		String inTheTurns = "SELECT COUNT(*) FROM " + table("queue_fair_key") + " WHERE fair_key = 'k'";
+		assertThat(claimKeys(2)).as("the claim is filled at priority 5").containsExactly("b", "b");
+		assertThat(fixture().jdbc().queryForObject(inTheTurns, Integer.class)).as("k is in the turns").isEqualTo(1);
+		assertThat(claimKeys(8)).containsOnly("b").hasSize(8);
+		assertThat(claimKeys(4)).containsExactly("k");
+		assertThat(claimKeys(4)).isEmpty();
+		assertThat(fixture().jdbc().queryForObject(inTheTurns, Integer.class))
+			.as("k, with nothing due at any priority, has left the turns").isZero();
+	}
+
 	/** Limits and groups hold in a fair queue: a key at its limit takes no turn, a group runs one job at a time, in order. */
 	@Test
 	default void limitsAndGroupsHoldInAFairQueue() {
