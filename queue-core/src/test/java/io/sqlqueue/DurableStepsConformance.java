@@ -544,6 +544,40 @@ interface DurableStepsConformance extends ConformanceSupport {
 		assertThat(fixture().queue().signals(id)).hasSize(1);
 	}
 
+	/**
+	 * A park whose record is not there (deleted here between the sleep's record and its park)
+	 * never leaves the job running for the reaper: it is queued again, due at once, and its
+	 * next run records the sleep again and parks on it.
+	 */
+	@Test
+	default void aParkWhoseRecordIsMissingQueuesTheJobAgainAtOnce() {
+		AtomicInteger runs = new AtomicInteger();
+		handler("order", (payload, context) -> {
+			try {
+				context.sleep(Duration.ofHours(1));
+			}
+			catch (Error park) {
+				if (runs.incrementAndGet() == 1) {
+					fixture().jdbc().update("DELETE FROM " + table("queue_job_step") + " WHERE job_id = ?",
+							context.jobId());
+				}
+				throw park;
+			}
+			return "slept";
+		});
+		long id = fixture().queue().enqueue("order", null);
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.PARKED);
+		JobRecord requeued = fixture().job(id);
+		assertThat(requeued.status()).as("not left running for the reaper").isEqualTo(JobStatus.QUEUED);
+		assertThat(requeued.attempts()).isZero();
+		assertThat(requeued.runAt()).as("due at once").isBeforeOrEqualTo(requeued.updatedAt());
+		assertThat(fixture().queue().steps(id)).isEmpty();
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.PARKED);
+		JobRecord parked = fixture().job(id);
+		assertThat(parked.runAt()).isAfter(parked.updatedAt().plus(Duration.ofMinutes(59)));
+		assertThat(fixture().queue().steps(id)).extracting(JobStep::kind).containsExactly(JobStep.Kind.SLEEP);
+	}
+
 	/** The pruner deletes a finished job's records and signals with it. */
 	@Test
 	default void stepsAndSignalsArePrunedWithTheirJob() {

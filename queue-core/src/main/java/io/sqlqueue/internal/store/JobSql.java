@@ -301,8 +301,13 @@ final class JobSql {
 				UPDATE %s SET status = 'QUEUED', run_at = %s, attempts = attempts - 1, deadline = NULL, updated_at = %s,
 				    lease_expires_at = NULL, version = version + 1
 				WHERE id = ? AND lease_token = ? AND status = 'RUNNING' AND cancel_requested_at IS NULL""";
+		// A record that is not there (never committed, or deleted) makes the job due at once, so
+		// that its next run records again: never a NULL run_at that fails the park and leaves the
+		// job RUNNING for the reaper, which would count a crash.
 		this.parkOnRecord = park.formatted(this.table,
-				"(SELECT wake_at FROM %squeue_job_step WHERE job_id = ? AND kind = ? AND name = ?)".formatted(prefix), now);
+				"COALESCE((SELECT wake_at FROM %squeue_job_step WHERE job_id = ? AND kind = ? AND name = ?), %s)"
+					.formatted(prefix, now),
+				now);
 		this.parkFor = park.formatted(this.table, nowPlus, now);
 		this.finish = """
 				UPDATE %s SET status = ?, last_error = ?, finished_at = %s, updated_at = %s,
