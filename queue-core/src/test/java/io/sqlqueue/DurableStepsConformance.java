@@ -544,6 +544,136 @@ interface DurableStepsConformance extends ConformanceSupport {
 		assertThat(fixture().queue().signals(id)).hasSize(1);
 	}
 
+	/** A Spring transaction on the test's data source, as a handler's {@code @Transactional} would open. */
+	private TransactionTemplate springTransaction() {
+		return new TransactionTemplate(new DataSourceTransactionManager(isolatedDatabase().dataSource()));
+	}
+
+	/**
+	 * SQLite has one writer at a time: a record written in a transaction of its own while the
+	 * handler's transaction may hold the write lock would wait for it, so steps and parks there
+	 * are refused; the attempt fails with why.
+	 */
+	private boolean refusedOnSqlite(long id) {
+		if (isolatedDatabase().dialect().supports(io.sqlqueue.internal.store.ClaimMethod.LOCK_THEN_UPDATE)) {
+			return false;
+		}
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.RETRIED);
+		assertThat(fixture().job(id).lastError()).contains("SQLite").contains("transaction");
+		assertThat(fixture().queue().steps(id)).isEmpty();
+		return true;
+	}
+
+	/**
+	 * A handler whose work Spring runs in a transaction (its {@code @Transactional}, a
+	 * {@code TransactionTemplate}) steps, then sleeps: the park rolls that transaction back, but
+	 * the records were written in transactions of their own, so the job parks, and resumes
+	 * without running the step again.
+	 */
+	@Test
+	default void aStepThenASleepInASpringTransactionRunsTheStepOnceAndParks() {
+		AtomicInteger charges = new AtomicInteger();
+		handler("order", (payload, context) -> springTransaction().execute((status) -> {
+			try {
+				String receipt = context.step("charge", String.class, () -> "receipt-" + charges.incrementAndGet());
+				context.sleep(Duration.ofHours(1));
+				return receipt;
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException(ex);
+			}
+		}));
+		long id = fixture().queue().enqueue("order", null);
+		if (refusedOnSqlite(id)) {
+			return;
+		}
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.PARKED);
+		JobRecord parked = fixture().job(id);
+		assertThat(parked.status()).isEqualTo(JobStatus.QUEUED);
+		assertThat(parked.runAt()).isAfter(parked.updatedAt().plus(Duration.ofMinutes(59)));
+		assertThat(fixture().queue().steps(id)).extracting(JobStep::kind, JobStep::name)
+			.containsExactly(org.assertj.core.groups.Tuple.tuple(JobStep.Kind.STEP, "charge"),
+					org.assertj.core.groups.Tuple.tuple(JobStep.Kind.SLEEP, "1"));
+		fixture().store().steps().endSleeps(id);
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.SUCCEEDED);
+		assertThat(charges).as("the step's body ran once").hasValue(1);
+		assertThat(fixture().job(id).result()).isEqualTo("\"receipt-1\"");
+		assertThat(fixture().job(id).attempts()).isOne();
+	}
+
+	/** As above, with a wait for a signal: the signal wakes the parked job, which ends with its payload. */
+	@Test
+	default void aStepThenAWaitForASignalInASpringTransactionRunsTheStepOnceAndParks() {
+		AtomicInteger charges = new AtomicInteger();
+		handler("order", (payload, context) -> springTransaction().execute((status) -> {
+			try {
+				context.step("charge", charges::incrementAndGet);
+				return context.awaitSignal("paid", Integer.class, Duration.ofHours(1)).orElse(-1);
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException(ex);
+			}
+		}));
+		long id = fixture().queue().enqueue("order", null);
+		if (refusedOnSqlite(id)) {
+			return;
+		}
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.PARKED);
+		assertThat(fixture().status(id)).isEqualTo(JobStatus.QUEUED);
+		assertThat(fixture().queue().steps(id)).extracting(JobStep::kind, JobStep::name)
+			.containsExactly(org.assertj.core.groups.Tuple.tuple(JobStep.Kind.STEP, "charge"),
+					org.assertj.core.groups.Tuple.tuple(JobStep.Kind.SIGNAL, "paid"));
+		fixture().queue().signal(id, "paid", 7);
+		JobRecord woken = fixture().job(id);
+		assertThat(woken.runAt()).as("the signal woke it").isBeforeOrEqualTo(woken.updatedAt());
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.SUCCEEDED);
+		assertThat(charges).as("the step's body ran once").hasValue(1);
+		assertThat(fixture().job(id).result()).isEqualTo("7");
+	}
+
+	/**
+	 * A handler under a Spring transaction that fails after its steps: the transaction rolls
+	 * back, the steps' records stay, and the retry runs neither body again. A plain step's
+	 * writes made in that transaction rolled back with it (its record did not); a transactional
+	 * step's writes committed with its record, in a transaction of its own.
+	 */
+	@Test
+	default void aStepInASpringTransactionThatRollsBackDoesNotRunAgain() {
+		fixture().jdbc().execute("CREATE TABLE effect (job_id BIGINT NOT NULL, step VARCHAR(16) NOT NULL)");
+		AtomicInteger plain = new AtomicInteger();
+		AtomicInteger transactional = new AtomicInteger();
+		handler("order", (payload, context) -> springTransaction().execute((status) -> {
+			try {
+				context.step("plain", () -> {
+					plain.incrementAndGet();
+					fixture().jdbc().update("INSERT INTO effect (job_id, step) VALUES (?, 'plain')", context.jobId());
+				});
+				context.transactionalStep("debit", () -> {
+					transactional.incrementAndGet();
+					fixture().jdbc().update("INSERT INTO effect (job_id, step) VALUES (?, 'debit')", context.jobId());
+				});
+			}
+			catch (Exception ex) {
+				throw new IllegalStateException(ex);
+			}
+			if (context.attempt() == 1) {
+				throw new IllegalStateException("fails after its steps");
+			}
+			return "done";
+		}));
+		long id = fixture().queue().enqueue("order", null);
+		if (refusedOnSqlite(id)) {
+			return;
+		}
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.RETRIED);
+		assertThat(fixture().queue().steps(id)).extracting(JobStep::name).containsExactly("plain", "debit");
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.SUCCEEDED);
+		assertThat(plain).as("the plain step ran once").hasValue(1);
+		assertThat(transactional).as("the transactional step ran once").hasValue(1);
+		assertThat(fixture().jdbc().queryForList("SELECT step FROM effect", String.class))
+			.as("the plain step's write rolled back with the handler's transaction").containsExactly("debit");
+	}
+
 	/**
 	 * A park whose record is not there (deleted here between the sleep's record and its park)
 	 * never leaves the job running for the reaper: it is queued again, due at once, and its

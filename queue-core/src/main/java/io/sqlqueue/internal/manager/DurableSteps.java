@@ -75,6 +75,8 @@ final class DurableSteps {
 		try {
 			// In a transactional handler the record joins the handler's transaction, which
 			// commits with the job's completion, fenced by the lease: that is a transactional step.
+			// Elsewhere records are written in transactions of their own (see own), never in one
+			// the queue does not own, such as a Spring transaction the handler runs in.
 			return (transactional && !this.attempt.handler.transactional()) ? runInTransaction(name, type, body)
 					: runAndRecord(name, type, body);
 		}
@@ -91,7 +93,10 @@ final class DurableSteps {
 		T result = body.run();
 		String json = encode(name, result);
 		try {
-			this.steps.recordStep(jobId(), name, json);
+			own(() -> {
+				this.steps.recordStep(jobId(), name, json);
+				return null;
+			});
 		}
 		catch (DuplicateKeyException ex) {
 			throw new RecordedElsewhere();
@@ -101,7 +106,7 @@ final class DurableSteps {
 	}
 
 	private <T> @Nullable T replayRecordedElsewhere(String name, Class<T> type) {
-		JobStep recorded = this.steps.recordsOf(jobId())
+		JobStep recorded = own(() -> this.steps.recordsOf(jobId()))
 			.stream()
 			.filter((record) -> record.kind() == JobStep.Kind.STEP && record.name().equals(name))
 			.findFirst()
@@ -115,7 +120,9 @@ final class DurableSteps {
 		String[] json = new String[1];
 		T result;
 		try {
-			result = this.store.inTransaction(() -> {
+			// Never the caller's transaction: the body's writes and the record commit together, whatever
+			// a transaction the handler runs in does afterwards.
+			result = this.steps.inOwnTransaction(() -> {
 				T value;
 				try {
 					value = body.run();
@@ -154,7 +161,7 @@ final class DurableSteps {
 		}
 		else {
 			checkRoom();
-			wakeAt = this.steps.recordSleep(jobId(), name, duration.toMillis());
+			wakeAt = own(() -> this.steps.recordSleep(jobId(), name, duration.toMillis()));
 			remember(SLEEP, name, null);
 		}
 		if (timeUp(wakeAt)) {
@@ -180,7 +187,10 @@ final class DurableSteps {
 		}
 		if (recorded == null) {
 			checkRoom();
-			this.steps.recordSleepUntil(jobId(), name, time);
+			own(() -> {
+				this.steps.recordSleepUntil(jobId(), name, time);
+				return null;
+			});
 			remember(SLEEP, name, null);
 		}
 		throw Park.untilWakeOf(SLEEP, name);
@@ -208,18 +218,21 @@ final class DurableSteps {
 		if (recorded != null && recorded.timedOut()) {
 			return Optional.empty();
 		}
-		Optional<String> payload = this.steps.signalPayload(jobId(), name);
+		Optional<String> payload = own(() -> this.steps.signalPayload(jobId(), name));
 		if (payload.isPresent()) {
 			return Optional.ofNullable(decode(payload.get(), type, "signal '" + name + "'"));
 		}
 		if (recorded == null) {
 			checkRoom();
-			this.steps.recordSignalWait(jobId(), name, timeout.toMillis());
+			own(() -> this.steps.recordSignalWait(jobId(), name, timeout.toMillis()));
 			remember(SIGNAL, name, null);
 			throw Park.untilWakeOf(SIGNAL, name);
 		}
 		if (timeUp(Objects.requireNonNull(recorded.wakeAt()))) {
-			this.steps.recordTimedOut(jobId(), name);
+			own(() -> {
+				this.steps.recordTimedOut(jobId(), name);
+				return null;
+			});
 			records().put(key(SIGNAL, name), new JobStep(JobStep.Kind.SIGNAL, name, null, recorded.wakeAt(), true,
 					recorded.recordedAt()));
 			return Optional.empty();
@@ -244,7 +257,7 @@ final class DurableSteps {
 	private Map<String, JobStep> records() {
 		if (this.records == null) {
 			Map<String, JobStep> read = new HashMap<>();
-			for (JobStep record : this.steps.recordsOf(jobId())) {
+			for (JobStep record : own(() -> this.steps.recordsOf(jobId()))) {
 				read.put(key(kind(record.kind()), record.name()), record);
 				if (record.result() != null) {
 					this.resultBytes += record.result().getBytes(StandardCharsets.UTF_8).length;
@@ -253,6 +266,17 @@ final class DurableSteps {
 			this.records = read;
 		}
 		return this.records;
+	}
+
+	/**
+	 * Reads or writes the job's records where they belong: in the queue's transactional handler,
+	 * in its transaction (the caller's here), which commits with the job's completion, fenced by
+	 * the lease; else in a transaction of their own, never in one the queue does not own (a
+	 * handler's Spring transaction), so that they outlive its rollback (a park's, a failure's)
+	 * and it sees them whatever its snapshot.
+	 */
+	private <T> T own(java.util.function.Supplier<T> work) {
+		return this.attempt.handler.transactional() ? work.get() : this.steps.inOwnTransaction(work);
 	}
 
 	private void remember(String kind, String name, @Nullable String result) {

@@ -159,6 +159,17 @@ public final class StepStore {
 		this.endSleeps = endWaits.formatted(this.stepTable, now, "'sleep'", now);
 	}
 
+	/**
+	 * Runs {@code work} (reads and writes of a job's records, a transactional step) in a
+	 * transaction of its own, never a caller's, so that what it records outlives whatever a
+	 * transaction the queue does not own does (a handler's Spring transaction, which a park
+	 * rolls back); see {@link StoreTransactions#inNewApartFromCaller}.
+	 * @throws IllegalStateException on SQLite, within a transaction on the queue's data source
+	 */
+	public <T> T inOwnTransaction(Supplier<T> work) {
+		return this.transactions.inNewApartFromCaller(work);
+	}
+
 	/** What the job's runs recorded, oldest first. */
 	public List<JobStep> recordsOf(long jobId) {
 		return this.jdbc.query(this.records, (rs, row) -> record(rs), jobId);

@@ -135,14 +135,38 @@ final class StoreTransactions {
 		return this.savepoint.execute((status) -> work.get());
 	}
 
-	/** A new transaction, never the caller's: the queue's own writes, even inside a handler's transaction. */
 	/** Runs {@code work} with the caller's transaction, if any, suspended until it returns. */
 	<T> T outsideCaller(Supplier<T> work) {
 		return this.outsideCaller.execute((status) -> work.get());
 	}
 
+	/** A new transaction, never the caller's: the queue's own writes, even inside a handler's transaction. */
 	<T> T inNewTransaction(Supplier<T> work) {
 		return this.newTransaction.execute((status) -> work.get());
+	}
+
+	/**
+	 * A job's durable progress that must outlive any transaction the queue does not own (the
+	 * records of steps, sleeps and waits; a transactional step's writes with its record): a new
+	 * transaction, the caller's suspended meanwhile, so that neither a rollback nor a commit of
+	 * the caller's changes what it wrote. With a caller's transaction that takes a second
+	 * connection of the pool while the caller's waits.
+	 * <p>
+	 * SQLite has one writer at a time: a caller's transaction that wrote holds the write lock
+	 * until it ends, so a second connection's write would wait for it up to the busy timeout and
+	 * fail. With a caller's transaction on the queue's data source that is refused at once.
+	 * @throws IllegalStateException on SQLite, within a transaction on the queue's data source
+	 */
+	<T> T inNewApartFromCaller(Supplier<T> work) {
+		if (!this.rowLocks && callerHasOne()) {
+			throw new IllegalStateException("On SQLite (one writer at a time) the records of durable steps, sleeps "
+					+ "and waits for signals are not written while the handler runs in a transaction on the queue's "
+					+ "data source (a Spring @Transactional method or TransactionTemplate): they must outlive that "
+					+ "transaction, so they are written in one of their own, which would wait for that transaction's "
+					+ "write lock. Run the handler outside a transaction, and its database work in transactional "
+					+ "steps (docs/durable-steps.md)");
+		}
+		return inNewTransaction(work);
 	}
 
 	/** A new READ COMMITTED transaction, never the caller's: a sweep, a change of limits, a reset. */
