@@ -708,6 +708,95 @@ interface DurableStepsConformance extends ConformanceSupport {
 		assertThat(fixture().queue().steps(id)).extracting(JobStep::kind).containsExactly(JobStep.Kind.SLEEP);
 	}
 
+	/**
+	 * Steps called from threads of the handler's own run their bodies at the same time (none
+	 * waits for another's body) and are each recorded once; one step called from two threads at
+	 * once runs its body once, and both get its result; a park from another thread, or from the
+	 * handler's while a step of another thread runs, is refused. The retry replays every step.
+	 */
+	@Test
+	default void stepsFromOtherThreadsOfOneRunRunTheirBodiesAtOnceAndAreRecordedOnce() throws Exception {
+		int parts = 4;
+		AtomicInteger bodies = new AtomicInteger();
+		AtomicInteger shared = new AtomicInteger();
+		List<String> refused = new java.util.concurrent.CopyOnWriteArrayList<>();
+		java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(parts + 2);
+		try {
+			handler("fan-out", (payload, context) -> {
+				java.util.concurrent.CyclicBarrier together = new java.util.concurrent.CyclicBarrier(parts);
+				List<java.util.concurrent.CompletableFuture<Integer>> results = new java.util.ArrayList<>();
+				for (int i = 0; i < parts; i++) {
+					int part = i;
+					results.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> step(context, "part-" + part, () -> {
+						bodies.incrementAndGet();
+						// Every body waits here for the others: they run at the same time, or not at all.
+						together.await(10, TimeUnit.SECONDS);
+						return part;
+					}), threads));
+				}
+				for (int i = 0; i < 2; i++) {
+					results.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> step(context, "shared", () -> {
+						shared.incrementAndGet();
+						Thread.sleep(200);
+						return 100;
+					}), threads));
+				}
+				int sum = results.stream().mapToInt(java.util.concurrent.CompletableFuture::join).sum();
+				if (context.attempt() > 1) {
+					return sum + step(context, "slow", () -> -1);
+				}
+				try {
+					java.util.concurrent.CompletableFuture.runAsync(() -> context.sleep(Duration.ofHours(1)), threads)
+						.join();
+				}
+				catch (java.util.concurrent.CompletionException ex) {
+					refused.add(String.valueOf(ex.getCause()));
+				}
+				CountDownLatch slowRuns = new CountDownLatch(1);
+				CountDownLatch release = new CountDownLatch(1);
+				java.util.concurrent.CompletableFuture<Integer> slow = java.util.concurrent.CompletableFuture
+					.supplyAsync(() -> step(context, "slow", () -> {
+						slowRuns.countDown();
+						return release.await(10, TimeUnit.SECONDS) ? 1000 : -1;
+					}), threads);
+				assertThat(slowRuns.await(10, TimeUnit.SECONDS)).isTrue();
+				try {
+					context.sleep(Duration.ofHours(1));
+				}
+				catch (IllegalStateException ex) {
+					refused.add(String.valueOf(ex));
+				}
+				release.countDown();
+				assertThat(slow.join()).isEqualTo(1000);
+				throw new IllegalStateException("fails after its steps");
+			});
+			long id = fixture().queue().enqueue("fan-out", null);
+			assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.RETRIED);
+			assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.SUCCEEDED);
+			assertThat(bodies).as("each part's body ran once").hasValue(parts);
+			assertThat(shared).as("the step of two threads ran its body once").hasValue(1);
+			assertThat(fixture().job(id).result()).isEqualTo(String.valueOf(0 + 1 + 2 + 3 + 100 + 100 + 1000));
+			assertThat(fixture().queue().steps(id)).extracting(JobStep::name)
+				.containsExactlyInAnyOrder("part-0", "part-1", "part-2", "part-3", "shared", "slow");
+			assertThat(refused).hasSize(2);
+			assertThat(refused.get(0)).contains("IllegalStateException").contains("only from the thread that runs its handler");
+			assertThat(refused.get(1)).contains("IllegalStateException").contains("while steps [slow] run on other threads");
+		}
+		finally {
+			threads.shutdownNow();
+		}
+	}
+
+	/** {@code context.step} for a future's lambda, which cannot throw checked exceptions. */
+	private static int step(JobContext context, String name, JobContext.StepBody<Integer> body) {
+		try {
+			return java.util.Objects.requireNonNull(context.step(name, Integer.class, body));
+		}
+		catch (Exception ex) {
+			throw new java.util.concurrent.CompletionException(ex);
+		}
+	}
+
 	/** The pruner deletes a finished job's records and signals with it. */
 	@Test
 	default void stepsAndSignalsArePrunedWithTheirJob() {

@@ -4,9 +4,11 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 
 import org.jspecify.annotations.Nullable;
 
@@ -24,7 +26,16 @@ import io.sqlqueue.internal.store.StepStore;
 /**
  * One run's side of a job's durable progress (docs/durable-steps.md): replays what earlier
  * runs recorded (read once, on first use) and records what this run does, for the
- * {@link AttemptContext}. A run is one thread's, so nothing here is shared.
+ * {@link AttemptContext}.
+ * <p>
+ * A handler may call steps from threads of its own ({@code CompletableFuture.supplyAsync(() ->
+ * context.step(…))}): the run's state is guarded by this object's monitor, which is never held
+ * while a body runs or the database is written, so steps of several threads run their bodies at
+ * once. Two calls of one step (one name) do not: the second waits for the first, then returns its
+ * record (or runs the body itself, if the first's failed). Parks are the handler's thread's only
+ * (a park unwinds the thread that calls it, and only the handler's ends the run), and only when no
+ * step of another thread runs; in the queue's transactional handler steps are the handler's
+ * thread's too, as its transaction is.
  */
 final class DurableSteps {
 
@@ -45,14 +56,24 @@ final class DurableSteps {
 	/** The records of earlier runs and this one, by kind and name; read on first use. */
 	private @Nullable Map<String, JobStep> records;
 
+	/** The bytes of step results recorded, or reserved by a step about to record. */
 	private long resultBytes;
 
 	/** The sleeps this run has reached: the next one's name is one more. */
 	private int sleeps;
 
-	private boolean inStep;
+	/** The names of the steps whose bodies run now, on any thread. */
+	private final Set<String> running = new HashSet<>();
 
+	/** The threads that run a step's body now: a step there would nest. */
+	private final Set<Thread> inStep = new HashSet<>();
+
+	/** The thread that runs the handler: the one a park can unwind. */
+	private final Thread handlerThread;
+
+	/** Made on the thread that runs the handler, before it does. */
 	DurableSteps(Attempt attempt, JobStore store, PayloadCodec codec) {
+		this.handlerThread = Thread.currentThread();
 		this.attempt = attempt;
 		this.store = store;
 		this.steps = store.steps();
@@ -63,15 +84,33 @@ final class DurableSteps {
 		checkRunning();
 		Objects.requireNonNull(type, "type");
 		requireName("step", name);
-		if (this.inStep) {
-			throw new IllegalStateException("Step '" + name + "' was called in the body of another step: steps do not nest");
+		if (this.attempt.handler.transactional() && Thread.currentThread() != this.handlerThread) {
+			throw new IllegalStateException("Step '" + name + "' was called from another thread than the handler's: "
+					+ "handler '" + this.attempt.job.handler() + "' is transactional, and its steps join its "
+					+ "transaction, which is the handler's thread's");
 		}
-		JobStep recorded = records().get(key(STEP, name));
+		records();
+		Thread thread = Thread.currentThread();
+		JobStep recorded;
+		synchronized (this) {
+			if (this.inStep.contains(thread)) {
+				throw new IllegalStateException(
+						"Step '" + name + "' was called in the body of another step: steps do not nest");
+			}
+			// One body per step at a time: the second call waits for the first's record.
+			while (this.running.contains(name)) {
+				wait();
+			}
+			recorded = this.records.get(key(STEP, name));
+			if (recorded == null) {
+				checkRoom();
+				this.running.add(name);
+				this.inStep.add(thread);
+			}
+		}
 		if (recorded != null) {
 			return decode(Objects.requireNonNull(recorded.result()), type, "step '" + name + "'");
 		}
-		checkRoom();
-		this.inStep = true;
 		try {
 			// In a transactional handler the record joins the handler's transaction, which
 			// commits with the job's completion, fenced by the lease: that is a transactional step.
@@ -85,21 +124,32 @@ final class DurableSteps {
 			return replayRecordedElsewhere(name, type);
 		}
 		finally {
-			this.inStep = false;
+			synchronized (this) {
+				this.running.remove(name);
+				this.inStep.remove(thread);
+				notifyAll();
+			}
 		}
 	}
 
 	private <T> @Nullable T runAndRecord(String name, Class<T> type, StepBody<T> body) throws Exception {
 		T result = body.run();
 		String json = encode(name, result);
+		boolean recorded = false;
 		try {
 			own(() -> {
 				this.steps.recordStep(jobId(), name, json);
 				return null;
 			});
+			recorded = true;
 		}
 		catch (DuplicateKeyException ex) {
 			throw new RecordedElsewhere();
+		}
+		finally {
+			if (!recorded) {
+				unreserve(json);
+			}
 		}
 		remember(STEP, name, json);
 		return result;
@@ -112,7 +162,9 @@ final class DurableSteps {
 			.findFirst()
 			.orElseThrow(() -> new IllegalStateException("Step '" + name + "' of job " + jobId()
 					+ " could not be recorded as another run of the job had recorded it, yet it is not there"));
-		records().put(key(STEP, name), recorded);
+		synchronized (this) {
+			records().put(key(STEP, name), recorded);
+		}
 		return decode(Objects.requireNonNull(recorded.result()), type, "step '" + name + "'");
 	}
 
@@ -146,6 +198,12 @@ final class DurableSteps {
 		catch (BodyFailed ex) {
 			throw (Exception) ex.getCause();
 		}
+		catch (RuntimeException | Error ex) {
+			if (json[0] != null) {
+				unreserve(json[0]);
+			}
+			throw ex;
+		}
 		remember(STEP, name, json[0]);
 		return result;
 	}
@@ -153,8 +211,12 @@ final class DurableSteps {
 	void sleep(Duration duration) {
 		checkParkable();
 		requireParkLength("A sleep", duration);
-		String name = String.valueOf(++this.sleeps);
-		JobStep recorded = records().get(key(SLEEP, name));
+		String name;
+		JobStep recorded;
+		synchronized (this) {
+			name = String.valueOf(++this.sleeps);
+			recorded = records().get(key(SLEEP, name));
+		}
 		Instant wakeAt;
 		if (recorded != null) {
 			wakeAt = Objects.requireNonNull(recorded.wakeAt());
@@ -178,8 +240,12 @@ final class DurableSteps {
 			throw new IllegalArgumentException("A sleep until " + time + " is longer than JobContext.MAX_PARK ("
 					+ JobContext.MAX_PARK.toDays() + " days)");
 		}
-		String name = String.valueOf(++this.sleeps);
-		JobStep recorded = records().get(key(SLEEP, name));
+		String name;
+		JobStep recorded;
+		synchronized (this) {
+			name = String.valueOf(++this.sleeps);
+			recorded = records().get(key(SLEEP, name));
+		}
 		Instant wakeAt = (recorded != null) ? Objects.requireNonNull(recorded.wakeAt()) : time;
 		// Past by the claim's time on the database's clock: every later run's claim is later still.
 		if (timeUp(wakeAt)) {
@@ -214,7 +280,10 @@ final class DurableSteps {
 			throw new IllegalArgumentException("A signal always has a payload: wait for it as the type it is sent "
 					+ "as (Boolean, a record, ...), not Void");
 		}
-		JobStep recorded = records().get(key(SIGNAL, name));
+		JobStep recorded;
+		synchronized (this) {
+			recorded = records().get(key(SIGNAL, name));
+		}
 		if (recorded != null && recorded.timedOut()) {
 			return Optional.empty();
 		}
@@ -233,8 +302,10 @@ final class DurableSteps {
 				this.steps.recordTimedOut(jobId(), name);
 				return null;
 			});
-			records().put(key(SIGNAL, name), new JobStep(JobStep.Kind.SIGNAL, name, null, recorded.wakeAt(), true,
-					recorded.recordedAt()));
+			synchronized (this) {
+				records().put(key(SIGNAL, name), new JobStep(JobStep.Kind.SIGNAL, name, null, recorded.wakeAt(), true,
+						recorded.recordedAt()));
+			}
 			return Optional.empty();
 		}
 		throw Park.untilWakeOf(SIGNAL, name);
@@ -254,18 +325,31 @@ final class DurableSteps {
 		return claimedAt != null && !claimedAt.isBefore(wakeAt);
 	}
 
+	/**
+	 * The records, read on first use; to be read or changed under this object's monitor. The
+	 * read itself is not under it (two threads' first calls may both read; one keeps its read).
+	 */
 	private Map<String, JobStep> records() {
-		if (this.records == null) {
-			Map<String, JobStep> read = new HashMap<>();
-			for (JobStep record : own(() -> this.steps.recordsOf(jobId()))) {
-				read.put(key(kind(record.kind()), record.name()), record);
-				if (record.result() != null) {
-					this.resultBytes += record.result().getBytes(StandardCharsets.UTF_8).length;
-				}
+		synchronized (this) {
+			if (this.records != null) {
+				return this.records;
 			}
-			this.records = read;
 		}
-		return this.records;
+		Map<String, JobStep> read = new HashMap<>();
+		long bytes = 0;
+		for (JobStep record : own(() -> this.steps.recordsOf(jobId()))) {
+			read.put(key(kind(record.kind()), record.name()), record);
+			if (record.result() != null) {
+				bytes += record.result().getBytes(StandardCharsets.UTF_8).length;
+			}
+		}
+		synchronized (this) {
+			if (this.records == null) {
+				this.records = read;
+				this.resultBytes += bytes;
+			}
+			return this.records;
+		}
 	}
 
 	/**
@@ -279,10 +363,8 @@ final class DurableSteps {
 		return this.attempt.handler.transactional() ? work.get() : this.steps.inOwnTransaction(work);
 	}
 
-	private void remember(String kind, String name, @Nullable String result) {
-		if (result != null) {
-			this.resultBytes += result.getBytes(StandardCharsets.UTF_8).length;
-		}
+	/** Notes a record this run wrote (a step's result's bytes were reserved by {@link #encode}). */
+	private synchronized void remember(String kind, String name, @Nullable String result) {
 		JobStep.Kind recordKind = JobStep.Kind.valueOf(kind.toUpperCase(java.util.Locale.ROOT));
 		records().put(key(kind, name), new JobStep(recordKind, name, result, null, false, Instant.EPOCH));
 	}
@@ -313,13 +395,26 @@ final class DurableSteps {
 					+ "transaction would be held while the job is parked; sleep, snooze and wait for signals in a "
 					+ "handler that is not, and use transactional steps for its database work");
 		}
-		if (this.inStep) {
-			throw new IllegalStateException("A job cannot park in the body of a step");
+		Thread thread = Thread.currentThread();
+		synchronized (this) {
+			if (this.inStep.contains(thread)) {
+				throw new IllegalStateException("A job cannot park in the body of a step");
+			}
+			if (thread != this.handlerThread) {
+				throw new IllegalStateException("A job parks (sleep, snooze, awaitSignal) only from the thread that runs "
+						+ "its handler: a park ends the run by unwinding the handler, which another thread cannot do; "
+						+ "return what that thread needs to the handler's, and park there");
+			}
+			if (!this.running.isEmpty()) {
+				throw new IllegalStateException("A job cannot park while steps " + this.running + " run on other "
+						+ "threads: wait for them (join their futures) first, so that the run ends after they recorded");
+			}
 		}
 	}
 
-	private void checkRoom() {
-		if (records().size() >= JobContext.MAX_STEPS) {
+	/** Whether one more record fits, counting the steps whose bodies run; under the monitor. */
+	private synchronized void checkRoom() {
+		if (records().size() + this.running.size() >= JobContext.MAX_STEPS) {
 			throw new IllegalStateException("Job " + jobId() + " has " + JobContext.MAX_STEPS + " records of steps, "
 					+ "sleeps and waits, the most one job keeps (JobContext.MAX_STEPS)");
 		}
@@ -346,12 +441,23 @@ final class DurableSteps {
 			throw new IllegalStateException("The result of step '" + name + "' cannot be recorded: " + problem);
 		}
 		long bytes = json.getBytes(StandardCharsets.UTF_8).length;
+		reserve(name, bytes);
+		return json;
+	}
+
+	/** Counts a result's bytes against the job's limit before it is recorded; {@link #unreserve} if it is not. */
+	private synchronized void reserve(String name, long bytes) {
 		if (this.resultBytes + bytes > JobContext.MAX_STEP_RESULT_BYTES) {
 			throw new IllegalStateException("The result of step '" + name + "' (" + bytes + " bytes of JSON) would "
 					+ "take job " + jobId() + "'s step results over " + JobContext.MAX_STEP_RESULT_BYTES
 					+ " bytes (JobContext.MAX_STEP_RESULT_BYTES); record a reference to large data instead");
 		}
-		return json;
+		this.resultBytes += bytes;
+	}
+
+	/** Gives back what {@link #reserve} counted for a result that was not recorded. */
+	private synchronized void unreserve(String json) {
+		this.resultBytes -= json.getBytes(StandardCharsets.UTF_8).length;
 	}
 
 	private <T> @Nullable T decode(String json, Class<T> type, String what) {
