@@ -142,8 +142,9 @@ public interface JobQueue {
 	 * @param name 1 to 255 characters, no NUL; one signal per name and job
 	 * @param payload encoded as JSON, within the payload limit ({@code sqlqueue.payload-max-size})
 	 * @throws NoSuchJobException when there is no such job
-	 * @throws IllegalStateException when the job has finished (succeeded, failed or cancelled),
-	 * or already has a signal of this name; nothing is stored
+	 * @throws IllegalStateException when the job succeeded or was cancelled, or already has a
+	 * signal of this name; nothing is stored (a {@code FAILED} job takes signals: a late
+	 * callback is kept for an operator's retry of the job to read)
 	 * @throws InvalidJobException for a bad name or a payload that cannot be encoded or is too large
 	 */
 	void signal(long id, String name, @Nullable Object payload);

@@ -303,11 +303,13 @@ interface DurableStepsConformance extends ConformanceSupport {
 	}
 
 	/**
-	 * A wait that times out returns empty, and so on every later run, even after the
-	 * signal arrives late; a signal in a transaction that rolls back is never delivered.
+	 * A wait that times out returns empty; the run fails right there (its retry policy
+	 * applies), and the retry, run after the signal came late, reads it: nothing was recorded
+	 * past the wait, so nothing rests on its having timed out. A signal in a transaction that
+	 * rolls back is never delivered.
 	 */
 	@Test
-	default void aTimedOutWaitStaysTimedOutAndARolledBackSignalIsNotDelivered() {
+	default void aSignalThatCameAfterItsWaitTimedOutCountsForARetryAndARolledBackOneIsNotDelivered() {
 		handler("order", (payload, context) -> {
 			Optional<Integer> paid = context.awaitSignal("paid", Integer.class, Duration.ofMillis(50));
 			if (context.attempt() == 1) {
@@ -328,11 +330,66 @@ interface DurableStepsConformance extends ConformanceSupport {
 		assertThat(runOnce(id).outcome()).as("timed out, then failed").isEqualTo(JobOutcome.RETRIED);
 		fixture().queue().signal(id, "paid", 2);
 		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.SUCCEEDED);
-		assertThat(fixture().job(id).result()).as("the first run's finding stands").isEqualTo("-1");
+		assertThat(fixture().job(id).result()).as("the late signal counts").isEqualTo("2");
 		assertThat(fixture().queue().steps(id)).singleElement().satisfies((wait) -> {
 			assertThat(wait.kind()).isEqualTo(JobStep.Kind.SIGNAL);
-			assertThat(wait.timedOut()).isTrue();
+			assertThat(wait.timedOut()).as("not timed out after all").isFalse();
 		});
+	}
+
+	/**
+	 * A run that found its wait timed out and went on to record a step (which may rest on
+	 * the empty answer) decided it for good: every later run finds the wait timed out, even
+	 * with the signal there.
+	 */
+	@Test
+	default void aTimedOutWaitThatTheRunWentOnFromStaysTimedOut() {
+		AtomicInteger decisions = new AtomicInteger();
+		handler("order", (payload, context) -> {
+			int paid = context.awaitSignal("paid", Integer.class, Duration.ofMillis(50)).orElse(-1);
+			int decided = context.step("decide", Integer.class, () -> {
+				decisions.incrementAndGet();
+				return paid;
+			});
+			if (context.attempt() == 1) {
+				throw new IllegalStateException("fails after its decision");
+			}
+			return paid + "/" + decided;
+		});
+		long id = fixture().queue().enqueue("order", null);
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.PARKED);
+		sleepQuietly(100);
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.RETRIED);
+		fixture().queue().signal(id, "paid", 2);
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.SUCCEEDED);
+		assertThat(fixture().job(id).result()).as("the first run's finding stands").isEqualTo("\"-1/-1\"");
+		assertThat(decisions).hasValue(1);
+		assertThat(fixture().queue().steps(id)).first().satisfies((wait) -> assertThat(wait.timedOut()).isTrue());
+	}
+
+	/**
+	 * An order whose payment callback came after its wait timed out, and which failed for good
+	 * there: the callback is kept for the failed job (a signal to it is stored), and an
+	 * operator's retry of the job reads it and completes the order.
+	 */
+	@Test
+	default void anOperatorsRetryCompletesAnOrderWhoseCallbackCameLate() {
+		AtomicInteger charges = new AtomicInteger();
+		fixture().register(new io.sqlqueue.handler.HandlerDefinition("order", "default", 1, null, java.util.Set.of(), (payload, context) -> {
+			context.step("charge", charges::incrementAndGet);
+			return context.awaitSignal("paid", Integer.class, Duration.ofMillis(50))
+				.orElseThrow(() -> new IllegalStateException("no payment callback in time"));
+		}, "order"));
+		long id = fixture().queue().enqueue("order", null);
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.PARKED);
+		sleepQuietly(100);
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.FAILED);
+		assertThat(fixture().job(id).lastError()).contains("no payment callback in time");
+		fixture().queue().signal(id, "paid", 5);
+		assertThat(fixture().queue().retry(id)).isTrue();
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.SUCCEEDED);
+		assertThat(fixture().job(id).result()).isEqualTo("5");
+		assertThat(charges).hasValue(1);
 	}
 
 	/**

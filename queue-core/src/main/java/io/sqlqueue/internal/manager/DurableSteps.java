@@ -3,8 +3,8 @@ package io.sqlqueue.internal.manager;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -53,7 +53,7 @@ final class DurableSteps {
 
 	private final PayloadCodec codec;
 
-	/** The records of earlier runs and this one, by kind and name; read on first use. */
+	/** The records of earlier runs and this one, by kind and name, in the order they were written; read on first use. */
 	private @Nullable Map<String, JobStep> records;
 
 	/** The bytes of step results recorded, or reserved by a step about to record. */
@@ -281,15 +281,34 @@ final class DurableSteps {
 					+ "as (Boolean, a record, ...), not Void");
 		}
 		JobStep recorded;
+		boolean wentOn;
 		synchronized (this) {
 			recorded = records().get(key(SIGNAL, name));
+			wentOn = recorded != null && recorded.timedOut() && recordedAfter(key(SIGNAL, name));
 		}
-		if (recorded != null && recorded.timedOut()) {
+		if (wentOn) {
+			// A run found the wait timed out and went on to record more: what it recorded may rest on
+			// the empty answer, so every later run finds the same, whatever signal came since.
 			return Optional.empty();
 		}
 		Optional<String> payload = own(() -> this.steps.signalPayload(jobId(), name));
 		if (payload.isPresent()) {
+			if (recorded != null && recorded.timedOut()) {
+				// The signal came after the wait timed out, and nothing was recorded past the wait (the
+				// run that found it timed out failed there, or an operator retries the job): it counts.
+				own(() -> {
+					this.steps.clearTimedOut(jobId(), name);
+					return null;
+				});
+				synchronized (this) {
+					records().put(key(SIGNAL, name), new JobStep(JobStep.Kind.SIGNAL, name, null, recorded.wakeAt(),
+							false, recorded.recordedAt()));
+				}
+			}
 			return Optional.ofNullable(decode(payload.get(), type, "signal '" + name + "'"));
+		}
+		if (recorded != null && recorded.timedOut()) {
+			return Optional.empty();
 		}
 		if (recorded == null) {
 			checkRoom();
@@ -335,7 +354,7 @@ final class DurableSteps {
 				return this.records;
 			}
 		}
-		Map<String, JobStep> read = new HashMap<>();
+		Map<String, JobStep> read = new LinkedHashMap<>();
 		long bytes = 0;
 		for (JobStep record : own(() -> this.steps.recordsOf(jobId()))) {
 			read.put(key(kind(record.kind()), record.name()), record);
@@ -361,6 +380,18 @@ final class DurableSteps {
 	 */
 	private <T> T own(java.util.function.Supplier<T> work) {
 		return this.attempt.handler.transactional() ? work.get() : this.steps.inOwnTransaction(work);
+	}
+
+	/** Whether a record follows the one of this key (the records are in the order they were written). */
+	private synchronized boolean recordedAfter(String key) {
+		boolean after = false;
+		for (String each : records().keySet()) {
+			if (after) {
+				return true;
+			}
+			after = each.equals(key);
+		}
+		return false;
 	}
 
 	/** Notes a record this run wrote (a step's result's bytes were reserved by {@link #encode}). */

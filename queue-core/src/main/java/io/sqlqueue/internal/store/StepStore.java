@@ -82,6 +82,8 @@ public final class StepStore {
 
 	private final String timeOut;
 
+	private final String clearTimedOut;
+
 	private final String signalPayload;
 
 	private final String signals;
@@ -126,6 +128,9 @@ public final class StepStore {
 		this.wakeAtOf = "SELECT wake_at FROM %s WHERE job_id = ? AND kind = ? AND name = ?".formatted(this.stepTable);
 		this.timeOut = """
 				UPDATE %s SET timed_out = 1
+				WHERE job_id = ? AND kind = 'signal' AND name = ?""".formatted(this.stepTable);
+		this.clearTimedOut = """
+				UPDATE %s SET timed_out = 0
 				WHERE job_id = ? AND kind = 'signal' AND name = ?""".formatted(this.stepTable);
 		this.signalPayload = "SELECT payload FROM %s WHERE job_id = ? AND name = ?".formatted(this.signalTable);
 		this.signals = """
@@ -236,6 +241,14 @@ public final class StepStore {
 		this.jdbc.update(this.timeOut, jobId, name);
 	}
 
+	/**
+	 * Notes that the job's wait for this signal did not time out after all: a signal that came
+	 * after it timed out is read by a run that recorded nothing past the wait.
+	 */
+	public void clearTimedOut(long jobId, String name) {
+		this.jdbc.update(this.clearTimedOut, jobId, name);
+	}
+
 	/** The payload (JSON) of the signal of this name sent to the job, if one was. */
 	public Optional<String> signalPayload(long jobId, String name) {
 		return this.jdbc.queryForList(this.signalPayload, String.class, jobId, name).stream().findFirst();
@@ -252,7 +265,8 @@ public final class StepStore {
 	 * the job if it is parked waiting for it once that commits (see the class comment).
 	 * Returns the job's queue, whose workers to wake.
 	 * @throws NoSuchJobException when there is no such job
-	 * @throws IllegalStateException when the job has finished, or has a signal of this name already
+	 * @throws IllegalStateException when the job succeeded or was cancelled (a failed one takes
+	 * signals, read when an operator retries it), or has a signal of this name already
 	 */
 	public String signal(long jobId, String name, String payload) {
 		String queue = this.transactions.inCallerOrNew(() -> {
@@ -267,7 +281,9 @@ public final class StepStore {
 				throw new NoSuchJobException(jobId);
 			}
 			JobStatus status = JobStatus.valueOf((String) states.get(0)[0]);
-			if (status.isFinished()) {
+			// A FAILED job may be retried by an operator, whose run reads it: a late callback is
+			// stored for it.
+			if (status.isFinished() && status != JobStatus.FAILED) {
 				throw new IllegalStateException("Job " + jobId + " is " + status + ": a signal to a finished job "
 						+ "would never be read, so '" + name + "' was not stored");
 			}
