@@ -854,6 +854,48 @@ interface DurableStepsConformance extends ConformanceSupport {
 		}
 	}
 
+	/**
+	 * The wake of a signal meets the parked job's row held by another transaction (an
+	 * operator's, a caller's that changed the job) for longer than its bounded lock wait: it is
+	 * tried again later, so the job is due soon after that transaction ends, not at its wait's
+	 * timeout an hour on.
+	 */
+	@Test
+	default void aSignalWhoseWakeMeetsTheJobsRowHeldWakesItOnceTheRowIsFree() throws Exception {
+		assumeRowLocks();
+		handler("order", (payload, context) -> context.awaitSignal("paid", Integer.class, Duration.ofHours(1))
+			.orElse(-1));
+		long id = fixture().queue().enqueue("order", null);
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.PARKED);
+		CountDownLatch held = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		java.util.concurrent.CompletableFuture<Void> holder = java.util.concurrent.CompletableFuture
+			.runAsync(() -> springTransaction().executeWithoutResult((status) -> {
+				fixture().jdbc().update("UPDATE " + table("queue_job") + " SET priority = priority + 1 WHERE id = ?", id);
+				held.countDown();
+				try {
+					release.await(30, TimeUnit.SECONDS);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+			}));
+		assertThat(held.await(10, TimeUnit.SECONDS)).isTrue();
+		try {
+			fixture().queue().signal(id, "paid", 3);
+			assertThat(fixture().job(id).runAt()).as("the wake could not wait for the held row")
+				.isAfter(java.time.Instant.now().plus(Duration.ofMinutes(30)));
+		}
+		finally {
+			release.countDown();
+		}
+		holder.get(10, TimeUnit.SECONDS);
+		await().atMost(Duration.ofSeconds(15))
+			.until(() -> fixture().job(id).runAt().isBefore(java.time.Instant.now().plus(Duration.ofMinutes(1))));
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.SUCCEEDED);
+		assertThat(fixture().job(id).result()).isEqualTo("3");
+	}
+
 	/** The pruner deletes a finished job's records and signals with it. */
 	@Test
 	default void stepsAndSignalsArePrunedWithTheirJob() {

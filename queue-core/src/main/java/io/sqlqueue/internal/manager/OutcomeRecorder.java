@@ -140,13 +140,8 @@ final class OutcomeRecorder {
 		});
 		String signal = park.awaitedSignal();
 		if (signal != null && attempt.outcome() == JobOutcome.PARKED) {
-			try {
-				this.store.steps().wake(attempt.job.id(), signal, attempt.job.queue());
-			}
-			catch (RuntimeException ex) {
-				logger.warn("Could not look for signal '{}' of {} after it parked; if it arrived meanwhile, the job "
-						+ "finds it when its wait times out", signal, attempt, ex);
-			}
+			// A wake that fails (the row held by another transaction) is tried again later.
+			this.store.steps().wakeOrRetryLater(attempt.job.id(), signal, attempt.job.queue());
 		}
 	}
 

@@ -40,8 +40,10 @@ import io.sqlqueue.NoSuchJobException;
  * that changes the job only when it is parked ({@code QUEUED}, due later), waits for that
  * signal (its record is there, not timed out) and the signal is there; it runs after the
  * signal commits and after every park that waits for a signal commits. Whichever of the two
- * commits last, the statement that follows its commit sees both. An instance that dies
- * between a signal's commit and its wake leaves the job parked until its wait times out;
+ * commits last, the statement that follows its commit sees both. A wake that fails (the
+ * job's row held by another transaction past the wake's bounded lock wait) is tried again
+ * later ({@link #wakeOrRetryLater}). An instance that dies between a signal's commit and its
+ * wake, or with wakes left to try again, leaves the job parked until its wait times out;
  * that run finds the signal and returns it.
  */
 public final class StepStore {
@@ -97,6 +99,12 @@ public final class StepStore {
 	private final String fence;
 
 	private final String endSleeps;
+
+	/** The wakes that failed, tried again later. */
+	private final WakeRetries retries = new WakeRetries((jobId, name, queue) -> {
+		wake(jobId, name, queue);
+		return true;
+	});
 
 	/** {@link Dialect#writeLockFirst}: a signal and a record read before they write, on SQLite. */
 	private final @Nullable String writeLockFirst;
@@ -298,16 +306,8 @@ public final class StepStore {
 			}
 			return (String) states.get(0)[1];
 		});
-		AfterCommit.run(() -> {
-			try {
-				wake(jobId, name, queue);
-			}
-			catch (RuntimeException ex) {
-				// The signal is stored: the caller's commit must not fail for it.
-				logger.warn("Signal '{}' to job {} is stored, but waking the job failed; if it waits for the signal, "
-						+ "it finds it when its wait times out", name, jobId, ex);
-			}
-		});
+		// The signal is stored: the caller's commit must not fail for its wake.
+		AfterCommit.run(() -> wakeOrRetryLater(jobId, name, queue));
 		return queue;
 	}
 
@@ -333,6 +333,28 @@ public final class StepStore {
 			this.announcer.announce(List.of(queue));
 		}
 		return woke;
+	}
+
+	/**
+	 * {@link #wake}s the job; when that fails (most often: another transaction held the parked
+	 * job's row for longer than the wake's bounded lock wait), tries it again later on a thread
+	 * of its own ({@link WakeRetries}), until it is done, so that the job does not sleep until
+	 * its wait times out. Never throws.
+	 */
+	public void wakeOrRetryLater(long jobId, String name, String queue) {
+		try {
+			wake(jobId, name, queue);
+		}
+		catch (RuntimeException ex) {
+			logger.info("Could not wake job {} for its signal '{}' now; trying again in {} ({})", jobId, name,
+					WakeRetries.FIRST, ex.getMessage());
+			this.retries.add(jobId, name, queue);
+		}
+	}
+
+	/** How many wakes wait to be tried again ({@link #wakeOrRetryLater}). */
+	public int wakesToRetry() {
+		return this.retries.pending();
 	}
 
 	/**
