@@ -844,6 +844,28 @@ interface DurableStepsConformance extends ConformanceSupport {
 		}
 	}
 
+	/**
+	 * The steps of a transactional handler join its transaction, which is its thread's: a step
+	 * from another thread is refused, and records nothing.
+	 */
+	@Test
+	default void aStepFromAnotherThreadOfATransactionalHandlerIsRefused() {
+		AtomicReference<Throwable> refused = new AtomicReference<>();
+		transactionalHandler("tx", (payload, context) -> {
+			try {
+				java.util.concurrent.CompletableFuture.supplyAsync(() -> step(context, "elsewhere", () -> 1)).join();
+			}
+			catch (java.util.concurrent.CompletionException ex) {
+				refused.set(ex.getCause());
+			}
+			return context.step("here", Integer.class, () -> 2);
+		});
+		long id = fixture().queue().enqueue("tx", null);
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.SUCCEEDED);
+		assertThat(refused.get()).isInstanceOf(IllegalStateException.class).hasMessageContaining("is transactional");
+		assertThat(fixture().queue().steps(id)).extracting(JobStep::name).containsExactly("here");
+	}
+
 	/** {@code context.step} for a future's lambda, which cannot throw checked exceptions. */
 	private static int step(JobContext context, String name, JobContext.StepBody<Integer> body) {
 		try {
