@@ -211,6 +211,7 @@ final class DurableSteps {
 	void sleep(Duration duration) {
 		checkParkable();
 		requireParkLength("A sleep", duration);
+		records();
 		String name;
 		JobStep recorded;
 		synchronized (this) {
@@ -240,6 +241,7 @@ final class DurableSteps {
 			throw new IllegalArgumentException("A sleep until " + time + " is longer than JobContext.MAX_PARK ("
 					+ JobContext.MAX_PARK.toDays() + " days)");
 		}
+		records();
 		String name;
 		JobStep recorded;
 		synchronized (this) {
@@ -280,6 +282,7 @@ final class DurableSteps {
 			throw new IllegalArgumentException("A signal always has a payload: wait for it as the type it is sent "
 					+ "as (Boolean, a record, ...), not Void");
 		}
+		records();
 		JobStep recorded;
 		boolean wentOn;
 		synchronized (this) {
@@ -346,7 +349,8 @@ final class DurableSteps {
 
 	/**
 	 * The records, read on first use; to be read or changed under this object's monitor. The
-	 * read itself is not under it (two threads' first calls may both read; one keeps its read).
+	 * read itself is not under it (two threads' first calls may both read; one keeps its read):
+	 * call this once before taking the monitor, so that no database read happens under it.
 	 */
 	private Map<String, JobStep> records() {
 		synchronized (this) {
