@@ -794,7 +794,7 @@ final class JobSql {
 	 * {@code id} and {@code lease_token} in the subquery are the outer row's, whatever the
 	 * table's qualified name.
 	 */
-	private static String leaseHolds(String leaseExtensions, String time) {
+	static String leaseHolds(String leaseExtensions, String time) {
 		return "(lease_expires_at >= %s OR %s)".formatted(time, extendedBeside(leaseExtensions, time));
 	}
 

@@ -164,8 +164,8 @@ public final class StepStore {
 		// reaper cannot hand the job to another worker between this check and the commit.
 		this.fence = """
 				UPDATE %s SET updated_at = %s
-				WHERE id = ? AND lease_token = ? AND status = 'RUNNING' AND lease_expires_at > %s"""
-			.formatted(jobTable, now, dialect.currentTime());
+				WHERE id = ? AND lease_token = ? AND status = 'RUNNING' AND %s"""
+			.formatted(jobTable, now, JobSql.leaseHolds(prefix + "queue_lease_extension", dialect.currentTime()));
 		String endWaits = """
 				UPDATE %s SET wake_at = %s
 				WHERE job_id = ? AND kind IN (%s) AND wake_at > %s""";
