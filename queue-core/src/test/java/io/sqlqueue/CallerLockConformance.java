@@ -133,7 +133,7 @@ interface CallerLockConformance extends ConformanceSupport {
 			return null;
 		}));
 		fixture().register(HandlerDefinition.of("other", "other", counted));
-		try (com.zaxxer.hikari.HikariDataSource pool = isolatedDatabase().newDataSource(10)) {
+		try (com.zaxxer.hikari.HikariDataSource pool = isolatedDatabase().newFixedDataSource(10)) {
 			fixture().startInstance((settings) -> settings.leaseDuration(LEASE).defaultConcurrency(workers), pool);
 			Reaper reaper = new Reaper(fixture().newStore(pool), fixture().scheduler(), Duration.ofMillis(200),
 					JobListener.NONE);
@@ -142,7 +142,8 @@ interface CallerLockConformance extends ConformanceSupport {
 			for (int i = 0; i < workers; i++) {
 				held.add(fixture().queue().enqueue(Job.of("fanned", i).queue("fan")));
 			}
-			await().atMost(WAIT).until(() -> held.stream().allMatch((id) -> runs.containsKey(id)));
+			await().atMost(WAIT).until(() -> held.stream().allMatch((id) -> runs.containsKey(id))
+					&& pool.getHikariPoolMXBean().getTotalConnections() == 10);
 			Map<Long, Long> tokens = new java.util.HashMap<>();
 			held.forEach((id) -> tokens.put(id, fixture().job(id).leaseToken()));
 			try (OpenTransaction<Long> caller = OpenTransaction.begin(isolatedDatabase().dataSource(),

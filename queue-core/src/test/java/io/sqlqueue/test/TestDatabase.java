@@ -358,6 +358,15 @@ public enum TestDatabase {
 			return newDataSource(size, null);
 		}
 
+		/**
+		 * Another pool on the same database that keeps {@code size} connections open, as Spring
+		 * Boot's HikariCP pool does by default: a thread then waits for a connection only when
+		 * all are in use, never for one being opened.
+		 */
+		public HikariDataSource newFixedDataSource(int size) {
+			return newDataSource(size, null, false, size);
+		}
+
 		/** Another pool on the same database, running {@code initSql} on each new connection. */
 		public HikariDataSource newDataSource(int size, @Nullable String initSql) {
 			return newDataSource(size, initSql, false);
@@ -372,6 +381,10 @@ public enum TestDatabase {
 		}
 
 		private HikariDataSource newDataSource(int size, @Nullable String initSql, boolean readOnly) {
+			return newDataSource(size, initSql, readOnly, 0);
+		}
+
+		private HikariDataSource newDataSource(int size, @Nullable String initSql, boolean readOnly, int minimumIdle) {
 			HikariConfig config = new HikariConfig();
 			config.setConnectionInitSql(initSql);
 			if (readOnly && this.database == SQLITE) {
@@ -385,7 +398,7 @@ public enum TestDatabase {
 			config.setUsername(this.user);
 			config.setPassword(this.password);
 			config.setMaximumPoolSize(size);
-			config.setMinimumIdle(0);
+			config.setMinimumIdle(minimumIdle);
 			if (this.schema != null && this.database == POSTGRESQL) {
 				config.setSchema(this.schema);
 			}
