@@ -65,7 +65,7 @@ interface ScheduleConformance extends ConformanceSupport {
 		return new ScheduleStore(dataSource, isolatedDatabase().dialect(), isolatedDatabase().schema());
 	}
 
-	private Schedules instance(ScheduleStore store, DataSource dataSource, HandlerRegistry handlers) {
+	private DefaultSchedules instance(ScheduleStore store, DataSource dataSource, HandlerRegistry handlers) {
 		return new DefaultSchedules(store, new DefaultJobQueue(fixture().newStore(dataSource), fixture().codec(), handlers,
 				QueueFixture.FAST_RETRIES), handlers, JobListener.NONE);
 	}
@@ -101,7 +101,7 @@ interface ScheduleConformance extends ConformanceSupport {
 	 * take their ticks by compare-and-set on every database, whatever the claim method: the
 	 * compare-and-set variants of the suite would only run these again.
 	 */
-	private Schedules schedules(DataSource dataSource) {
+	private DefaultSchedules schedules(DataSource dataSource) {
 		assumeOwnClaimMethod();
 		return instance(scheduleStore(dataSource), dataSource, fixture().handlers());
 	}
@@ -243,13 +243,17 @@ interface ScheduleConformance extends ConformanceSupport {
 	default void schedulesThatLeaveTheCodeStopFiringAndShowAsOrphaned() {
 		handler("kept", (payload, context) -> null);
 		handler("dropped", (payload, context) -> null);
-		Schedules schedules = schedules(isolatedDatabase().dataSource());
+		Schedules schedules = schedules(isolatedDatabase().dataSource()).withDeclarationRefresh(Duration.ofMillis(50));
 		Recurrence hourly = Recurrence.every(Duration.ofHours(1));
 		schedules.declare(ScheduleSource.PROPERTIES,
 				List.of(ScheduleDefinition.of("kept", "kept", hourly), ScheduleDefinition.of("dropped", "dropped", hourly)));
 		schedules.create(ScheduleDefinition.of("runtime", "kept", hourly));
 		schedules.declare(ScheduleSource.PROPERTIES, List.of(ScheduleDefinition.of("kept", "kept", hourly)));
-		assertThat(schedules.find("dropped").orElseThrow().orphaned()).isTrue();
+		// Orphaned once its last declaration (the first one's) has lapsed: three refreshes.
+		await().atMost(SCHEDULE_WAIT).pollInterval(Duration.ofMillis(20)).until(() -> {
+			schedules.fireDue();
+			return schedules.find("dropped").orElseThrow().orphaned();
+		});
 		assertThat(schedules.find("kept").orElseThrow().orphaned()).isFalse();
 		assertThat(schedules.find("runtime").orElseThrow().orphaned()).isFalse();
 		moveNextRunBack("dropped", Duration.ofSeconds(1));
@@ -259,6 +263,142 @@ interface ScheduleConformance extends ConformanceSupport {
 			.isInstanceOf(IllegalStateException.class)
 			.hasMessageContaining("ghost")
 			.hasMessageContaining("no.such.handler");
+	}
+
+	// --- versions: instances that declare different schedules side by side
+
+	/** An instance with only the named handlers of the fixture, keeping its declarations every {@code refresh}. */
+	private DefaultSchedules version(DataSource dataSource, Duration refresh, String... handlers) {
+		assumeOwnClaimMethod();
+		HandlerRegistry registry = new HandlerRegistry();
+		for (String handler : handlers) {
+			registry.register(fixture().handlers().find(handler).orElseThrow());
+		}
+		return instance(scheduleStore(dataSource), dataSource, registry).withDeclarationRefresh(refresh);
+	}
+
+	/**
+	 * A schedule as the code declares it; no worker runs the jobs here, so each tick fires
+	 * although the last one's job still waits ({@link OverlapPolicy#ALLOW}).
+	 */
+	private static ScheduleDefinition declared(String name, String handler, Recurrence recurrence) {
+		return ScheduleDefinition.of(name, handler, recurrence).withOverlap(OverlapPolicy.ALLOW);
+	}
+
+	private static void start(Schedules instance, ScheduleDefinition... annotated) {
+		instance.declare(ScheduleSource.PROPERTIES, List.of());
+		instance.declare(ScheduleSource.ANNOTATION, List.of(annotated));
+	}
+
+	/** Makes each named schedule due, runs a firing pass on every instance, and returns the jobs fired. */
+	private List<FiredTick> tick(List<? extends Schedules> instances, String... names) {
+		for (String name : names) {
+			moveNextRunBack(name, Duration.ofSeconds(1));
+		}
+		List<FiredTick> fired = new ArrayList<>();
+		instances.forEach((instance) -> fired.addAll(instance.fireDue()));
+		return fired.stream().filter((tick) -> !tick.skipped()).toList();
+	}
+
+	/**
+	 * Issue 40: a newer version adds a schedule; an instance of the older version, started
+	 * beside it, does not declare it and must not orphan it while the newer instance lives. It
+	 * goes on firing, once per tick, whichever instance fires.
+	 */
+	@Test
+	default void anOlderInstanceStartedAfterANewerOneLeavesTheNewerOnesScheduleFiring() {
+		handler("tick", (payload, context) -> null);
+		handler("v2.tick", (payload, context) -> null);
+		Recurrence hourly = Recurrence.every(Duration.ofHours(1));
+		try (HikariDataSource pool = isolatedDatabase().newDataSource(4)) {
+			DefaultSchedules newer = version(isolatedDatabase().dataSource(), Duration.ofMinutes(1), "tick", "v2.tick");
+			DefaultSchedules older = version(pool, Duration.ofMinutes(1), "tick");
+			start(newer, declared("shared", "tick", hourly), declared("v2-tick", "v2.tick", hourly));
+			start(older, declared("shared", "tick", hourly));
+			assertThat(newer.find("v2-tick").orElseThrow().orphaned()).isFalse();
+			for (int round = 1; round <= 3; round++) {
+				assertThat(tick(List.of(older, newer), "v2-tick", "shared")).extracting(FiredTick::schedule)
+					.containsExactlyInAnyOrder("v2-tick", "shared");
+				assertThat(jobsOf("v2.tick")).hasSize(round);
+				assertThat(jobsOf("tick")).hasSize(round);
+			}
+		}
+	}
+
+	/**
+	 * The other start order, and two versions that disagree: an older instance, then a newer
+	 * one that changes a shared schedule and adds one, then another older instance. The newer
+	 * one's schedule stays declared; the shared one has the definition of the instance that
+	 * started last, which no instance's refresh rewrites (no flip-flop), and each tick of both
+	 * fires once.
+	 */
+	@Test
+	default void instancesOfTwoVersionsStartedInTurnKeepBothSchedulesFiringOncePerTick() throws Exception {
+		handler("tick", (payload, context) -> null);
+		handler("v2.tick", (payload, context) -> null);
+		Recurrence hourly = Recurrence.every(Duration.ofHours(1));
+		Recurrence halfHourly = Recurrence.every(Duration.ofMinutes(30));
+		try (HikariDataSource olderPool = isolatedDatabase().newDataSource(4);
+				HikariDataSource laterPool = isolatedDatabase().newDataSource(4)) {
+			// The older ones refresh at every pass; the newer one's declaration lasts the test.
+			DefaultSchedules older = version(olderPool, Duration.ofMillis(1), "tick");
+			DefaultSchedules newer = version(isolatedDatabase().dataSource(), Duration.ofMinutes(1), "tick", "v2.tick");
+			DefaultSchedules laterOlder = version(laterPool, Duration.ofMillis(1), "tick");
+			start(older, declared("shared", "tick", hourly));
+			start(newer, declared("shared", "tick", halfHourly),
+					declared("v2-tick", "v2.tick", hourly));
+			assertThat(newer.find("shared").orElseThrow().definition().recurrence()).isEqualTo(halfHourly);
+			start(laterOlder, declared("shared", "tick", hourly));
+			assertThat(newer.find("v2-tick").orElseThrow().orphaned()).isFalse();
+			assertThat(newer.find("shared").orElseThrow().definition().recurrence()).isEqualTo(hourly);
+			List<DefaultSchedules> all = List.of(older, newer, laterOlder);
+			for (int round = 1; round <= 3; round++) {
+				Thread.sleep(5);
+				assertThat(tick(all, "v2-tick", "shared")).extracting(FiredTick::schedule)
+					.containsExactlyInAnyOrder("v2-tick", "shared");
+				assertThat(jobsOf("v2.tick")).hasSize(round);
+				assertThat(jobsOf("tick")).hasSize(round);
+				assertThat(newer.find("shared").orElseThrow().definition().recurrence()).isEqualTo(hourly);
+				assertThat(newer.find("v2-tick").orElseThrow().orphaned()).isFalse();
+			}
+		}
+	}
+
+	/**
+	 * A schedule that no live instance declares any more (the newer instance went away, and
+	 * the older one never declared it) is orphaned once its last declaration has lapsed (three
+	 * of the declaring instance's refreshes), by the older instance's firing pass, and fires no
+	 * more; declared again, it fires again.
+	 */
+	@Test
+	default void aScheduleThatNoLiveInstanceDeclaresIsOrphanedOnceItsDeclarationLapses() {
+		handler("tick", (payload, context) -> null);
+		handler("v2.tick", (payload, context) -> null);
+		Recurrence hourly = Recurrence.every(Duration.ofHours(1));
+		try (HikariDataSource pool = isolatedDatabase().newDataSource(4)) {
+			DefaultSchedules newer = version(isolatedDatabase().dataSource(), Duration.ofSeconds(1), "tick", "v2.tick");
+			DefaultSchedules older = version(pool, Duration.ofMillis(20), "tick");
+			start(newer, declared("v2-tick", "v2.tick", hourly));
+			start(older);
+			assertThat(older.find("v2-tick").orElseThrow().orphaned()).isFalse();
+			// The newer instance is gone: it keeps its declaration no more.
+			await().atMost(SCHEDULE_WAIT).pollInterval(Duration.ofMillis(20)).until(() -> {
+				older.fireDue();
+				return older.find("v2-tick").orElseThrow().orphaned();
+			});
+			assertThat(tick(List.of(older), "v2-tick")).isEmpty();
+			assertThat(jobsOf("v2.tick")).isEmpty();
+			// It comes back: its refresh declares the schedule again, and that pass fires the
+			// tick missed meanwhile (once, by the misfire policy).
+			await().atMost(SCHEDULE_WAIT).pollInterval(Duration.ofMillis(50)).until(() -> {
+				newer.fireDue();
+				return !newer.find("v2-tick").orElseThrow().orphaned();
+			});
+			assertThat(jobsOf("v2.tick")).hasSize(1);
+			assertThat(tick(List.of(older, newer), "v2-tick")).extracting(FiredTick::schedule)
+				.containsExactly("v2-tick");
+			assertThat(jobsOf("v2.tick")).hasSize(2);
+		}
 	}
 
 	// --- where instances and callers meet

@@ -1,1 +1,2 @@
-UPDATE queue_schedule SET orphaned = TRUE, version = version + 1, updated_at = CURRENT_TIMESTAMP WHERE name = ?
+UPDATE queue_schedule SET orphaned = TRUE, version = version + 1, updated_at = CURRENT_TIMESTAMP
+WHERE name = ? AND source = ? AND orphaned = FALSE AND (declared_until IS NULL OR declared_until < CURRENT_TIMESTAMP)

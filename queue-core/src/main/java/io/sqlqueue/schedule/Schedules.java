@@ -47,7 +47,8 @@ public interface Schedules {
 	 * Stores the schedules the code declares from one source (at start-up): new ones start
 	 * at their next tick, changed ones take their new definition (and, with a new
 	 * recurrence, their new next tick), and those of this source that the code no longer
-	 * declares stop firing and show as orphaned until deleted.
+	 * declares stop firing and show as orphaned until deleted, once no live instance declares
+	 * them (an instance of another version may; see docs/recurring-jobs.md, "Versions").
 	 * @throws IllegalStateException naming the schedule, when its handler is unknown here
 	 */
 	void declare(ScheduleSource source, List<ScheduleDefinition> schedules);

@@ -37,6 +37,21 @@ import io.sqlqueue.schedule.Schedules;
 
 /**
  * The {@link Schedules} the starter builds.
+ * <p>
+ * <b>Declared by live instances.</b> An instance that declares schedules from its code
+ * ({@link #declare}) keeps them declared: at start-up and then every declaration refresh
+ * (the Manager's heartbeat interval in the starter, at a firing pass), it moves each one's
+ * {@code declared_until} to the database's clock plus three refreshes. A schedule of a
+ * source that this instance declares but that its code does not is marked orphaned only
+ * once that time has passed: no live instance has declared it for three refreshes (the
+ * time after which an instance's row shows as gone). So an instance of an older version,
+ * started beside a newer one, leaves the newer one's schedules firing, and a schedule that
+ * no running version declares any more is orphaned within about four refreshes of the last
+ * instance that declared it going away. A refresh only keeps a schedule declared (and
+ * brings it back from orphaned); it never writes a definition. Definitions are written at
+ * start-up only, so when two live versions declare one schedule differently, the one that
+ * started last has its definition stored, and nothing flips it back until an instance
+ * starts again.
  */
 public class DefaultSchedules implements Schedules {
 
@@ -57,6 +72,15 @@ public class DefaultSchedules implements Schedules {
 
 	private final JobListener listener;
 
+	/** How often this instance keeps its declarations; they last three times as long. */
+	private volatile Duration declarationRefresh = Duration.ofSeconds(20);
+
+	/** What this instance declared, by source: empty until it has declared. */
+	private volatile Map<ScheduleSource, Set<String>> declaredHere = Map.of();
+
+	/** {@link System#nanoTime()} of the next refresh of the declarations. */
+	private volatile long nextRefresh;
+
 	public DefaultSchedules(ScheduleStore store, JobQueue jobs, HandlerRegistry handlers, JobListener listener) {
 		this.store = store;
 		this.jobs = jobs;
@@ -64,6 +88,30 @@ public class DefaultSchedules implements Schedules {
 		this.listener = JobListener.guarded(listener);
 	}
 
+	/**
+	 * How often this instance keeps the schedules it declared declared (default 20 s, the
+	 * Manager's heartbeat interval); a declaration not kept for three times as long counts
+	 * as gone. Returns this.
+	 */
+	public DefaultSchedules withDeclarationRefresh(Duration every) {
+		if (every.isNegative() || every.isZero()) {
+			throw new IllegalArgumentException("The declaration refresh must be positive, not " + every);
+		}
+		this.declarationRefresh = every;
+		return this;
+	}
+
+	private Duration declarationLifetime() {
+		return this.declarationRefresh.multipliedBy(3);
+	}
+
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * A schedule of this source that this instance does not declare is orphaned only when no
+	 * live instance declares it (see the class's comment); definitions are written here only,
+	 * so the instance that started last has its definition stored.
+	 */
 	@Override
 	public void declare(ScheduleSource source, List<ScheduleDefinition> schedules) {
 		Set<String> names = new HashSet<>();
@@ -89,14 +137,69 @@ public class DefaultSchedules implements Schedules {
 				redefine(schedule, source);
 			}
 		}
+		this.store.declared(names, declarationLifetime());
+		Map<ScheduleSource, Set<String>> declared = new LinkedHashMap<>(this.declaredHere);
+		declared.put(source, Set.copyOf(names));
+		this.declaredHere = Map.copyOf(declared);
+		this.nextRefresh = System.nanoTime() + this.declarationRefresh.toNanos();
+		Set<String> here = declaredHere();
 		stored.values()
 			.stream()
-			.filter((row) -> row.source().equals(source.name()) && !names.contains(row.name()) && !row.orphaned())
+			.filter((row) -> row.source().equals(source.name()) && !here.contains(row.name()) && !row.orphaned())
 			.forEach((row) -> {
-				logger.warn("Schedule '{}' is no longer declared by the application ({}); it stops firing and shows "
-						+ "as orphaned until it is deleted", row.name(), source);
-				this.store.orphan(row.name());
+				if (this.store.orphan(row.name(), row.source())) {
+					logger.warn("Schedule '{}' is no longer declared by the application ({}); it stops firing and "
+							+ "shows as orphaned until it is deleted", row.name(), source);
+				}
+				else {
+					logger.info("Schedule '{}' ({}) is not declared by this application, but by another live "
+							+ "instance (until {}); it goes on firing", row.name(), source, row.declaredUntil());
+				}
 			});
+	}
+
+	private Set<String> declaredHere() {
+		Set<String> all = new HashSet<>();
+		this.declaredHere.values().forEach(all::addAll);
+		return all;
+	}
+
+	/**
+	 * Every declaration refresh, once this instance has declared: keeps what it declared
+	 * declared, and orphans the schedules of its sources that no live instance declares any
+	 * more. A failure is logged and tried again at the next refresh.
+	 */
+	private void keepDeclarations() {
+		Map<ScheduleSource, Set<String>> declared = this.declaredHere;
+		long now = System.nanoTime();
+		if (declared.isEmpty() || now - this.nextRefresh < 0) {
+			return;
+		}
+		this.nextRefresh = now + this.declarationRefresh.toNanos();
+		try {
+			// Row by row, each in a transaction of its own that passes over a row a caller holds,
+			// as the firing does: a declaration missed now is kept at the next refresh.
+			Set<String> here = declaredHere();
+			Duration lifetime = declarationLifetime();
+			for (ScheduleRow row : this.store.all()) {
+				Instant until = row.declaredUntil();
+				boolean expired = until == null || until.isBefore(row.databaseNow());
+				if (here.contains(row.name())) {
+					this.store.keepDeclared(row.name(), lifetime);
+				}
+				else if (expired && !row.orphaned()
+						&& declared.keySet().stream().anyMatch((source) -> source.name().equals(row.source()))
+						&& this.store.orphanUnlessHeld(row.name(), row.source())) {
+					logger.warn("Schedule '{}' ({}) has been declared by no live instance since {}; it stops firing "
+							+ "and shows as orphaned until it is deleted or declared again", row.name(), row.source(),
+							until);
+				}
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.warn("sqlqueue could not keep its schedules declared; trying again in {}", this.declarationRefresh,
+					ex);
+		}
 	}
 
 	@Override
@@ -184,8 +287,15 @@ public class DefaultSchedules implements Schedules {
 		return this.store.find(name).map(DefaultSchedules::toRecord);
 	}
 
+	/**
+	 * {@inheritDoc}
+	 * <p>
+	 * Every declaration refresh, a pass first keeps this instance's declarations (see the
+	 * class's comment).
+	 */
 	@Override
 	public List<FiredTick> fireDue() {
+		keepDeclarations();
 		List<FiredTick> handled = new ArrayList<>();
 		for (ScheduleRow row : this.store.due(BATCH_SIZE)) {
 			try {
@@ -303,7 +413,7 @@ public class DefaultSchedules implements Schedules {
 				schedule.maxAttempts(), (expireAfter != null) ? expireAfter.toMillis() : null,
 				schedule.concurrencyKey(), schedule.payload(), recurrence.cron(), recurrence.zone(),
 				(every != null) ? every.toMillis() : null, schedule.misfire().name(), schedule.overlap().name(),
-				source.name(), false, false, nextRunAt, null, null, null, null, 0, nextRunAt);
+				source.name(), false, false, nextRunAt, null, null, null, null, 0, nextRunAt, null);
 	}
 
 	private static ScheduleDefinition definitionOf(ScheduleRow row) {

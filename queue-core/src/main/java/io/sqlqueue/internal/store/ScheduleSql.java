@@ -31,8 +31,18 @@ final class ScheduleSql {
 	/** Parameters: paused, next run (null keeps it), name, version. */
 	final String setPaused;
 
-	/** Parameters: name. */
+	/**
+	 * Marks the schedule orphaned unless a live instance declares it ({@code declared_until}
+	 * ahead); parameters: name, source.
+	 */
 	final String orphan;
+
+	/**
+	 * Keeps a schedule declared by this instance: {@code declared_until} moved to now plus
+	 * the lifetime (never back), and no longer orphaned; parameters: lifetime in
+	 * milliseconds, name, lifetime in milliseconds.
+	 */
+	final String declared;
 
 	/** Parameters: name. */
 	final String delete;
@@ -42,6 +52,9 @@ final class ScheduleSql {
 
 	/** The row, locked, passing over it when another transaction holds it; {@code null} without row locks. */
 	final @Nullable String lockUnlessHeld;
+
+	/** {@link #lockUnlessHeld} whatever the version; parameters: name. */
+	final @Nullable String lockNameUnlessHeld;
 
 	/** Parameters: next run, last tick (null keeps it), name. */
 	final String advance;
@@ -83,12 +96,24 @@ final class ScheduleSql {
 				UPDATE %s SET paused = ?, next_run_at = COALESCE(%s, next_run_at), version = version + 1,
 				    updated_at = %s
 				WHERE name = ? AND version = ?""".formatted(table, timestamp, now);
-		this.orphan = "UPDATE %s SET orphaned = TRUE, version = version + 1, updated_at = %s WHERE name = ?"
-			.formatted(table, now);
+		this.orphan = """
+				UPDATE %s SET orphaned = TRUE, version = version + 1, updated_at = %s
+				WHERE name = ? AND source = ? AND orphaned = FALSE AND (declared_until IS NULL OR declared_until < %s)"""
+			.formatted(table, now, now);
+		// The version first: MariaDB/MySQL assign left to right, each seeing the ones before.
+		// It moves only when the schedule comes back from orphaned, so a refresh never costs a
+		// firing its compare-and-set.
+		String nowPlus = dialect.nowPlusMillis();
+		this.declared = """
+				UPDATE %s SET version = version + CASE WHEN orphaned = TRUE THEN 1 ELSE 0 END, orphaned = FALSE,
+				    declared_until = %s
+				WHERE name = ? AND (declared_until IS NULL OR declared_until < %s)""".formatted(table, nowPlus, nowPlus);
 		this.delete = "DELETE FROM %s WHERE name = ?".formatted(table);
 		this.take = "UPDATE %s SET version = version + 1 WHERE name = ? AND version = ?".formatted(table);
 		this.lockUnlessHeld = dialect.supports(ClaimMethod.LOCK_THEN_UPDATE)
 				? "SELECT name FROM %s WHERE name = ? AND version = ?\nFOR UPDATE SKIP LOCKED".formatted(table) : null;
+		this.lockNameUnlessHeld = dialect.supports(ClaimMethod.LOCK_THEN_UPDATE)
+				? "SELECT name FROM %s WHERE name = ?\nFOR UPDATE SKIP LOCKED".formatted(table) : null;
 		String advance = """
 				UPDATE %s SET next_run_at = %s, last_tick_at = COALESCE(%s, last_tick_at)%s, updated_at = %s
 				WHERE name = ?""";

@@ -4,7 +4,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Supplier;
@@ -147,9 +149,58 @@ public class ScheduleStore {
 				}) == 1;
 	}
 
-	/** Marks a schedule orphaned (its declaration left the code): it stops firing. */
-	public boolean orphan(String name) {
-		return this.jdbc.update(this.sql.orphan, name) == 1;
+	/**
+	 * Marks a schedule of {@code source} orphaned (its declaration left the code): it stops
+	 * firing. Only when no live instance declares it: false, changing nothing, while its
+	 * {@code declared_until} is ahead of the database's clock (see {@link #declared}), or when
+	 * it is orphaned already, gone, or of another source.
+	 */
+	public boolean orphan(String name, String source) {
+		return this.jdbc.update(this.sql.orphan, name, source) == 1;
+	}
+
+	/**
+	 * {@link #orphan} in a transaction of its own, passing over a row that another transaction
+	 * holds (where the database can tell): false then. For a background pass, which must not
+	 * wait for a caller's open transaction.
+	 */
+	public boolean orphanUnlessHeld(String name, String source) {
+		return inTransaction(() -> lockedUnlessHeld(name) && orphan(name, source));
+	}
+
+	/**
+	 * {@link #declared} of one schedule in a transaction of its own, passing over a row that
+	 * another transaction holds (where the database can tell): false then, and the
+	 * declaration is kept at the next refresh. For a background pass.
+	 */
+	public boolean keepDeclared(String name, Duration lifetime) {
+		return inTransaction(() -> {
+			if (!lockedUnlessHeld(name)) {
+				return false;
+			}
+			long millis = lifetime.toMillis();
+			return this.jdbc.update(this.sql.declared, millis, name, millis) == 1;
+		});
+	}
+
+	private boolean lockedUnlessHeld(String name) {
+		return this.sql.lockNameUnlessHeld == null
+				|| !this.jdbc.queryForList(this.sql.lockNameUnlessHeld, String.class, name).isEmpty();
+	}
+
+	/**
+	 * Keeps the named schedules declared by this instance for {@code lifetime} from now
+	 * (database clock): each one's {@code declared_until} moves to then, never back (another
+	 * instance may keep it for longer), and one that was orphaned fires again. Their
+	 * definitions stay as they are; a schedule that is gone (an operator deleted it) stays gone.
+	 */
+	public void declared(Collection<String> names, Duration lifetime) {
+		if (names.isEmpty()) {
+			return;
+		}
+		long millis = lifetime.toMillis();
+		this.jdbc.batchUpdate(this.sql.declared, names.stream().map((name) -> new Object[] { millis, name, millis })
+			.toList());
 	}
 
 	public boolean delete(String name) {
@@ -212,7 +263,7 @@ public class ScheduleStore {
 				rs.getString("misfire"), rs.getString("overlap"), rs.getString("source"), rs.getBoolean("paused"),
 				rs.getBoolean("orphaned"), required(rs, "next_run_at"), this.dialect.getTimestamp(rs, "last_tick_at"),
 				this.dialect.getTimestamp(rs, "last_fired_at"), lastJobId, rs.getString("last_job_status"),
-				rs.getLong("version"), required(rs, "db_now"));
+				rs.getLong("version"), required(rs, "db_now"), this.dialect.getTimestamp(rs, "declared_until"));
 	}
 
 	private Instant required(ResultSet rs, String column) throws SQLException {

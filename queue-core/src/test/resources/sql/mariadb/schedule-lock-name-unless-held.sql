@@ -1,0 +1,2 @@
+SELECT name FROM queue_schedule WHERE name = ?
+FOR UPDATE SKIP LOCKED

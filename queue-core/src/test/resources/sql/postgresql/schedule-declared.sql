@@ -1,0 +1,3 @@
+UPDATE queue_schedule SET version = version + CASE WHEN orphaned = TRUE THEN 1 ELSE 0 END, orphaned = FALSE,
+    declared_until = (now() + CAST(? AS double precision) * interval '1 millisecond')
+WHERE name = ? AND (declared_until IS NULL OR declared_until < (now() + CAST(? AS double precision) * interval '1 millisecond'))
