@@ -1,5 +1,6 @@
 package io.sqlqueue.boot.autoconfigure;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -347,8 +348,13 @@ public final class SqlQueueAutoConfiguration {
 	@ConditionalOnMissingBean
 	@DependsOnDatabaseInitialization
 	Schedules sqlqueueSchedules(ScheduleStore store, JobQueue jobQueue, HandlerRegistry handlers,
-			ObjectProvider<JobListener> listeners) {
-		return new DefaultSchedules(store, jobQueue, handlers, listener(listeners));
+			ObjectProvider<JobListener> listeners, SqlQueueProperties properties) {
+		// The declarations are kept at the cadence of the instance's row: a schedule whose
+		// declaring instances all missed three beats is declared by no live instance.
+		ManagerProperties manager = properties.getManager();
+		Duration heartbeat = manager.getHeartbeatInterval();
+		return new DefaultSchedules(store, jobQueue, handlers, listener(listeners))
+			.withDeclarationRefresh((heartbeat != null) ? heartbeat : manager.getLeaseDuration().dividedBy(3));
 	}
 
 	/**

@@ -22,6 +22,11 @@ import io.sqlqueue.schedule.Schedules;
  * a restart every schedule that came due while the application was down is overdue, and
  * would read as behind (a short one for sure) although nothing has had a chance to fire it
  * yet. Once the firer has passed, what is still behind is behind: no instance fired it.
+ * <p>
+ * The same read finds the <em>orphaned</em> schedules: declared from the code (properties or
+ * {@code @Recurring}) and declared by no live instance for a while (docs/recurring-jobs.md),
+ * so no instance fires them until they are declared again or deleted. Those count at once:
+ * being orphaned is stored, not a moment's lag.
  */
 public class BehindSchedules {
 
@@ -34,6 +39,8 @@ public class BehindSchedules {
 	private final BooleanSupplier firerHasPassed;
 
 	private volatile Map<String, String> behind = Map.of();
+
+	private volatile Map<String, String> orphaned = Map.of();
 
 	/** Schedules count as behind at once: for an instance where no firer runs. */
 	public BehindSchedules(Schedules schedules, ScheduleStore store) {
@@ -53,23 +60,33 @@ public class BehindSchedules {
 	/** Reads the schedules again; a failed read keeps the last answer (the counts' read reports the database). */
 	public void refresh() {
 		// Asked before the read: a pass that ended before it had its chance at what the read sees.
-		if (!this.firerHasPassed.getAsBoolean()) {
-			this.behind = Map.of();
-			return;
-		}
+		boolean passed = this.firerHasPassed.getAsBoolean();
 		try {
 			Instant now = this.store.now();
 			Map<String, String> found = new TreeMap<>();
+			Map<String, String> unfired = new TreeMap<>();
 			for (ScheduleRecord schedule : this.schedules.list()) {
-				if (schedule.isBehind(now)) {
+				if (passed && schedule.isBehind(now)) {
 					found.put(schedule.name(), Duration.between(schedule.nextRunAt(), now).toString());
+				}
+				if (schedule.orphaned() && !schedule.paused()) {
+					unfired.put(schedule.name(), schedule.source().name());
 				}
 			}
 			this.behind = Map.copyOf(found);
+			this.orphaned = Map.copyOf(unfired);
 		}
 		catch (RuntimeException ex) {
 			logger.debug("sqlqueue could not read its schedules for health", ex);
 		}
+	}
+
+	/**
+	 * The orphaned schedules, not paused, by name, each with where it was declared
+	 * ({@code ANNOTATION} or {@code PROPERTIES}): no instance fires them.
+	 */
+	public Map<String, String> orphaned() {
+		return this.orphaned;
 	}
 
 	/** How long each schedule that is behind has been due (ISO-8601), by name. */

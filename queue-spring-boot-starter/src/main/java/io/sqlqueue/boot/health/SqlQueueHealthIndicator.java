@@ -34,6 +34,9 @@ import io.sqlqueue.internal.manager.Manager;
  * should have fired and has not, although it is neither paused nor orphaned), detail
  * {@code behindSchedules}; only once this instance's schedule firer has had a pass since
  * start-up (see {@link BehindSchedules}), so a restart does not read as a failure;</li>
+ * <li>the stale status as well when a schedule is orphaned and not paused: declared from the
+ * code, it has been declared by no live instance for a while, so no instance fires it until
+ * it is declared again or deleted; detail {@code orphanedSchedules}, each with its source;</li>
  * <li>the horizon status ({@code WARN} by default) when a transaction (or a prepared one)
  * has held the database's horizon back for longer than the maximum horizon age while the
  * queue's tables have dead rows (or undo history) that cannot be reclaimed past it
@@ -150,6 +153,7 @@ public class SqlQueueHealthIndicator extends AbstractHealthIndicator {
 			builder.withDetail("paused", new TreeSet<>(snapshot.paused()));
 		}
 		Map<String, String> behind = (this.behindSchedules != null) ? this.behindSchedules.latest() : Map.of();
+		Map<String, String> orphaned = (this.behindSchedules != null) ? this.behindSchedules.orphaned() : Map.of();
 		List<TableHealth.Holder> holdingBack = List.of();
 		if (this.horizon != null) {
 			TableHealth tables = this.horizon.monitor().latest();
@@ -162,13 +166,16 @@ public class SqlQueueHealthIndicator extends AbstractHealthIndicator {
 		else if (managerState.equals("stopped")) {
 			builder.down();
 		}
-		else if (!stale.isEmpty() || !behind.isEmpty()) {
+		else if (!stale.isEmpty() || !behind.isEmpty() || !orphaned.isEmpty()) {
 			builder.status(this.staleStatus);
 			if (!stale.isEmpty()) {
 				builder.withDetail("stale", stale);
 			}
 			if (!behind.isEmpty()) {
 				builder.withDetail("behindSchedules", behind);
+			}
+			if (!orphaned.isEmpty()) {
+				builder.withDetail("orphanedSchedules", orphaned);
 			}
 		}
 		else if (!holdingBack.isEmpty()) {

@@ -89,6 +89,39 @@ class SqlQueueHealthContributorAutoConfigurationTests {
 	}
 
 	/**
+	 * Issue 40: a schedule declared from the code that no live instance declares any more is
+	 * orphaned and fires nowhere; health says so (the stale status, detail
+	 * {@code orphanedSchedules} with its source) until it is deleted. A paused one, or one
+	 * created through the API, is not reported.
+	 */
+	@Test
+	void reportsAnOrphanedScheduleThatNoInstanceFires() {
+		this.runner.withPropertyValues("sqlqueue.maintenance.schedule-interval=1h").run((context) -> {
+			Schedules schedules = context.getBean(Schedules.class);
+			Recurrence minutely = Recurrence.every(Duration.ofMinutes(1));
+			schedules.create(ScheduleDefinition.of("v2-tick", "nobody", minutely));
+			schedules.create(ScheduleDefinition.of("held", "nobody", minutely));
+			schedules.create(ScheduleDefinition.of("runtime", "nobody", minutely));
+			schedules.pause("held");
+			// As a firing pass leaves a schedule whose declaring instances are all gone.
+			new JdbcTemplate(context.getBean(DataSource.class))
+				.update("UPDATE queue_schedule SET source = 'ANNOTATION', orphaned = TRUE WHERE name IN ('v2-tick', 'held')");
+			QueueStats stats = context.getBean(QueueStats.class);
+			SqlQueueHealthIndicator indicator = context.getBean(SqlQueueHealthIndicator.class);
+			stats.refresh();
+			Health health = indicator.health();
+			assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+			assertThat(health.getDetails().get("orphanedSchedules")).asInstanceOf(InstanceOfAssertFactories.MAP)
+				.containsExactly(Map.entry("v2-tick", "ANNOTATION"));
+			assertThat(schedules.delete("v2-tick")).isTrue();
+			stats.refresh();
+			Health after = indicator.health();
+			assertThat(after.getStatus()).isEqualTo(Status.UP);
+			assertThat(after.getDetails()).doesNotContainKey("orphanedSchedules");
+		});
+	}
+
+	/**
 	 * Right after a restart an overdue schedule is not behind yet: the firer has not had a
 	 * pass on this instance. Once it has, a schedule it could not fire (this instance lacks
 	 * its handler and the schedule names no queue) is.
