@@ -77,6 +77,11 @@ public interface JobContext {
 	 * @throws IllegalStateException outside the handler's own run (after it returned), in a
 	 * step's body, or past the limits of {@link #MAX_STEPS} records and
 	 * {@link #MAX_STEP_RESULT_BYTES} bytes of results per job
+	 * @throws ReplayMismatchException when the job's records say its earlier runs went
+	 * otherwise: a step this call has no record for while records of earlier runs are still
+	 * to be replayed (renamed, removed, or this call inserted before them), or a record met out
+	 * of its order (docs/durable-steps.md#changing-a-durable-handler); the body does not run,
+	 * and the job fails at once
 	 */
 	default <T> @Nullable T step(String name, Class<T> type, StepBody<T> body) throws Exception {
 		throw new UnsupportedOperationException("This JobContext records no steps");

@@ -918,6 +918,203 @@ interface DurableStepsConformance extends ConformanceSupport {
 		assertThat(fixture().job(id).result()).isEqualTo("3");
 	}
 
+	/**
+	 * The handler changed while a job was parked (issue 40): "v1" charged in step
+	 * {@code charge} and waited; "v2" calls the step {@code charge-card}. The replay stops at
+	 * that call, before its body runs (the card is not charged twice), and the job fails at
+	 * once, without its remaining attempts, with an error that names the record and the call.
+	 */
+	@Test
+	default void aRenamedStepStopsTheReplayBeforeItsBodyRuns() {
+		java.util.concurrent.atomic.AtomicBoolean v2 = new java.util.concurrent.atomic.AtomicBoolean();
+		AtomicInteger charges = new AtomicInteger();
+		handler("order", (payload, context) -> {
+			String receipt = context.step(v2.get() ? "charge-card" : "charge", String.class,
+					() -> "receipt-" + charges.incrementAndGet());
+			context.awaitSignal("go", Boolean.class, Duration.ofHours(1));
+			return receipt;
+		});
+		long id = fixture().queue().enqueue("order", null);
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.PARKED);
+		v2.set(true);
+		fixture().queue().signal(id, "go", true);
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.FAILED);
+		assertThat(charges).as("the renamed step's body did not run").hasValue(1);
+		JobRecord failed = fixture().job(id);
+		assertThat(failed.attempts()).as("failed at once, no retry spent").isOne();
+		assertThat(failed.lastError()).contains("ReplayMismatchException")
+			.contains("record 1 is step 'charge'")
+			.contains("this run's first durable call is step 'charge-card', which has no record");
+		assertThat(fixture().queue().steps(id)).extracting(JobStep::kind, JobStep::name)
+			.containsExactly(org.assertj.core.groups.Tuple.tuple(JobStep.Kind.STEP, "charge"),
+					org.assertj.core.groups.Tuple.tuple(JobStep.Kind.SIGNAL, "go"));
+	}
+
+	/**
+	 * "v2" no longer calls the recorded step {@code reserve}: the replay stops before the next
+	 * call that would run a body, and a run that returns without replaying it fails too.
+	 */
+	@Test
+	default void aRemovedStepStopsTheReplayBeforeTheNextBodyRuns() {
+		java.util.concurrent.atomic.AtomicBoolean v2 = new java.util.concurrent.atomic.AtomicBoolean();
+		List<String> bodies = new java.util.concurrent.CopyOnWriteArrayList<>();
+		handler("order", (payload, context) -> {
+			context.step("charge", () -> bodies.add("charge"));
+			if (!v2.get()) {
+				context.step("reserve", () -> bodies.add("reserve"));
+			}
+			context.awaitSignal("go", Boolean.class, Duration.ofHours(1));
+			if ("ships".equals(JSON.readValue(payload, String.class))) {
+				context.step("ship", () -> bodies.add("ship"));
+			}
+			return "done";
+		});
+		long ships = fixture().queue().enqueue("order", "ships");
+		long ends = fixture().queue().enqueue("order", "ends");
+		assertThat(runOnce(ships).outcome()).isEqualTo(JobOutcome.PARKED);
+		assertThat(runOnce(ends).outcome()).isEqualTo(JobOutcome.PARKED);
+		v2.set(true);
+		fixture().queue().signal(ships, "go", true);
+		fixture().queue().signal(ends, "go", true);
+		assertThat(runOnce(ships).outcome()).isEqualTo(JobOutcome.FAILED);
+		assertThat(fixture().job(ships).lastError()).contains("record 2 is step 'reserve'")
+			.contains("this run's third durable call is step 'ship', which has no record");
+		assertThat(runOnce(ends).outcome()).as("returned without replaying a record").isEqualTo(JobOutcome.FAILED);
+		assertThat(fixture().job(ends).lastError()).contains("record 2 is step 'reserve'")
+			.contains("did not replay before its handler returned");
+		assertThat(bodies).as("no body ran under v2").containsExactly("charge", "reserve", "charge", "reserve");
+	}
+
+	/**
+	 * "v2" calls a new step before a recorded sleep: the replay stops at the new step, before
+	 * its body runs, as the sleep it should have met first is still to be replayed.
+	 */
+	@Test
+	default void aStepInsertedBeforeARecordedOneStopsTheReplayBeforeItsBodyRuns() {
+		java.util.concurrent.atomic.AtomicBoolean v2 = new java.util.concurrent.atomic.AtomicBoolean();
+		AtomicInteger inserted = new AtomicInteger();
+		handler("order", (payload, context) -> {
+			context.step("charge", () -> {
+			});
+			if (v2.get()) {
+				context.step("check-fraud", inserted::incrementAndGet);
+			}
+			context.sleep(Duration.ofHours(1));
+			context.step("ship", () -> {
+			});
+			return "done";
+		});
+		long id = fixture().queue().enqueue("order", null);
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.PARKED);
+		v2.set(true);
+		fixture().store().steps().wakeUp(id);
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.FAILED);
+		assertThat(inserted).as("the inserted step's body did not run").hasValue(0);
+		assertThat(fixture().job(id).lastError()).contains("record 2 is sleep '1'")
+			.contains("this run's second durable call is step 'check-fraud', which has no record");
+		assertThat(fixture().queue().steps(id)).extracting(JobStep::name).containsExactly("charge", "1");
+	}
+
+	/**
+	 * Records are replayed in the order the handler's thread wrote them: "v2" swaps two steps
+	 * (both replayed, so no body would run) and the replay stops at the second. A sleep added
+	 * before a recorded one takes the recorded sleep's number (sleeps are told apart by their
+	 * order), and is found out the same way.
+	 */
+	@Test
+	default void reorderedCallsStopTheReplay() {
+		java.util.concurrent.atomic.AtomicBoolean v2 = new java.util.concurrent.atomic.AtomicBoolean();
+		handler("swap", (payload, context) -> {
+			for (String name : v2.get() ? List.of("b", "a") : List.of("a", "b")) {
+				context.step(name, () -> {
+				});
+			}
+			context.sleep(Duration.ofHours(1));
+			return "done";
+		});
+		handler("naps", (payload, context) -> {
+			if (v2.get()) {
+				context.sleep(Duration.ofMinutes(1));
+			}
+			context.sleep(Duration.ofHours(1));
+			context.step("a", () -> {
+			});
+			context.sleep(Duration.ofHours(1));
+			return "done";
+		});
+		long swap = fixture().queue().enqueue("swap", null);
+		long naps = fixture().queue().enqueue("naps", null);
+		assertThat(runOnce(swap).outcome()).isEqualTo(JobOutcome.PARKED);
+		assertThat(runOnce(naps).outcome()).isEqualTo(JobOutcome.PARKED);
+		fixture().store().steps().wakeUp(naps);
+		assertThat(runOnce(naps).outcome()).isEqualTo(JobOutcome.PARKED);
+		v2.set(true);
+		fixture().store().steps().wakeUp(swap);
+		fixture().store().steps().wakeUp(naps);
+		assertThat(runOnce(swap).outcome()).isEqualTo(JobOutcome.FAILED);
+		assertThat(fixture().job(swap).lastError()).contains("record 1 is step 'a' and record 2 is step 'b'")
+			.contains("this run's second durable call is step 'a', after step 'b': the order changed");
+		assertThat(runOnce(naps).outcome()).isEqualTo(JobOutcome.FAILED);
+		assertThat(fixture().job(naps).lastError()).contains("record 2 is step 'a' and record 3 is sleep '2'")
+			.contains("the order changed");
+	}
+
+	/**
+	 * The order of records is checked on the handler's thread: steps of other threads replay
+	 * in any order, and one of them whose body failed on the first run runs it anew while its
+	 * siblings are still to be replayed (here: before they are).
+	 */
+	@Test
+	default void aStepOfAnotherThreadRunsItsBodyAnewWhileItsSiblingsAreStillToBeReplayed() throws Exception {
+		AtomicInteger bodies = new AtomicInteger();
+		java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newFixedThreadPool(3);
+		try {
+			handler("fan-out", (payload, context) -> {
+				CountDownLatch newBodyRan = new CountDownLatch(1);
+				boolean retry = context.attempt() > 1;
+				List<java.util.concurrent.CompletableFuture<Integer>> parts = new java.util.ArrayList<>();
+				for (int i = 0; i < 3; i++) {
+					int part = i;
+					parts.add(java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+						if (retry && part != 1) {
+							// The siblings replay only once part 1's new body ran.
+							await().atMost(Duration.ofSeconds(10)).until(() -> newBodyRan.getCount() == 0);
+						}
+						return step(context, "part-" + part, () -> {
+							bodies.incrementAndGet();
+							if (part == 1) {
+								newBodyRan.countDown();
+								if (!retry) {
+									throw new IllegalStateException("part 1 fails on the first run");
+								}
+							}
+							return part;
+						});
+					}, threads));
+				}
+				// Every part ends (recorded or failed) before the run does.
+				java.util.concurrent.CompletableFuture.allOf(parts.toArray(new java.util.concurrent.CompletableFuture<?>[0]))
+					.exceptionally((failure) -> null)
+					.join();
+				int sum = 0;
+				for (java.util.concurrent.CompletableFuture<Integer> part : parts) {
+					sum += part.join();
+				}
+				return sum;
+			});
+			long id = fixture().queue().enqueue("fan-out", null);
+			assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.RETRIED);
+			assertThat(fixture().queue().steps(id)).extracting(JobStep::name)
+				.containsExactlyInAnyOrder("part-0", "part-2");
+			assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.SUCCEEDED);
+			assertThat(fixture().job(id).result()).isEqualTo("3");
+			assertThat(bodies).as("parts 0 and 2 once, part 1 twice").hasValue(4);
+		}
+		finally {
+			threads.shutdownNow();
+		}
+	}
+
 	/** The pruner deletes a finished job's records and signals with it. */
 	@Test
 	default void stepsAndSignalsArePrunedWithTheirJob() {

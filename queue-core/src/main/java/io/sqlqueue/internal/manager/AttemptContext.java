@@ -124,4 +124,13 @@ final class AttemptContext implements JobContext {
 		return this.steps.awaitSignal(name, type, timeout);
 	}
 
+	/**
+	 * The handler returned: throws {@link io.sqlqueue.ReplayMismatchException} when its run
+	 * left records of earlier runs unreplayed (a call the code no longer makes), or met a
+	 * mismatch that the handler caught; the attempt then fails instead of succeeding.
+	 */
+	void handlerReturning() {
+		this.steps.handlerReturning();
+	}
+
 }

@@ -81,7 +81,9 @@ final class AttemptRunner {
 						(result) -> completion(attempt, result));
 			}
 			else {
-				Object result = attempt.handler.invoker().invoke(attempt.job.payload(), context(attempt));
+				AttemptContext context = context(attempt);
+				Object result = attempt.handler.invoker().invoke(attempt.job.payload(), context);
+				context.handlerReturning();
 				attempt.handlerReturned();
 				if (attempt.settle()) {
 					this.successes.succeeded(attempt, completion(attempt, result));

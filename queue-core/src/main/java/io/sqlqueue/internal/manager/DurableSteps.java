@@ -3,8 +3,11 @@ package io.sqlqueue.internal.manager;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.BitSet;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -20,6 +23,7 @@ import io.sqlqueue.JobStep;
 import io.sqlqueue.LeaseLostException;
 import io.sqlqueue.Names;
 import io.sqlqueue.PayloadCodec;
+import io.sqlqueue.ReplayMismatchException;
 import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.internal.store.StepStore;
 
@@ -71,6 +75,26 @@ final class DurableSteps {
 	/** The thread that runs the handler: the one a park can unwind. */
 	private final Thread handlerThread;
 
+	/**
+	 * The records of earlier runs, in the order they were written (record {@code i + 1} at
+	 * {@code i}), read with {@link #records}; with the positions of their keys, and which this
+	 * run has met. See {@link #met} and {@link #checkNew} for the order they are checked in.
+	 */
+	private List<JobStep> earlier = List.of();
+
+	private final Map<String, Integer> positions = new HashMap<>();
+
+	private final BitSet replayed = new BitSet();
+
+	/** The position of the last record of earlier runs that the handler's thread met first; -1 for none. */
+	private int handlerAt = -1;
+
+	/** The durable calls this run has made (steps, sleeps, waits), for the errors' words. */
+	private int calls;
+
+	/** The mismatch this run met, thrown again by every later call and at the handler's return. */
+	private @Nullable String mismatch;
+
 	/** Made on the thread that runs the handler, before it does. */
 	DurableSteps(Attempt attempt, JobStore store, PayloadCodec codec) {
 		this.handlerThread = Thread.currentThread();
@@ -101,11 +125,16 @@ final class DurableSteps {
 			while (this.running.contains(name)) {
 				wait();
 			}
+			int call = ++this.calls;
 			recorded = this.records.get(key(STEP, name));
 			if (recorded == null) {
+				checkNew("step '" + name + "'", call);
 				checkRoom();
 				this.running.add(name);
 				this.inStep.add(thread);
+			}
+			else {
+				met(key(STEP, name), "step '" + name + "'", call);
 			}
 		}
 		if (recorded != null) {
@@ -216,7 +245,14 @@ final class DurableSteps {
 		JobStep recorded;
 		synchronized (this) {
 			name = String.valueOf(++this.sleeps);
+			int call = ++this.calls;
 			recorded = records().get(key(SLEEP, name));
+			if (recorded != null) {
+				met(key(SLEEP, name), "sleep '" + name + "'", call);
+			}
+			else {
+				checkNew("sleep '" + name + "'", call);
+			}
 		}
 		Instant wakeAt;
 		if (recorded != null) {
@@ -230,6 +266,7 @@ final class DurableSteps {
 		if (timeUp(wakeAt)) {
 			return;
 		}
+		checkParkAt(key(SLEEP, name));
 		throw Park.untilWakeOf(SLEEP, name);
 	}
 
@@ -244,16 +281,25 @@ final class DurableSteps {
 		records();
 		String name;
 		JobStep recorded;
+		int call;
 		synchronized (this) {
 			name = String.valueOf(++this.sleeps);
+			call = ++this.calls;
 			recorded = records().get(key(SLEEP, name));
+			if (recorded != null) {
+				met(key(SLEEP, name), "sleep '" + name + "'", call);
+			}
 		}
 		Instant wakeAt = (recorded != null) ? Objects.requireNonNull(recorded.wakeAt()) : time;
 		// Past by the claim's time on the database's clock: every later run's claim is later still.
+		// Such a sleep records nothing, so it is in no order to check.
 		if (timeUp(wakeAt)) {
 			return;
 		}
 		if (recorded == null) {
+			synchronized (this) {
+				checkNew("sleep '" + name + "'", call);
+			}
 			checkRoom();
 			own(() -> {
 				this.steps.recordSleepUntil(jobId(), name, time);
@@ -261,6 +307,7 @@ final class DurableSteps {
 			});
 			remember(SLEEP, name, null);
 		}
+		checkParkAt(key(SLEEP, name));
 		throw Park.untilWakeOf(SLEEP, name);
 	}
 
@@ -285,8 +332,13 @@ final class DurableSteps {
 		records();
 		JobStep recorded;
 		boolean wentOn;
+		int call;
 		synchronized (this) {
+			call = ++this.calls;
 			recorded = records().get(key(SIGNAL, name));
+			if (recorded != null) {
+				met(key(SIGNAL, name), "wait for signal '" + name + "'", call);
+			}
 			wentOn = recorded != null && recorded.timedOut() && recordedAfter(key(SIGNAL, name));
 		}
 		if (wentOn) {
@@ -314,6 +366,9 @@ final class DurableSteps {
 			return Optional.empty();
 		}
 		if (recorded == null) {
+			synchronized (this) {
+				checkNew("wait for signal '" + name + "'", call);
+			}
 			checkRoom();
 			own(() -> this.steps.recordSignalWait(jobId(), name, timeout.toMillis()));
 			remember(SIGNAL, name, null);
@@ -330,7 +385,135 @@ final class DurableSteps {
 			}
 			return Optional.empty();
 		}
+		checkParkAt(key(SIGNAL, name));
 		throw Park.untilWakeOf(SIGNAL, name);
+	}
+
+	/**
+	 * The handler returned: the run must have replayed every record of earlier runs, or a call
+	 * its code no longer makes was left behind; and a mismatch that the handler caught still
+	 * fails the attempt.
+	 */
+	synchronized void handlerReturning() {
+		// A run that made no durable call read no records: it costs nothing, and is not checked.
+		if (this.records != null) {
+			throwMismatchMet();
+			int left = firstUnreplayed(true);
+			if (left >= 0) {
+				throw mismatch(record(left) + ", which this run did not replay before its handler returned: a "
+						+ "call the handler no longer makes");
+			}
+		}
+	}
+
+	/**
+	 * A call met its record. When the record is one of earlier runs that this run meets for
+	 * the first time on the handler's thread, it must come after the last such record (the
+	 * handler's thread makes its calls in order, and so wrote them), and no sleep or wait of
+	 * earlier runs may lie unreplayed between the two (those are the handler's thread's only,
+	 * so that thread passed it by). Steps in between may be replayed by other threads of the
+	 * run; they are checked when a call records something new, the job parks or the handler
+	 * returns. Under the monitor.
+	 */
+	private void met(String key, String call, int ordinal) {
+		Integer at = this.positions.get(key);
+		if (at == null || this.replayed.get(at)) {
+			return;
+		}
+		if (Thread.currentThread() == this.handlerThread) {
+			if (at < this.handlerAt) {
+				throw mismatch(record(at) + " and " + record(this.handlerAt) + "; this run's " + ordinal(ordinal)
+						+ " durable call is " + call + ", after " + describe(this.earlier.get(this.handlerAt))
+						+ ": the order changed");
+			}
+			for (int i = this.handlerAt + 1; i < at; i++) {
+				JobStep skipped = this.earlier.get(i);
+				if (!this.replayed.get(i) && (skipped.kind() == JobStep.Kind.SLEEP
+						|| skipped.kind() == JobStep.Kind.SIGNAL)) {
+					throw mismatch(record(i) + ", which this run has not reached; this run's " + ordinal(ordinal)
+							+ " durable call is " + call + ", " + record(at) + ": a call was removed or renamed");
+				}
+			}
+			this.handlerAt = at;
+		}
+		this.replayed.set(at);
+	}
+
+	/**
+	 * A call is about to record something new (and run a step's body): every record of earlier
+	 * runs must have been replayed, or this call takes the place of one
+	 * (renamed, removed, or inserted before it). A step of another thread than the handler's
+	 * is stopped only by an unreplayed sleep or wait: the steps its siblings replay may come
+	 * later. Under the monitor.
+	 */
+	private void checkNew(String call, int ordinal) {
+		int left = firstUnreplayed(Thread.currentThread() == this.handlerThread);
+		if (left >= 0) {
+			throw mismatch(record(left) + ", which this run has not replayed; this run's " + ordinal(ordinal)
+					+ " durable call is " + call + ", which has no record: its body does not run");
+		}
+	}
+
+	/** The job parks on the record of this key: every record of earlier runs before it must have been replayed. */
+	private synchronized void checkParkAt(String key) {
+		Integer at = this.positions.get(key);
+		int until = (at != null) ? at : this.earlier.size();
+		for (int i = 0; i < until; i++) {
+			if (!this.replayed.get(i)) {
+				throw mismatch(record(i) + ", which this run did not replay before it parked on "
+						+ describe(Objects.requireNonNull(this.records.get(key))) + ": a call the handler no longer makes");
+			}
+		}
+	}
+
+	/** The first record of earlier runs not replayed (only sleeps and waits unless {@code steps}), or -1. */
+	private int firstUnreplayed(boolean steps) {
+		for (int i = this.replayed.nextClearBit(0); i < this.earlier.size(); i = this.replayed.nextClearBit(i + 1)) {
+			JobStep.Kind kind = this.earlier.get(i).kind();
+			if (steps || kind != JobStep.Kind.STEP) {
+				return i;
+			}
+		}
+		return -1;
+	}
+
+	private ReplayMismatchException mismatch(String detail) {
+		this.mismatch = "Job " + jobId() + " does not replay as it was recorded (did its handler change while it "
+				+ "was in flight?): " + detail + ". The job fails without retries; see "
+				+ "docs/durable-steps.md#changing-a-durable-handler";
+		return new ReplayMismatchException(this.mismatch);
+	}
+
+	private void throwMismatchMet() {
+		if (this.mismatch != null) {
+			throw new ReplayMismatchException(this.mismatch);
+		}
+	}
+
+	private String record(int at) {
+		return "record " + (at + 1) + " is " + describe(this.earlier.get(at));
+	}
+
+	private static String describe(JobStep record) {
+		return switch (record.kind()) {
+			case STEP -> "step '" + record.name() + "'";
+			case SLEEP -> "sleep '" + record.name() + "'";
+			case SIGNAL -> "wait for signal '" + record.name() + "'";
+		};
+	}
+
+	private static String ordinal(int n) {
+		return switch (n) {
+			case 1 -> "first";
+			case 2 -> "second";
+			case 3 -> "third";
+			default -> n + (((n % 100) / 10 == 1) ? "th" : switch (n % 10) {
+				case 1 -> "st";
+				case 2 -> "nd";
+				case 3 -> "rd";
+				default -> "th";
+			});
+		};
 	}
 
 	private static void requireParkLength(String what, Duration length) {
@@ -359,8 +542,9 @@ final class DurableSteps {
 			}
 		}
 		Map<String, JobStep> read = new LinkedHashMap<>();
+		List<JobStep> list = own(() -> this.steps.recordsOf(jobId()));
 		long bytes = 0;
-		for (JobStep record : own(() -> this.steps.recordsOf(jobId()))) {
+		for (JobStep record : list) {
 			read.put(key(kind(record.kind()), record.name()), record);
 			if (record.result() != null) {
 				bytes += record.result().getBytes(StandardCharsets.UTF_8).length;
@@ -370,6 +554,10 @@ final class DurableSteps {
 			if (this.records == null) {
 				this.records = read;
 				this.resultBytes += bytes;
+				this.earlier = List.copyOf(list);
+				for (int i = 0; i < list.size(); i++) {
+					this.positions.put(key(kind(list.get(i).kind()), list.get(i).name()), i);
+				}
 			}
 			return this.records;
 		}
@@ -420,6 +608,9 @@ final class DurableSteps {
 		if (this.attempt.hasHandlerReturned()) {
 			throw new IllegalStateException("The handler of " + this.attempt + " has returned: its JobContext records "
 					+ "steps and parks its job only while the handler runs");
+		}
+		synchronized (this) {
+			throwMismatchMet();
 		}
 	}
 

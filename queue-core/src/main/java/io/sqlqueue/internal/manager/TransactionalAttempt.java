@@ -5,7 +5,6 @@ import java.util.function.Function;
 
 import org.jspecify.annotations.Nullable;
 
-import io.sqlqueue.JobContext;
 import io.sqlqueue.LeaseLostException;
 import io.sqlqueue.internal.store.Completion;
 import io.sqlqueue.internal.store.JobStore;
@@ -27,7 +26,7 @@ final class TransactionalAttempt {
 	 * @param completion the success to record for the handler's result
 	 * @throws Throwable what the handler threw (its writes rolled back), for the caller to record
 	 */
-	static void run(Attempt attempt, JobContext context, JobStore store, OutcomeRecorder recorder,
+	static void run(Attempt attempt, AttemptContext context, JobStore store, OutcomeRecorder recorder,
 			Function<@Nullable Object, Completion> completion) throws Throwable {
 		AtomicBoolean settledHere = new AtomicBoolean();
 		try {
@@ -35,6 +34,7 @@ final class TransactionalAttempt {
 				Object result;
 				try {
 					result = attempt.handler.invoker().invoke(attempt.job.payload(), context);
+					context.handlerReturning();
 				}
 				catch (Throwable failure) {
 					throw new HandlerFailed(failure);
