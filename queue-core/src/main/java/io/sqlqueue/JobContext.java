@@ -152,7 +152,37 @@ public interface JobContext {
 		throw new UnsupportedOperationException("This JobContext cannot park its job");
 	}
 
-	/** The most records (steps, sleeps and waits for signals) one job keeps. */
+	/**
+	 * Whether this run of the job takes the branch of a change to its handler named
+	 * {@code name}, for a handler that changes while jobs are in flight
+	 * (docs/durable-steps.md#changing-a-durable-handler):
+	 * <pre>{@code
+	 * String receipt = context.patched("charge-card")
+	 *         ? context.step("charge-card", String.class, () -> payments.chargeCard(order))
+	 *         : context.step("charge", String.class, () -> payments.charge(order));
+	 * }</pre>
+	 * {@code true} for a job that reaches this call with nothing recorded past it: a job that
+	 * starts under the code that has it, or one whose runs had recorded no further; the
+	 * answer is then recorded as a record of its own (kind {@link JobStep.Kind#PATCH}), in
+	 * order with the job's steps, so every later run replays {@code true}. {@code false} for
+	 * a job whose earlier runs recorded steps, sleeps or waits that this run has not yet
+	 * replayed (they recorded past this point under code without the marker, so they must go
+	 * on down the old branch); nothing is recorded, and every later run answers the same. One
+	 * run asked twice answers the same twice.
+	 * <p>
+	 * Call it on the handler's own thread, after joining the futures of steps started on other
+	 * threads (their records, not yet replayed, would count as recorded past this point). A
+	 * marker that a later version of the handler no longer asks for is skipped on replay: once
+	 * no job that can take the old branch is left, drop the call and the old branch.
+	 * @param name 1 to 255 characters, no NUL; unique within the job
+	 * @throws IllegalStateException from another thread than the handler's, outside the
+	 * handler's own run, or past {@link #MAX_STEPS} records
+	 */
+	default boolean patched(String name) {
+		throw new UnsupportedOperationException("This JobContext records no steps");
+	}
+
+	/** The most records (steps, sleeps, waits for signals and patch markers) one job keeps. */
 	int MAX_STEPS = 1_000;
 
 	/** The longest sleep, snooze or wait for a signal: 100 years, well within every database's timestamps. */

@@ -6,11 +6,12 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * One record of a job's durable progress (docs/durable-steps.md): a step that returned, a
- * sleep, or a wait for a signal. Read with {@link JobQueue#steps}.
+ * sleep, a wait for a signal, or a patch marker. Read with {@link JobQueue#steps}, in the
+ * order they were written, numbered from 1 in that order in errors and operator actions.
  *
  * @param kind what was recorded
- * @param name the step's or the awaited signal's name; a sleep's number, from 1, in the
- * order its runs reach them
+ * @param name the step's, the awaited signal's or the patch's name; a sleep's number, from 1,
+ * in the order its runs reach them
  * @param result a step's result as JSON ({@code null} for the other kinds)
  * @param wakeAt when a sleep ends, or when a wait for a signal times out; {@code null} for a step
  * @param timedOut whether a wait for a signal timed out (a run found its time up without the signal)
@@ -29,7 +30,10 @@ public record JobStep(Kind kind, String name, @Nullable String result, @Nullable
 		SLEEP,
 
 		/** A wait for a signal: {@link JobContext#awaitSignal}. */
-		SIGNAL
+		SIGNAL,
+
+		/** A patch marker that a run took the new branch of: {@link JobContext#patched}. */
+		PATCH
 
 	}
 

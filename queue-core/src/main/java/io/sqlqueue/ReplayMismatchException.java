@@ -8,7 +8,8 @@ package io.sqlqueue;
  * naming the record and the call; every later durable call of the run throws it again, so a
  * handler that catches it cannot go on. It fails the job at once, without its remaining
  * attempts (it is a {@link NonRetryableException}): no retry under the same code can replay
- * the job. An operator then retries the job once its handler replays it, or leaves it failed.
+ * the job. An operator then retries the job once its handler replays it (for instance with a
+ * {@link JobContext#patched} branch), or leaves it failed.
  */
 public class ReplayMismatchException extends NonRetryableException {
 

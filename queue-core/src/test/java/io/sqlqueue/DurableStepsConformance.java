@@ -1060,6 +1060,73 @@ interface DurableStepsConformance extends ConformanceSupport {
 	}
 
 	/**
+	 * The supported way to change a handler with jobs in flight: "v2" branches on
+	 * {@code patched("charge-card")}. A job that "v1" parked past that point takes the old
+	 * branch (its records go on past the marker without it) and records no marker; a job that
+	 * starts under "v2" takes the new branch, and its marker is recorded, so its replay takes
+	 * it again.
+	 */
+	@Test
+	default void aPatchMarkerKeepsParkedJobsOnTheOldBranch() {
+		java.util.concurrent.atomic.AtomicBoolean v2 = new java.util.concurrent.atomic.AtomicBoolean();
+		AtomicInteger charges = new AtomicInteger();
+		AtomicInteger cardCharges = new AtomicInteger();
+		handler("order", (payload, context) -> {
+			String receipt = (v2.get() && context.patched("charge-card"))
+					? context.step("charge-card", String.class, () -> "card-" + cardCharges.incrementAndGet())
+					: context.step("charge", String.class, () -> "charge-" + charges.incrementAndGet());
+			context.awaitSignal("go", Boolean.class, Duration.ofHours(1));
+			return receipt;
+		});
+		long old = fixture().queue().enqueue("order", null);
+		assertThat(runOnce(old).outcome()).isEqualTo(JobOutcome.PARKED);
+		v2.set(true);
+		long young = fixture().queue().enqueue("order", null);
+		assertThat(runOnce(young).outcome()).isEqualTo(JobOutcome.PARKED);
+		fixture().queue().signal(old, "go", true);
+		fixture().queue().signal(young, "go", true);
+		assertThat(runOnce(old).outcome()).isEqualTo(JobOutcome.SUCCEEDED);
+		assertThat(runOnce(young).outcome()).isEqualTo(JobOutcome.SUCCEEDED);
+		assertThat(fixture().job(old).result()).as("the old branch, replayed").isEqualTo("\"charge-1\"");
+		assertThat(fixture().job(young).result()).as("the new branch, replayed").isEqualTo("\"card-1\"");
+		assertThat(charges).hasValue(1);
+		assertThat(cardCharges).hasValue(1);
+		assertThat(fixture().queue().steps(old)).extracting(JobStep::kind, JobStep::name)
+			.containsExactly(org.assertj.core.groups.Tuple.tuple(JobStep.Kind.STEP, "charge"),
+					org.assertj.core.groups.Tuple.tuple(JobStep.Kind.SIGNAL, "go"));
+		assertThat(fixture().queue().steps(young)).extracting(JobStep::kind, JobStep::name)
+			.containsExactly(org.assertj.core.groups.Tuple.tuple(JobStep.Kind.PATCH, "charge-card"),
+					org.assertj.core.groups.Tuple.tuple(JobStep.Kind.STEP, "charge-card"),
+					org.assertj.core.groups.Tuple.tuple(JobStep.Kind.SIGNAL, "go"));
+	}
+
+	/**
+	 * Once no job can take the old branch, "v3" drops it and the {@code patched} call: a job
+	 * that recorded the marker under "v2" replays without it (a marker nobody asks for is
+	 * skipped).
+	 */
+	@Test
+	default void aPatchMarkerThatTheCodeNoLongerAsksForIsSkipped() {
+		java.util.concurrent.atomic.AtomicBoolean v3 = new java.util.concurrent.atomic.AtomicBoolean();
+		AtomicInteger cardCharges = new AtomicInteger();
+		handler("order", (payload, context) -> {
+			if (!v3.get() && !context.patched("charge-card")) {
+				throw new IllegalStateException("a new job takes the new branch");
+			}
+			String receipt = context.step("charge-card", String.class, () -> "card-" + cardCharges.incrementAndGet());
+			context.sleep(Duration.ofHours(1));
+			return receipt;
+		});
+		long id = fixture().queue().enqueue("order", null);
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.PARKED);
+		v3.set(true);
+		fixture().store().steps().wakeUp(id);
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.SUCCEEDED);
+		assertThat(fixture().job(id).result()).isEqualTo("\"card-1\"");
+		assertThat(cardCharges).hasValue(1);
+	}
+
+	/**
 	 * The order of records is checked on the handler's thread: steps of other threads replay
 	 * in any order, and one of them whose body failed on the first run runs it anew while its
 	 * siblings are still to be replayed (here: before they are).

@@ -102,7 +102,7 @@ public class JobDetails {
 	private static @Nullable JobStep lastPark(List<JobStep> steps) {
 		JobStep park = null;
 		for (JobStep step : steps) {
-			park = (step.kind() != JobStep.Kind.STEP) ? step : park;
+			park = (step.kind() == JobStep.Kind.SLEEP || step.kind() == JobStep.Kind.SIGNAL) ? step : park;
 		}
 		return park;
 	}

@@ -124,6 +124,11 @@ final class AttemptContext implements JobContext {
 		return this.steps.awaitSignal(name, type, timeout);
 	}
 
+	@Override
+	public boolean patched(String name) {
+		return this.steps.patched(name);
+	}
+
 	/**
 	 * The handler returned: throws {@link io.sqlqueue.ReplayMismatchException} when its run
 	 * left records of earlier runs unreplayed (a call the code no longer makes), or met a

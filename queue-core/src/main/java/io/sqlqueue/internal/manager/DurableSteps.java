@@ -49,6 +49,8 @@ final class DurableSteps {
 
 	static final String SIGNAL = "signal";
 
+	static final String PATCH = "patch";
+
 	private final Attempt attempt;
 
 	private final JobStore store;
@@ -89,8 +91,11 @@ final class DurableSteps {
 	/** The position of the last record of earlier runs that the handler's thread met first; -1 for none. */
 	private int handlerAt = -1;
 
-	/** The durable calls this run has made (steps, sleeps, waits), for the errors' words. */
+	/** The durable calls this run has made (steps, sleeps, waits, patch markers), for the errors' words. */
 	private int calls;
+
+	/** The answers {@link #patched} gave in this run, by name. */
+	private final Map<String, Boolean> patches = new HashMap<>();
 
 	/** The mismatch this run met, thrown again by every later call and at the handler's return. */
 	private @Nullable String mismatch;
@@ -389,10 +394,48 @@ final class DurableSteps {
 		throw Park.untilWakeOf(SIGNAL, name);
 	}
 
+	boolean patched(String name) {
+		checkRunning();
+		requireName("patch", name);
+		if (Thread.currentThread() != this.handlerThread) {
+			throw new IllegalStateException("patched('" + name + "') is called on the thread that runs the handler "
+					+ "only: whether the job's records go past it depends on the order of that thread's calls");
+		}
+		records();
+		String key = key(PATCH, name);
+		synchronized (this) {
+			int call = ++this.calls;
+			Boolean answered = this.patches.get(name);
+			if (answered != null) {
+				return answered;
+			}
+			if (this.records.get(key) != null) {
+				met(key, "patch '" + name + "'", call);
+				this.patches.put(name, true);
+				return true;
+			}
+			if (firstUnreplayed(true) >= 0) {
+				// Earlier runs recorded past this point without the marker: the old branch, unrecorded.
+				this.patches.put(name, false);
+				return false;
+			}
+			checkRoom();
+		}
+		own(() -> {
+			this.steps.recordPatch(jobId(), name);
+			return null;
+		});
+		remember(PATCH, name, null);
+		synchronized (this) {
+			this.patches.put(name, true);
+		}
+		return true;
+	}
+
 	/**
-	 * The handler returned: the run must have replayed every record of earlier runs, or a call
-	 * its code no longer makes was left behind; and a mismatch that the handler caught still
-	 * fails the attempt.
+	 * The handler returned: the run must have replayed every record of earlier runs (patch
+	 * markers aside), or a call its code no longer makes was left behind; and a mismatch that
+	 * the handler caught still fails the attempt.
 	 */
 	synchronized void handlerReturning() {
 		// A run that made no durable call read no records: it costs nothing, and is not checked.
@@ -441,7 +484,7 @@ final class DurableSteps {
 
 	/**
 	 * A call is about to record something new (and run a step's body): every record of earlier
-	 * runs must have been replayed, or this call takes the place of one
+	 * runs must have been replayed (patch markers aside), or this call takes the place of one
 	 * (renamed, removed, or inserted before it). A step of another thread than the handler's
 	 * is stopped only by an unreplayed sleep or wait: the steps its siblings replay may come
 	 * later. Under the monitor.
@@ -459,18 +502,18 @@ final class DurableSteps {
 		Integer at = this.positions.get(key);
 		int until = (at != null) ? at : this.earlier.size();
 		for (int i = 0; i < until; i++) {
-			if (!this.replayed.get(i)) {
+			if (!this.replayed.get(i) && this.earlier.get(i).kind() != JobStep.Kind.PATCH) {
 				throw mismatch(record(i) + ", which this run did not replay before it parked on "
 						+ describe(Objects.requireNonNull(this.records.get(key))) + ": a call the handler no longer makes");
 			}
 		}
 	}
 
-	/** The first record of earlier runs not replayed (only sleeps and waits unless {@code steps}), or -1. */
+	/** The first record of earlier runs not replayed (patch markers aside; only sleeps and waits unless {@code steps}), or -1. */
 	private int firstUnreplayed(boolean steps) {
 		for (int i = this.replayed.nextClearBit(0); i < this.earlier.size(); i = this.replayed.nextClearBit(i + 1)) {
 			JobStep.Kind kind = this.earlier.get(i).kind();
-			if (steps || kind != JobStep.Kind.STEP) {
+			if (kind != JobStep.Kind.PATCH && (steps || kind != JobStep.Kind.STEP)) {
 				return i;
 			}
 		}
@@ -480,7 +523,7 @@ final class DurableSteps {
 	private ReplayMismatchException mismatch(String detail) {
 		this.mismatch = "Job " + jobId() + " does not replay as it was recorded (did its handler change while it "
 				+ "was in flight?): " + detail + ". The job fails without retries; see "
-				+ "docs/durable-steps.md#changing-a-durable-handler";
+				+ "docs/durable-steps.md#changing-a-durable-handler (a patched(...) branch)";
 		return new ReplayMismatchException(this.mismatch);
 	}
 
@@ -499,6 +542,7 @@ final class DurableSteps {
 			case STEP -> "step '" + record.name() + "'";
 			case SLEEP -> "sleep '" + record.name() + "'";
 			case SIGNAL -> "wait for signal '" + record.name() + "'";
+			case PATCH -> "patch '" + record.name() + "'";
 		};
 	}
 

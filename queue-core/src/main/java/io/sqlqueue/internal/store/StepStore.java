@@ -27,9 +27,9 @@ import io.sqlqueue.NoSuchJobException;
 /**
  * Jobs' durable progress (docs/durable-steps.md) in its side tables ({@code queue_job_step},
  * {@code queue_job_signal}, migration V15): the records a job's runs write (steps, sleeps,
- * waits for signals), the signals sent to jobs, and the wake of a job parked waiting for a
- * signal. The claim, the heartbeat and the completion never read these tables. The same
- * statements serve every database.
+ * waits for signals, patch markers), the signals sent to jobs, and the wake of a job parked
+ * waiting for a signal. The claim, the heartbeat and the completion never read these tables.
+ * The same statements serve every database.
  * <p>
  * A signal must wake a job that parks waiting for it whatever their order, without the
  * signal's transaction locking the job's row: that transaction is often a caller's, open
@@ -55,6 +55,8 @@ public final class StepStore {
 	private static final String SLEEP = "sleep";
 
 	private static final String SIGNAL = "signal";
+
+	private static final String PATCH = "patch";
 
 	private final JdbcTemplate jdbc;
 
@@ -199,6 +201,11 @@ public final class StepStore {
 	/** Records a sleep that ends at {@code wakeAt}. */
 	public void recordSleepUntil(long jobId, String name, Instant wakeAt) {
 		insertRecord(jobId, SLEEP, name, null, wakeAt);
+	}
+
+	/** Records that a run took the new branch of the patch {@code name} ({@code JobContext.patched}). */
+	public void recordPatch(long jobId, String name) {
+		insertRecord(jobId, PATCH, name, null, null);
 	}
 
 	private void insertRecord(long jobId, String kind, String name, @Nullable String result,
