@@ -9,7 +9,8 @@ package io.sqlqueue;
  * handler that catches it cannot go on. It fails the job at once, without its remaining
  * attempts (it is a {@link NonRetryableException}): no retry under the same code can replay
  * the job. An operator then retries the job once its handler replays it (for instance with a
- * {@link JobContext#patched} branch), or leaves it failed.
+ * {@link JobContext#patched} branch), retries it from a chosen record
+ * ({@code QueueAdmin.retryFrom}), or leaves it failed.
  */
 public class ReplayMismatchException extends NonRetryableException {
 

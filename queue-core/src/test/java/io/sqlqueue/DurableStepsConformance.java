@@ -1127,6 +1127,47 @@ interface DurableStepsConformance extends ConformanceSupport {
 	}
 
 	/**
+	 * The operator's way out for a job that stopped on a mismatch: {@code retryFrom} deletes
+	 * its records from the one named on and queues it again, and its run replays the records
+	 * before and runs the rest under the new code. A record it does not have, or a job that has
+	 * not failed, is refused and changes nothing.
+	 */
+	@Test
+	default void anOperatorRetriesAJobThatStoppedOnAMismatchFromARecord() {
+		java.util.concurrent.atomic.AtomicBoolean v2 = new java.util.concurrent.atomic.AtomicBoolean();
+		List<String> bodies = new java.util.concurrent.CopyOnWriteArrayList<>();
+		handler("order", (payload, context) -> {
+			context.step("charge", () -> bodies.add("charge"));
+			context.step(v2.get() ? "ship-v2" : "ship", () -> bodies.add(v2.get() ? "ship-v2" : "ship"));
+			context.sleep(Duration.ofHours(1));
+			return "done";
+		});
+		io.sqlqueue.admin.QueueAdmin admin = new io.sqlqueue.internal.admin.DefaultQueueAdmin(fixture().queue(),
+				fixture().store(), null, null, null);
+		long id = fixture().queue().enqueue("order", null);
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.PARKED);
+		assertThat(admin.retryFrom(id, 2).refusal()).as("not failed").isEqualTo(io.sqlqueue.admin.Refusal.NOT_FAILED);
+		v2.set(true);
+		fixture().store().steps().wakeUp(id);
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.FAILED);
+		assertThat(fixture().job(id).lastError()).contains("record 2 is step 'ship'");
+		io.sqlqueue.admin.AdminResult refused = admin.retryFrom(id, 4);
+		assertThat(refused.refusal()).isEqualTo(io.sqlqueue.admin.Refusal.NO_SUCH_RECORD);
+		assertThat(refused.message()).isEqualTo("Job " + id + " has 3 records; there is no record 4 to retry from");
+		assertThat(fixture().status(id)).isEqualTo(JobStatus.FAILED);
+		assertThat(fixture().queue().steps(id)).hasSize(3);
+		io.sqlqueue.admin.AdminResult retried = admin.retryFrom(id, 2);
+		assertThat(retried.done()).as(retried.message()).isTrue();
+		assertThat(retried.status()).isEqualTo(JobStatus.QUEUED);
+		assertThat(fixture().queue().steps(id)).extracting(JobStep::name).containsExactly("charge");
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.PARKED);
+		fixture().store().steps().wakeUp(id);
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.SUCCEEDED);
+		assertThat(bodies).containsExactly("charge", "ship", "ship-v2");
+		assertThat(admin.audit(1)).extracting(io.sqlqueue.admin.AuditEntry::action).containsExactly("retry-from");
+	}
+
+	/**
 	 * The order of records is checked on the handler's thread: steps of other threads replay
 	 * in any order, and one of them whose body failed on the first run runs it anew while its
 	 * siblings are still to be replayed (here: before they are).

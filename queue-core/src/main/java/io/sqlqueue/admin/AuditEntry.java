@@ -14,9 +14,10 @@ import org.jspecify.annotations.Nullable;
  * @param actor who: the signed-in user of the endpoint or dashboard, else the name the caller
  * gave ({@link QueueAdmin#by(String)}, {@link QueueAdmin#pauseQueue(String, String)}), else
  * {@code null}
- * @param action what: {@code retry}, {@code cancel}, {@code retry-failed}, {@code trigger-schedule},
- * {@code pause-schedule}, {@code resume-schedule}, {@code set-limit}, {@code remove-limit},
- * {@code set-fairness}, {@code remove-fairness}, {@code pause-queue}, {@code resume-queue}
+ * @param action what: {@code retry}, {@code retry-from}, {@code cancel}, {@code retry-failed},
+ * {@code trigger-schedule}, {@code pause-schedule}, {@code resume-schedule}, {@code set-limit},
+ * {@code remove-limit}, {@code set-fairness}, {@code remove-fairness}, {@code pause-queue},
+ * {@code resume-queue}
  * @param queue the queue it acted on, or {@code null}
  * @param jobId the job it acted on (or, for a trigger, the job it enqueued), or {@code null}
  * @param schedule the schedule it acted on, or {@code null}

@@ -101,6 +101,19 @@ public interface QueueAdmin {
 	AdminResult retry(long id);
 
 	/**
+	 * Queues a {@code FAILED} durable job again with a fresh set of attempts, as {@link #retry}
+	 * does, after deleting its records from record {@code record} on (numbered from 1 in the
+	 * order they were written, as {@code JobQueue.steps} lists them, and as a
+	 * {@link io.sqlqueue.ReplayMismatchException}'s message names them): its next run replays
+	 * the records before, and runs what its handler's code calls from there on, bodies
+	 * included. For a job that stopped because its handler changed while it was in flight
+	 * (docs/durable-steps.md#changing-a-durable-handler). Its signals stay. Refused as
+	 * {@link #retry} is, and when the job has fewer records ({@link Refusal#NO_SUCH_RECORD});
+	 * then nothing changes.
+	 */
+	AdminResult retryFrom(long id, int record);
+
+	/**
 	 * Cancels a {@code WAITING} or {@code QUEUED} job at once; for a {@code RUNNING} one asks
 	 * the instance that runs it to stop it (the result's status then still says
 	 * {@code RUNNING}). Refused when there is no such job ({@link Refusal#NO_SUCH_JOB}) or it

@@ -19,6 +19,9 @@ public enum Refusal {
 	/** An unfinished job holds the failed job's unique key, so it stays failed. */
 	UNIQUE_KEY_TAKEN("Job %s cannot be retried: %s"),
 
+	/** A retry from a record named a record the job does not have. */
+	NO_SUCH_RECORD("Job %s has %s records; there is no record %s to retry from"),
+
 	/** Only a {@code WAITING}, {@code QUEUED} or {@code RUNNING} job can be cancelled. */
 	NOT_CANCELLABLE("Job %s is %s; only a WAITING, QUEUED or RUNNING job can be cancelled"),
 

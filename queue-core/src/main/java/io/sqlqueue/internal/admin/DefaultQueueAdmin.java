@@ -8,6 +8,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BooleanSupplier;
 
@@ -143,6 +144,44 @@ public class DefaultQueueAdmin implements QueueAdmin {
 		}
 		if (taken.get() != null) {
 			return AdminResult.refused(Refusal.UNIQUE_KEY_TAKEN, current(id), id, taken.get().getMessage());
+		}
+		return notInState(Refusal.NOT_FAILED, id);
+	}
+
+	@Override
+	public AdminResult retryFrom(long id, int record) {
+		// As retry, and in its transaction: the records go only if the job is queued again.
+		AtomicReference<DuplicateJobException> taken = new AtomicReference<>();
+		AtomicInteger records = new AtomicInteger(-1);
+		boolean retried = audited(() -> {
+			int count = this.store.steps().recordCount(id);
+			if (record < 1 || record > count) {
+				records.set(count);
+				return false;
+			}
+			try {
+				if (!this.jobs.retry(id)) {
+					return false;
+				}
+			}
+			catch (DuplicateJobException ex) {
+				taken.set(ex);
+				return false;
+			}
+			records.set(this.store.steps().forgetRecordsFrom(id, record));
+			return true;
+		}, () -> log("retry-from", null, id, null, 1, "from record " + record));
+		if (retried) {
+			return AdminResult.done("Job " + id + " is queued again with a fresh set of attempts; its records from "
+					+ record + " on (" + records.get() + ") are deleted, so its next run replays the " + (record - 1)
+					+ " before and runs on from there", JobStatus.QUEUED, List.of(id));
+		}
+		if (taken.get() != null) {
+			return AdminResult.refused(Refusal.UNIQUE_KEY_TAKEN, current(id), id, taken.get().getMessage());
+		}
+		JobStatus now = current(id);
+		if (now == JobStatus.FAILED && records.get() >= 0) {
+			return AdminResult.refused(Refusal.NO_SUCH_RECORD, now, id, records.get(), record);
 		}
 		return notInState(Refusal.NOT_FAILED, id);
 	}

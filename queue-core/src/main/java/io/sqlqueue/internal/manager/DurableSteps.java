@@ -523,7 +523,7 @@ final class DurableSteps {
 	private ReplayMismatchException mismatch(String detail) {
 		this.mismatch = "Job " + jobId() + " does not replay as it was recorded (did its handler change while it "
 				+ "was in flight?): " + detail + ". The job fails without retries; see "
-				+ "docs/durable-steps.md#changing-a-durable-handler (a patched(...) branch)";
+				+ "docs/durable-steps.md#changing-a-durable-handler (a patched(...) branch, QueueAdmin.retryFrom)";
 		return new ReplayMismatchException(this.mismatch);
 	}
 

@@ -102,6 +102,10 @@ public final class StepStore {
 
 	private final String endSleeps;
 
+	private final String recordSeqs;
+
+	private final String forgetFrom;
+
 	/** The wakes that failed, tried again later. */
 	private final WakeRetries retries = new WakeRetries((jobId, name, queue) -> {
 		wake(jobId, name, queue);
@@ -172,6 +176,8 @@ public final class StepStore {
 				UPDATE %s SET wake_at = %s
 				WHERE job_id = ? AND kind IN (%s) AND wake_at > %s""";
 		this.endSleeps = endWaits.formatted(this.stepTable, now, "'sleep'", now);
+		this.recordSeqs = "SELECT seq FROM %s WHERE job_id = ? ORDER BY seq".formatted(this.stepTable);
+		this.forgetFrom = "DELETE FROM %s WHERE job_id = ? AND seq >= ?".formatted(this.stepTable);
 	}
 
 	/**
@@ -405,6 +411,25 @@ public final class StepStore {
 			endSleeps(jobId);
 			return this.jdbc.update(this.makeDue, jobId) == 1;
 		}));
+	}
+
+	/**
+	 * Deletes the job's records from its {@code record}th on (numbered from 1 in the order they
+	 * were written, as {@link #recordsOf} lists them), in the current transaction if there is
+	 * one; its signals stay. For an operator's retry from a record, of a job that no run holds.
+	 * Returns how many were deleted, or -1 (and deletes nothing) when the job has fewer records.
+	 */
+	public int forgetRecordsFrom(long jobId, int record) {
+		List<Long> seqs = this.jdbc.queryForList(this.recordSeqs, Long.class, jobId);
+		if (record < 1 || record > seqs.size()) {
+			return -1;
+		}
+		return this.jdbc.update(this.forgetFrom, jobId, seqs.get(record - 1));
+	}
+
+	/** How many records the job has. */
+	public int recordCount(long jobId) {
+		return this.jdbc.queryForList(this.recordSeqs, Long.class, jobId).size();
 	}
 
 	/** Deletes the records and signals of these jobs (deleted in the same transaction). */
