@@ -1060,6 +1060,37 @@ interface DurableStepsConformance extends ConformanceSupport {
 	}
 
 	/**
+	 * A handler that catches the mismatch and goes on cannot make the run succeed: every later
+	 * durable call throws it again, and so does the handler's return.
+	 */
+	@Test
+	default void aHandlerThatCatchesAMismatchStillFails() {
+		java.util.concurrent.atomic.AtomicBoolean v2 = new java.util.concurrent.atomic.AtomicBoolean();
+		List<String> caught = new java.util.concurrent.CopyOnWriteArrayList<>();
+		handler("order", (payload, context) -> {
+			for (String name : v2.get() ? List.of("charge-card", "ship") : List.of("charge")) {
+				try {
+					context.step(name, () -> {
+					});
+				}
+				catch (ReplayMismatchException ex) {
+					caught.add(name);
+				}
+			}
+			context.sleep(Duration.ofHours(1));
+			return "done";
+		});
+		long id = fixture().queue().enqueue("order", null);
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.PARKED);
+		v2.set(true);
+		fixture().store().steps().wakeUp(id);
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.FAILED);
+		assertThat(caught).containsExactly("charge-card", "ship");
+		assertThat(fixture().job(id).lastError()).contains("record 1 is step 'charge'");
+		assertThat(fixture().queue().steps(id)).extracting(JobStep::name).containsExactly("charge", "1");
+	}
+
+	/**
 	 * The supported way to change a handler with jobs in flight: "v2" branches on
 	 * {@code patched("charge-card")}. A job that "v1" parked past that point takes the old
 	 * branch (its records go on past the marker without it) and records no marker; a job that
