@@ -25,7 +25,8 @@ import org.jspecify.annotations.Nullable;
  */
 record DocumentedCurl(String file, int line, String command, String promise) {
 
-	private static final Pattern FENCE = Pattern.compile("^\\s*```\\s*([A-Za-z]*)\\s*$");
+	// A fence line, with the language of a block that it opens and any words after it ("```java members").
+	private static final Pattern FENCE = Pattern.compile("^\\s*```\\s*([A-Za-z]*)(?:\\s+[A-Za-z][\\w ]*)?\\s*$");
 
 	/** A curl written anywhere in a page, also inside a sentence; each one must be found by {@link #read}. */
 	private static final Pattern ANY_CURL = Pattern.compile("(?<![\\w-])curl\\s+(?:-|['\"]?localhost|['\"]?https?://)");
