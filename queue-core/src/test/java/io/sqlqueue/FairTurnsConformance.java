@@ -1,5 +1,6 @@
 package io.sqlqueue;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -14,10 +15,12 @@ import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.Limit;
 import io.sqlqueue.flow.LimitSource;
 import io.sqlqueue.handler.HandlerDefinition;
+import io.sqlqueue.internal.flow.DefaultFlowControl;
 import io.sqlqueue.internal.flow.FlowClaim;
 import io.sqlqueue.internal.manager.Manager;
 import io.sqlqueue.internal.store.ClaimRequest;
 import io.sqlqueue.internal.store.ClaimResult;
+import io.sqlqueue.internal.store.FlowStore;
 import io.sqlqueue.internal.store.JobStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -343,12 +346,15 @@ interface FairTurnsConformance extends ConformanceSupport {
 	/** Fair turns end, and the jobs run in run order again; a queue left with nothing loses its flow row. */
 	@Test
 	default void fairTurnsAreRemovedAndDeclaredPerSource() {
-		flow().declareFairness(LimitSource.PROPERTIES, Map.of("default", Fairness.roundRobin().withWeight("vip", 2)),
-				java.util.Set.of("default"));
+		DefaultFlowControl declaring = instance(isolatedDatabase().dataSource(), Duration.ofMillis(20));
+		declaring.declareFairness(LimitSource.PROPERTIES,
+				Map.of("default", Fairness.roundRobin().withWeight("vip", 2)), java.util.Set.of("default"));
 		assertThat(flow().limits("default").fairness()).isEqualTo(Fairness.roundRobin().withWeight("vip", 2));
 		assertThat(fixture().otherInstanceFlowControl().all()).extracting(io.sqlqueue.flow.QueueLimits::queue)
 			.containsExactly("default");
-		flow().declareFairness(LimitSource.PROPERTIES, Map.of(), java.util.Set.of("default"));
+		declaring.declareFairness(LimitSource.PROPERTIES, Map.of(), java.util.Set.of("default"));
+		// Removed once the declaration of this instance's last start-up has lapsed.
+		keepUntil(declaring, () -> !flow().limits("default").isFair());
 		assertThat(flow().limits("default").isFair()).isFalse();
 		fixture().queue().enqueueAll(jobsOf("flood", 5));
 		fixture().queue().enqueueAll(jobsOf("light", 1));
@@ -357,6 +363,65 @@ interface FairTurnsConformance extends ConformanceSupport {
 		assertThat(flow().removeFairness("default")).isTrue();
 		assertThat(flow().removeFairness("default")).isFalse();
 		assertThat(flow().all()).isEmpty();
+	}
+
+	/** An instance of flow control on its own pool, keeping its declarations every {@code refresh}. */
+	private DefaultFlowControl instance(javax.sql.DataSource dataSource, Duration refresh) {
+		return new DefaultFlowControl(new FlowStore(dataSource, isolatedDatabase().dialect(),
+				isolatedDatabase().schema())).withDeclarationRefresh(refresh);
+	}
+
+	/** Keeps {@code instance}'s declarations until {@code done}: a declaration lapses in three refreshes. */
+	private static void keepUntil(DefaultFlowControl instance, java.util.function.BooleanSupplier done) {
+		await().atMost(WAIT).pollInterval(Duration.ofMillis(20)).until(() -> {
+			instance.keepDeclarations();
+			return done.getAsBoolean();
+		});
+	}
+
+	/**
+	 * A newer version makes a queue fair; an instance of the older version, started beside it,
+	 * does not declare the turns and must not end them while the newer instance lives.
+	 */
+	@Test
+	default void anOlderInstanceStartedAfterANewerOneLeavesTheNewerOnesFairTurns() throws Exception {
+		try (HikariDataSource pool = isolatedDatabase().newDataSource(4)) {
+			java.util.Set<String> served = java.util.Set.of("default");
+			Fairness turns = Fairness.roundRobin().withWeight("vip", 2);
+			DefaultFlowControl newer = instance(isolatedDatabase().dataSource(), Duration.ofMinutes(1));
+			DefaultFlowControl older = instance(pool, Duration.ofMillis(20));
+			newer.declareFairness(LimitSource.ANNOTATION, Map.of("default", turns), served);
+			older.declareFairness(LimitSource.ANNOTATION, Map.of(), served);
+			assertThat(older.limits("default").fairness()).isEqualTo(turns);
+			for (int refresh = 0; refresh < 5; refresh++) {
+				Thread.sleep(20);
+				older.keepDeclarations();
+				newer.keepDeclarations();
+			}
+			assertThat(older.limits("default").fairness()).isEqualTo(turns);
+		}
+	}
+
+	/**
+	 * Fair turns that no live instance declares any more end once their last declaration has
+	 * lapsed, at a refresh of an instance that serves the queue.
+	 */
+	@Test
+	default void fairTurnsThatNoLiveInstanceDeclaresEndOnceTheirDeclarationLapses() {
+		try (HikariDataSource pool = isolatedDatabase().newDataSource(4)) {
+			java.util.Set<String> served = java.util.Set.of("default");
+			Fairness turns = Fairness.roundRobin().withWeight("vip", 2);
+			DefaultFlowControl newer = instance(isolatedDatabase().dataSource(), Duration.ofMillis(300));
+			DefaultFlowControl older = instance(pool, Duration.ofMillis(20));
+			newer.declareFairness(LimitSource.ANNOTATION, Map.of("default", turns), served);
+			older.declareFairness(LimitSource.ANNOTATION, Map.of(), served);
+			assertThat(older.limits("default").fairness()).as("declared by a live instance").isEqualTo(turns);
+			// The newer instance is gone: it keeps its declaration no more.
+			keepUntil(older, () -> !older.limits("default").isFair());
+			assertThat(older.all()).isEmpty();
+			assertThat(fixture().jdbc().queryForObject("SELECT COUNT(*) FROM " + table("queue_fairness"),
+					Integer.class)).as("no weight of the queue is left").isZero();
+		}
 	}
 
 	/** Bad fair turns are refused before anything is stored. */

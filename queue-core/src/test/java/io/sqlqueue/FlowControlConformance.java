@@ -470,9 +470,27 @@ interface FlowControlConformance extends ConformanceSupport {
 		assertThat(fixture().job(held).attempts()).isEqualTo(1);
 	}
 
+	/**
+	 * An instance of this database's flow control, as one started on its own pool, keeping its
+	 * declarations every {@code refresh} (when its {@link DefaultFlowControl#keepDeclarations}
+	 * is called).
+	 */
+	private DefaultFlowControl instance(DataSource dataSource, Duration refresh) {
+		return new DefaultFlowControl(new FlowStore(dataSource, isolatedDatabase().dialect(),
+				isolatedDatabase().schema())).withDeclarationRefresh(refresh);
+	}
+
+	/** Keeps {@code instance}'s declarations until {@code done}: a declaration lapses in three refreshes. */
+	private static void keepUntil(DefaultFlowControl instance, java.util.function.BooleanSupplier done) {
+		await().atMost(WAIT).pollInterval(Duration.ofMillis(20)).until(() -> {
+			instance.keepDeclarations();
+			return done.getAsBoolean();
+		});
+	}
+
 	@Test
 	default void limitsAreKeptPerSourceAndDeclaredAgainAtStartUp() {
-		FlowControl limits = limits();
+		DefaultFlowControl limits = instance(isolatedDatabase().dataSource(), Duration.ofMillis(20));
 		Set<String> served = Set.of("mail", "default");
 		limits.setKeyLimit("default", "stripe", Limit.rate(100, Duration.ofMinutes(1)));
 		limits.declare(LimitSource.PROPERTIES, List.of(LimitDefinition.ofQueue("mail", Limit.concurrency(5)),
@@ -487,6 +505,8 @@ interface FlowControlConformance extends ConformanceSupport {
 				LimitDefinition.ofKeys("mail", "customer:*", Limit.concurrency(2))), served);
 		assertThat(limits.limits("mail").version()).isEqualTo(version);
 		limits.declare(LimitSource.PROPERTIES, List.of(LimitDefinition.ofQueue("mail", Limit.concurrency(6))), served);
+		// The key limit's declaration, of this instance's last start-up, lapses first.
+		keepUntil(limits, () -> limits.limits("mail").keyLimits().isEmpty());
 		QueueLimits mail = limits.limits("mail");
 		assertThat(mail.version()).isNotEqualTo(version);
 		assertThat(mail.limit()).isEqualTo(Limit.concurrency(6));
@@ -499,12 +519,78 @@ interface FlowControlConformance extends ConformanceSupport {
 				Set.of("reports"));
 		assertThat(limits.all()).extracting(QueueLimits::queue).containsExactlyInAnyOrder("default", "mail", "reports");
 		limits.declare(LimitSource.PROPERTIES, List.of(), Set.of("mail", "reports"));
+		keepUntil(limits, () -> limits.all().size() == 1);
 		assertThat(limits.all()).extracting(QueueLimits::queue).containsExactly("default");
 		assertThat(limits.removeKeyLimit("default", "stripe")).isTrue();
 		assertThat(limits.removeKeyLimit("default", "stripe")).isFalse();
 		assertThat(limits.all()).isEmpty();
 		assertThat(fixture().jdbc().queryForObject("SELECT COUNT(*) FROM " + table("queue_flow"), Integer.class))
 			.as("a queue without limits has no flow row").isZero();
+	}
+
+	// --- versions: instances that declare different limits side by side
+
+	/**
+	 * A newer version adds a limit per key; an instance of the older version, started beside
+	 * it, does not declare it and must not remove it while the newer instance lives, nor at
+	 * any of its later refreshes.
+	 */
+	@Test
+	default void anOlderInstanceStartedAfterANewerOneLeavesTheNewerOnesLimitInForce() {
+		try (HikariDataSource pool = isolatedDatabase().newDataSource(4)) {
+			Set<String> served = Set.of("payments");
+			DefaultFlowControl newer = instance(isolatedDatabase().dataSource(), Duration.ofMinutes(1));
+			DefaultFlowControl older = instance(pool, Duration.ofMillis(20));
+			newer.declare(LimitSource.ANNOTATION, List.of(LimitDefinition.ofQueue("payments", Limit.concurrency(5)),
+					LimitDefinition.ofKeys("payments", "customer:*", Limit.concurrency(2))), served);
+			older.declare(LimitSource.ANNOTATION, List.of(LimitDefinition.ofQueue("payments", Limit.concurrency(5))),
+					served);
+			assertThat(older.limits("payments").limitOf("customer:7")).isEqualTo(Limit.concurrency(2));
+			for (int refresh = 0; refresh < 5; refresh++) {
+				sleep(Duration.ofMillis(20));
+				older.keepDeclarations();
+				newer.keepDeclarations();
+			}
+			assertThat(older.limits("payments").limitOf("customer:7")).isEqualTo(Limit.concurrency(2));
+			assertThat(older.limits("payments").limit()).isEqualTo(Limit.concurrency(5));
+		}
+	}
+
+	/**
+	 * A limit that no live instance declares any more (the newer instance went away, and the
+	 * older one never declared it) is removed once its last declaration has lapsed (three of
+	 * the declaring instance's refreshes), by the older instance's refresh; one set through
+	 * the API stays.
+	 */
+	@Test
+	default void aLimitThatNoLiveInstanceDeclaresIsRemovedOnceItsDeclarationLapses() {
+		try (HikariDataSource pool = isolatedDatabase().newDataSource(4)) {
+			Set<String> served = Set.of("payments");
+			DefaultFlowControl newer = instance(isolatedDatabase().dataSource(), Duration.ofMillis(300));
+			DefaultFlowControl older = instance(pool, Duration.ofMillis(20));
+			older.setKeyLimit("payments", "stripe", Limit.concurrency(1));
+			newer.declare(LimitSource.ANNOTATION,
+					List.of(LimitDefinition.ofKeys("payments", "customer:*", Limit.concurrency(2))), served);
+			older.declare(LimitSource.ANNOTATION, List.of(), served);
+			assertThat(older.limits("payments").limitOf("customer:7")).as("declared by a live instance")
+				.isEqualTo(Limit.concurrency(2));
+			long version = older.limits("payments").version();
+			// The newer instance is gone: it keeps its declaration no more.
+			keepUntil(older, () -> older.limits("payments").limitOf("customer:7") == null);
+			QueueLimits payments = older.limits("payments");
+			assertThat(payments.version()).isNotEqualTo(version);
+			assertThat(payments.keyLimits()).extracting((limit) -> limit.keys()).containsExactly("stripe");
+		}
+	}
+
+	private static void sleep(Duration duration) {
+		try {
+			Thread.sleep(duration.toMillis());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
 	}
 
 	/**

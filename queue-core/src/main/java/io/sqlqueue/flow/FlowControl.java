@@ -74,7 +74,9 @@ public interface FlowControl {
 	 * changed ones are set (replacing one of the same queue and keys set otherwise), and those
 	 * stored from this source that it no longer declares are removed, of the queues it serves
 	 * only: an instance of another application, or of another version with other handlers,
-	 * may declare limits of queues this one knows nothing of, and they stay.
+	 * may declare limits of queues this one knows nothing of, and they stay. One that a live
+	 * instance still declares (another version's, during a rolling deploy) stays too, until
+	 * its declaration lapses (docs/flow-control.md, "Versions").
 	 * @param served the queues this instance serves (runs handlers of)
 	 * @throws IllegalStateException when one queue and pattern are declared twice
 	 */

@@ -1,5 +1,6 @@
 package io.sqlqueue.internal.flow;
 
+import java.time.Duration;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -10,6 +11,7 @@ import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,6 +29,21 @@ import io.sqlqueue.internal.store.LimitRow;
 
 /**
  * The {@link FlowControl} the starter builds.
+ * <p>
+ * <b>Declared by live instances.</b> An instance that declares limits or fair turns from its
+ * code ({@link #declare}, {@link #declareFairness}) keeps them declared: at start-up and
+ * then at every {@link #keepDeclarations} (each beat of the Manager's instance row in the
+ * starter, every heartbeat interval), it moves each one's {@code declared_until} to the
+ * database's clock plus three refreshes. A limit (or turns) of a source this instance
+ * declares, on a queue it serves, that its code does not declare is removed only once that
+ * time has passed: no live instance has declared it for three refreshes (the time after
+ * which an instance's row shows as gone). So an instance of an older version, started
+ * beside a newer one, leaves the newer one's limits in force, and a limit that no running
+ * version declares any more is removed within about four refreshes of the last instance
+ * that declared it going away. A refresh only keeps a declaration; it never writes a
+ * limit's values, which are written at start-up only, so two live versions that declare one
+ * limit differently do not take turns rewriting it. Limits set through the API are never
+ * removed by a declaration.
  */
 public class DefaultFlowControl implements FlowControl {
 
@@ -36,8 +53,96 @@ public class DefaultFlowControl implements FlowControl {
 
 	private final List<Consumer<Set<String>>> changeListeners = new CopyOnWriteArrayList<>();
 
+	/** How often this instance keeps its declarations; they last three times as long. */
+	private volatile Duration declarationRefresh = Duration.ofSeconds(20);
+
+	/** The limits (queue, key pattern) this instance declared, by source: empty until it has. */
+	private volatile Map<LimitSource, Set<List<String>>> declaredLimits = Map.of();
+
+	/** The queues whose fair turns this instance declared, by source. */
+	private volatile Map<LimitSource, Set<String>> declaredFairness = Map.of();
+
+	/** The queues this instance served when it last declared. */
+	private volatile Set<String> served = Set.of();
+
 	public DefaultFlowControl(FlowStore store) {
 		this.store = store;
+	}
+
+	/**
+	 * How often this instance keeps the limits and fair turns it declared declared (default
+	 * 20 s, the Manager's heartbeat interval): {@link #keepDeclarations} is to be called that
+	 * often. A declaration not kept for three times as long counts as gone. Returns this.
+	 */
+	public DefaultFlowControl withDeclarationRefresh(Duration every) {
+		if (every.isNegative() || every.isZero()) {
+			throw new IllegalArgumentException("The declaration refresh must be positive, not " + every);
+		}
+		this.declarationRefresh = every;
+		return this;
+	}
+
+	private Duration declarationLifetime() {
+		return this.declarationRefresh.multipliedBy(3);
+	}
+
+	/**
+	 * Every declaration refresh, once this instance has declared: keeps what it declared
+	 * declared, and removes the limits and fair turns of its sources, on the queues it
+	 * serves, that no live instance declares any more. Row by row, each in a transaction of
+	 * its own that passes over a row another transaction holds: what is missed now is done
+	 * at the next refresh. A failure is logged, and tried again at the next refresh.
+	 */
+	public void keepDeclarations() {
+		Map<LimitSource, Set<List<String>>> limits = this.declaredLimits;
+		Map<LimitSource, Set<String>> fairness = this.declaredFairness;
+		if (limits.isEmpty() && fairness.isEmpty()) {
+			return;
+		}
+		try {
+			Duration lifetime = declarationLifetime();
+			Set<List<String>> limitsHere = new HashSet<>();
+			limits.values().forEach(limitsHere::addAll);
+			limitsHere.forEach((limit) -> this.store.keepDeclaredUnlessHeld(limit.get(0), limit.get(1), lifetime));
+			Set<String> fairHere = new HashSet<>();
+			fairness.values().forEach(fairHere::addAll);
+			fairHere.forEach((queue) -> this.store.keepFairnessDeclaredUnlessHeld(queue, lifetime));
+			Set<String> served = this.served;
+			for (LimitRow row : this.store.all()) {
+				LimitSource source = sourceOf(row.source());
+				List<String> limit = List.of(row.queue(), row.keyPattern());
+				if (source != null && limits.containsKey(source) && served.contains(row.queue())
+						&& !limits.get(source).contains(limit)
+						&& this.store.removeUndeclared(row.queue(), row.keyPattern(), row.source(), true)) {
+					logger.info("Limit of {} ({}) has been declared by no live instance for {}; removed it",
+							where(row.queue(), row.keyPattern()), source, lifetime);
+					changed(row.queue());
+				}
+			}
+			for (FlowStore.WeightRow row : this.store.allWeights()) {
+				LimitSource source = sourceOf(row.source());
+				if (row.keyPattern().equals(LimitRow.QUEUE) && source != null && fairness.containsKey(source)
+						&& served.contains(row.queue()) && !fairness.get(source).contains(row.queue())
+						&& this.store.removeFairnessUndeclared(row.queue(), row.source(), true)) {
+					logger.info("Fair turns of queue '{}' ({}) have been declared by no live instance for {}; "
+							+ "removed them", row.queue(), source, lifetime);
+					changed(row.queue());
+				}
+			}
+		}
+		catch (RuntimeException ex) {
+			logger.warn("sqlqueue could not keep its limits declared; trying again in {}", this.declarationRefresh,
+					ex);
+		}
+	}
+
+	private static @Nullable LimitSource sourceOf(String name) {
+		for (LimitSource source : LimitSource.values()) {
+			if (source.name().equals(name)) {
+				return source;
+			}
+		}
+		return null;
 	}
 
 	@Override
@@ -134,10 +239,21 @@ public class DefaultFlowControl implements FlowControl {
 				putFairness(queue, declared, source);
 			}
 		});
+		this.store.keepFairnessDeclared(fairness.keySet(), declarationLifetime());
+		Map<LimitSource, Set<String>> declaredHere = new HashMap<>(this.declaredFairness);
+		declaredHere.put(source, Set.copyOf(fairness.keySet()));
+		this.declaredFairness = Map.copyOf(declaredHere);
+		this.served = Set.copyOf(served);
 		sources.forEach((queue, storedSource) -> {
 			if (storedSource.equals(source.name()) && served.contains(queue) && !fairness.containsKey(queue)) {
-				logger.info("Fair turns of queue '{}' ({}) are no longer declared; removing them", queue, source);
-				removeFairness(queue);
+				if (this.store.removeFairnessUndeclared(queue, storedSource, false)) {
+					logger.info("Fair turns of queue '{}' ({}) are no longer declared; removed them", queue, source);
+					changed(queue);
+				}
+				else {
+					logger.info("Fair turns of queue '{}' ({}) are not declared by this application, but by another "
+							+ "live instance; they stay", queue, source);
+				}
 			}
 		});
 	}
@@ -165,13 +281,24 @@ public class DefaultFlowControl implements FlowControl {
 				put(limit, source);
 			}
 		}
+		this.store.keepDeclared(declared, declarationLifetime());
+		Map<LimitSource, Set<List<String>>> declaredHere = new HashMap<>(this.declaredLimits);
+		declaredHere.put(source, Set.copyOf(declared));
+		this.declaredLimits = Map.copyOf(declaredHere);
+		this.served = Set.copyOf(served);
 		stored.stream()
 			.filter((row) -> row.source().equals(source.name()) && served.contains(row.queue())
 					&& !declared.contains(List.of(row.queue(), row.keyPattern())))
 			.forEach((row) -> {
-				logger.info("Limit of {} ({}) is no longer declared; removing it", where(row.queue(), row.keyPattern()),
-						source);
-				remove(row.queue(), row.keyPattern());
+				if (this.store.removeUndeclared(row.queue(), row.keyPattern(), row.source(), false)) {
+					logger.info("Limit of {} ({}) is no longer declared; removed it",
+							where(row.queue(), row.keyPattern()), source);
+					changed(row.queue());
+				}
+				else {
+					logger.info("Limit of {} ({}) is not declared by this application, but by another live "
+							+ "instance; it stays", where(row.queue(), row.keyPattern()), source);
+				}
 			});
 	}
 

@@ -5,6 +5,7 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Supplier;
 
 import org.slf4j.Logger;
@@ -43,6 +44,9 @@ final class InstanceBeat extends PeriodicTask {
 
 	private boolean failing;
 
+	/** Run after each beat, each guarded: work that keeps this instance's declarations. */
+	private final List<Runnable> alsoAtEachBeat = new CopyOnWriteArrayList<>();
+
 	InstanceBeat(ClusterStore store, ManagerSettings settings, TaskScheduler scheduler,
 			Supplier<InstanceReport> report) {
 		super(scheduler, settings.heartbeatInterval(), "instance beat");
@@ -65,8 +69,22 @@ final class InstanceBeat extends PeriodicTask {
 	/** One beat: writes the row, then deletes those unseen for the retention; false when it failed. */
 	boolean beatOnce() {
 		synchronized (this.beat) {
-			return beatUnderLock();
+			boolean beaten = beatUnderLock();
+			for (Runnable task : this.alsoAtEachBeat) {
+				try {
+					task.run();
+				}
+				catch (RuntimeException ex) {
+					logger.warn("sqlqueue Manager {} failed a task of its instance beat", this.settings.workerId(), ex);
+				}
+			}
+			return beaten;
 		}
+	}
+
+	/** Runs {@code task} after each beat, every heartbeat interval; it must not throw nor wait long. */
+	void alsoAtEachBeat(Runnable task) {
+		this.alsoAtEachBeat.add(task);
 	}
 
 	private boolean beatUnderLock() {

@@ -295,6 +295,15 @@ public class Manager implements SmartLifecycle {
 		return this.claimer.paused().current();
 	}
 
+	/**
+	 * Runs {@code task} after each beat of this instance's row, every heartbeat interval, on
+	 * the beat's thread (the starter keeps the limits it declared declared so); it must not
+	 * wait long.
+	 */
+	public void alsoAtEachBeat(Runnable task) {
+		this.instanceBeat.alsoAtEachBeat(task);
+	}
+
 	/** Writes this instance's row now (tests step it; it is written every heartbeat interval). */
 	public boolean beatInstance() {
 		return this.instanceBeat.beatOnce();

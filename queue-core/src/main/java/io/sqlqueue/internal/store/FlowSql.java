@@ -49,6 +49,22 @@ final class FlowSql {
 
 	final String deleteLimit;
 
+	/**
+	 * Keeps a limit declared by this instance: {@code declared_until} moved to now plus the
+	 * lifetime (never back); parameters: lifetime in milliseconds, queue, key pattern,
+	 * lifetime in milliseconds.
+	 */
+	final String keepLimitDeclared;
+
+	/** A limit's row, locked, passing over it when another transaction holds it; {@code null} without row locks. */
+	final @Nullable String lockLimitUnlessHeld;
+
+	/**
+	 * Deletes a limit of a source unless a live instance declares it ({@code declared_until}
+	 * ahead); parameters: queue, key pattern, source.
+	 */
+	final String deleteLimitUndeclared;
+
 	final String countLimits;
 
 	/** Running jobs of a queue per concurrency key (null for none); parameter: queue. */
@@ -87,6 +103,21 @@ final class FlowSql {
 	final String insertWeight;
 
 	final String deleteFairness;
+
+	/**
+	 * Keeps a queue's fair turns declared by this instance, on the queue's own row;
+	 * parameters: lifetime in milliseconds, queue, lifetime in milliseconds.
+	 */
+	final String keepFairnessDeclared;
+
+	/** A queue's own fairness row, locked unless held; {@code null} without row locks. */
+	final @Nullable String lockFairnessUnlessHeld;
+
+	/**
+	 * Deletes the queue's own fairness row of a source unless a live instance declares its
+	 * turns; parameters: queue, source. The other weights follow only when it went.
+	 */
+	final String deleteFairnessUndeclared;
 
 	final String countFairness;
 
@@ -138,6 +169,19 @@ final class FlowSql {
 				UPDATE %s SET concurrency = ?, rate = ?, period_millis = ?, source = ?, updated_at = %s
 				WHERE queue = ? AND key_pattern = ?""".formatted(limitTable, now);
 		this.deleteLimit = "DELETE FROM %s WHERE queue = ? AND key_pattern = ?".formatted(limitTable);
+		String nowPlus = dialect.nowPlusMillis();
+		boolean rowLocks = dialect.supports(ClaimMethod.LOCK_THEN_UPDATE);
+		String undeclared = "(declared_until IS NULL OR declared_until < %s)".formatted(now);
+		this.keepLimitDeclared = """
+				UPDATE %s SET declared_until = %s
+				WHERE queue = ? AND key_pattern = ? AND (declared_until IS NULL OR declared_until < %s)"""
+			.formatted(limitTable, nowPlus, nowPlus);
+		this.lockLimitUnlessHeld = rowLocks
+				? "SELECT queue FROM %s WHERE queue = ? AND key_pattern = ?\nFOR UPDATE SKIP LOCKED".formatted(limitTable)
+				: null;
+		this.deleteLimitUndeclared = """
+				DELETE FROM %s
+				WHERE queue = ? AND key_pattern = ? AND source = ? AND %s""".formatted(limitTable, undeclared);
 		this.countLimits = "SELECT COUNT(*) FROM %s WHERE queue = ?".formatted(limitTable);
 		this.runningByKey = """
 				SELECT concurrency_key, COUNT(*) AS jobs FROM %s
@@ -174,6 +218,16 @@ final class FlowSql {
 				INSERT INTO %s (queue, key_pattern, weight, source, created_at, updated_at)
 				VALUES (?, ?, ?, ?, %s, %s)""".formatted(fairnessTable, now, now);
 		this.deleteFairness = "DELETE FROM %s WHERE queue = ?".formatted(fairnessTable);
+		this.keepFairnessDeclared = """
+				UPDATE %s SET declared_until = %s
+				WHERE queue = ? AND key_pattern = '' AND (declared_until IS NULL OR declared_until < %s)"""
+			.formatted(fairnessTable, nowPlus, nowPlus);
+		this.lockFairnessUnlessHeld = rowLocks
+				? "SELECT queue FROM %s WHERE queue = ? AND key_pattern = ''\nFOR UPDATE SKIP LOCKED".formatted(fairnessTable)
+				: null;
+		this.deleteFairnessUndeclared = """
+				DELETE FROM %s
+				WHERE queue = ? AND key_pattern = '' AND source = ? AND %s""".formatted(fairnessTable, undeclared);
 		this.countFairness = "SELECT COUNT(*) FROM %s WHERE queue = ?".formatted(fairnessTable);
 		this.fairKeys = """
 				SELECT fair_key, pass, window_start, window_starts, previous_starts FROM %s

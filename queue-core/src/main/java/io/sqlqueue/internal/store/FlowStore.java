@@ -235,6 +235,103 @@ public class FlowStore {
 	}
 
 	/**
+	 * Keeps these limits, each a queue and a key pattern, declared by this instance for
+	 * {@code lifetime} from now (database clock): each one's {@code declared_until} moves to
+	 * then, never back (another instance may keep it for longer). Their values stay as they are.
+	 */
+	public void keepDeclared(Collection<List<String>> limits, Duration lifetime) {
+		if (limits.isEmpty()) {
+			return;
+		}
+		long millis = lifetime.toMillis();
+		this.jdbc.batchUpdate(this.sql.keepLimitDeclared,
+				limits.stream().map((limit) -> new Object[] { millis, limit.get(0), limit.get(1), millis }).toList());
+	}
+
+	/**
+	 * {@link #keepDeclared} of one limit in a transaction of its own, passing over a row that
+	 * another transaction holds (where the database can tell): false then, and the
+	 * declaration is kept at the next refresh. For a background pass.
+	 */
+	public boolean keepDeclaredUnlessHeld(String queue, String keyPattern, Duration lifetime) {
+		return Boolean.TRUE.equals(this.transactions.inNewReadCommitted(() -> {
+			if (this.sql.lockLimitUnlessHeld != null && this.jdbc
+				.queryForList(this.sql.lockLimitUnlessHeld, String.class, queue, keyPattern)
+				.isEmpty()) {
+				return false;
+			}
+			long millis = lifetime.toMillis();
+			return this.jdbc.update(this.sql.keepLimitDeclared, millis, queue, keyPattern, millis) == 1;
+		}));
+	}
+
+	/** {@link #keepDeclared} for the fair turns of these queues (on each one's own row). */
+	public void keepFairnessDeclared(Collection<String> queues, Duration lifetime) {
+		if (queues.isEmpty()) {
+			return;
+		}
+		long millis = lifetime.toMillis();
+		this.jdbc.batchUpdate(this.sql.keepFairnessDeclared,
+				queues.stream().map((queue) -> new Object[] { millis, queue, millis }).toList());
+	}
+
+	/** {@link #keepDeclaredUnlessHeld} for the fair turns of a queue. */
+	public boolean keepFairnessDeclaredUnlessHeld(String queue, Duration lifetime) {
+		return Boolean.TRUE.equals(this.transactions.inNewReadCommitted(() -> {
+			if (this.sql.lockFairnessUnlessHeld != null && this.jdbc
+				.queryForList(this.sql.lockFairnessUnlessHeld, String.class, queue)
+				.isEmpty()) {
+				return false;
+			}
+			long millis = lifetime.toMillis();
+			return this.jdbc.update(this.sql.keepFairnessDeclared, millis, queue, millis) == 1;
+		}));
+	}
+
+	/**
+	 * Removes the limit of a queue or key pattern of {@code source}, only when no live
+	 * instance declares it: in one conditional statement, so that it never crosses a
+	 * refresh of {@link #keepDeclared}. False, changing nothing, while its
+	 * {@code declared_until} is ahead of the database's clock, or when it is gone or of
+	 * another source. {@code unlessHeld}: a background pass, which passes over the queue's
+	 * flow row when another transaction holds it (where the database can tell), returning
+	 * false; else it waits for the row, as {@link #remove} does.
+	 */
+	public boolean removeUndeclared(String queue, String keyPattern, String source, boolean unlessHeld) {
+		return Boolean.TRUE.equals(this.transactions.inNewReadCommitted(() -> {
+			if (lock(queue, unlessHeld ? this.sql.lockFlowUnlessHeld : this.sql.lockFlowToChange) == null) {
+				return false;
+			}
+			if (this.jdbc.update(this.sql.deleteLimitUndeclared, queue, keyPattern, source) != 1) {
+				return false;
+			}
+			dropFlowIfUnused(queue);
+			announce(queue);
+			return true;
+		}));
+	}
+
+	/**
+	 * Ends the queue's fair turns of {@code source}, only when no live instance declares
+	 * them; as {@link #removeUndeclared}.
+	 */
+	public boolean removeFairnessUndeclared(String queue, String source, boolean unlessHeld) {
+		return Boolean.TRUE.equals(this.transactions.inNewReadCommitted(() -> {
+			if (lock(queue, unlessHeld ? this.sql.lockFlowUnlessHeld : this.sql.lockFlowToChange) == null) {
+				return false;
+			}
+			if (this.jdbc.update(this.sql.deleteFairnessUndeclared, queue, source) != 1) {
+				return false;
+			}
+			this.jdbc.update(this.sql.deleteFairness, queue);
+			this.jdbc.update(this.sql.deleteFairKeys, queue);
+			dropFlowIfUnused(queue);
+			announce(queue);
+			return true;
+		}));
+	}
+
+	/**
 	 * Deletes the key windows that no longer count for anything, queue by queue under the
 	 * queue's lock; returns how many. Claims do so too, once a minute.
 	 */

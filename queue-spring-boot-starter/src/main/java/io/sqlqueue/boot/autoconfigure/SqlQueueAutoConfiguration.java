@@ -281,8 +281,13 @@ public final class SqlQueueAutoConfiguration {
 	/** The limits of queues and of their concurrency keys, across every instance. */
 	@Bean
 	@ConditionalOnMissingBean
-	FlowControl sqlqueueFlowControl(FlowStore store) {
-		return new DefaultFlowControl(store);
+	FlowControl sqlqueueFlowControl(FlowStore store, SqlQueueProperties properties) {
+		// The declarations are kept at each beat of the instance's row: a limit whose
+		// declaring instances all missed three beats is declared by no live instance.
+		ManagerProperties manager = properties.getManager();
+		Duration heartbeat = manager.getHeartbeatInterval();
+		return new DefaultFlowControl(store)
+			.withDeclarationRefresh((heartbeat != null) ? heartbeat : manager.getLeaseDuration().dividedBy(3));
 	}
 
 	/** The limits of {@code sqlqueue.queues.*}, checked. */
@@ -496,7 +501,12 @@ public final class SqlQueueAutoConfiguration {
 					workers, listener(listeners), observations(observations));
 			jobQueue.addEnqueueListener(manager::wakeUp);
 			jobQueue.addCancelListener(manager::cancelRequested);
-			flowControl.ifUnique((limits) -> limits.addChangeListener(manager::wakeUp));
+			flowControl.ifUnique((limits) -> {
+				limits.addChangeListener(manager::wakeUp);
+				if (limits instanceof DefaultFlowControl declared) {
+					manager.alsoAtEachBeat(declared::keepDeclarations);
+				}
+			});
 			return manager;
 		}
 

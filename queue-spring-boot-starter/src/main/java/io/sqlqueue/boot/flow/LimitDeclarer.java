@@ -28,8 +28,9 @@ import io.sqlqueue.flow.RateLimit;
  * ({@link LimitSource#PROPERTIES}) and those of {@code @JobHandler(concurrencyPerKey, ratePerKey)}
  * ({@link LimitSource#ANNOTATION}), where the configuration wins for the same queue and keys.
  * A limit of a source that is no longer declared is removed, if its queue is one this
- * instance serves (see {@link FlowControl#declare}); limits set through the API stay unless
- * declared anew.
+ * instance serves and no live instance declares it any more (see {@link FlowControl#declare});
+ * limits set through the API stay unless declared anew. The Manager's instance beat keeps
+ * these declarations declared afterwards (docs/flow-control.md, "Versions").
  */
 public class LimitDeclarer implements SmartInitializingSingleton {
 

@@ -1,5 +1,6 @@
 package io.sqlqueue.boot.autoconfigure;
 
+import java.time.Duration;
 import java.util.UUID;
 
 import org.junit.jupiter.api.Test;
@@ -16,6 +17,7 @@ import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.internal.store.FlowStore;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /** Fair turns from the configuration and from {@code @JobHandler}, declared at start-up; bad ones stop it. */
 class FairTurnsAutoConfigurationTests {
@@ -47,17 +49,22 @@ class FairTurnsAutoConfigurationTests {
 
 	@Test
 	void declaresTheFairTurnsOfAHandlerUnlessTheConfigurationSetsThem() {
-		this.runner.withBean(Imports.class).run((context) -> {
-			assertThat(context.getBean(FlowControl.class).limits("imports").fairness())
-				.isEqualTo(Fairness.roundRobin().withWeight("vip:*", 2));
-			assertThat(context.getBean(FlowStore.class).allWeights()).extracting(FlowStore.WeightRow::source)
-				.containsOnly("ANNOTATION");
-		});
-		// Configured unfair: the annotation's turns, stored at the last start-up, are removed.
-		this.runner.withBean(Imports.class).withPropertyValues("sqlqueue.queues.imports.fair=false").run((context) -> {
-			assertThat(context).hasNotFailed();
-			assertThat(context.getBean(FlowControl.class).limits("imports").isFair()).isFalse();
-		});
+		this.runner.withBean(Imports.class).withPropertyValues("sqlqueue.manager.heartbeat-interval=100ms")
+			.run((context) -> {
+				assertThat(context.getBean(FlowControl.class).limits("imports").fairness())
+					.isEqualTo(Fairness.roundRobin().withWeight("vip:*", 2));
+				assertThat(context.getBean(FlowStore.class).allWeights()).extracting(FlowStore.WeightRow::source)
+					.containsOnly("ANNOTATION");
+			});
+		// Configured unfair: the annotation's turns, stored at the last start-up, are removed
+		// once that instance's declaration lapses (three of its 100 ms beats), at a beat.
+		this.runner.withBean(Imports.class)
+			.withPropertyValues("sqlqueue.queues.imports.fair=false", "sqlqueue.manager.heartbeat-interval=100ms")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				FlowControl flow = context.getBean(FlowControl.class);
+				await().atMost(Duration.ofSeconds(10)).until(() -> !flow.limits("imports").isFair());
+			});
 	}
 
 	@Test

@@ -61,21 +61,26 @@ class FlowControlAutoConfigurationTests {
 	}
 
 	@Test
-	void aLimitNoLongerConfiguredIsRemovedAtTheNextStartUpAndOneSetThroughTheApiStays() {
+	void aLimitNoLongerConfiguredIsRemovedOnceItsDeclarationLapsesAndOneSetThroughTheApiStays() {
+		// The first instance keeps its declarations every 100 ms: they lapse 300 ms after it stops.
 		this.runner.withPropertyValues("sqlqueue.queues.payments.global-concurrency=5",
-				"sqlqueue.queues.reports.global-concurrency=1").run((context) -> {
-			assertThat(context.getBean(FlowControl.class).limits("payments").limit()).isEqualTo(Limit.concurrency(5));
-			context.getBean(FlowControl.class).setLimit("mail", Limit.concurrency(1));
-		});
-		// Served (a handler of "payments"), no longer configured: removed. "reports" is served no
-		// more: another application's instances may still declare it, so its limit stays.
-		this.runner.withBean(OtherCharges.class).run((context) -> {
-			FlowControl limits = context.getBean(FlowControl.class);
-			assertThat(limits.limits("payments").limit()).isNull();
-			assertThat(limits.limits("payments").limitOf("x")).isEqualTo(Limit.concurrency(1));
-			assertThat(limits.limits("reports").limit()).isEqualTo(Limit.concurrency(1));
-			assertThat(limits.limits("mail").limit()).isEqualTo(Limit.concurrency(1));
-		});
+				"sqlqueue.queues.reports.global-concurrency=1", "sqlqueue.manager.heartbeat-interval=100ms")
+			.run((context) -> {
+				assertThat(context.getBean(FlowControl.class).limits("payments").limit())
+					.isEqualTo(Limit.concurrency(5));
+				context.getBean(FlowControl.class).setLimit("mail", Limit.concurrency(1));
+			});
+		// Served (a handler of "payments"), no longer configured: removed at a beat of the next
+		// instance once no live instance declares it. "reports" is served no more: another
+		// application's instances may still declare it, so its limit stays.
+		this.runner.withBean(OtherCharges.class).withPropertyValues("sqlqueue.manager.heartbeat-interval=100ms")
+			.run((context) -> {
+				FlowControl limits = context.getBean(FlowControl.class);
+				await().atMost(Duration.ofSeconds(10)).until(() -> limits.limits("payments").limit() == null);
+				assertThat(limits.limits("payments").limitOf("x")).isEqualTo(Limit.concurrency(1));
+				assertThat(limits.limits("reports").limit()).isEqualTo(Limit.concurrency(1));
+				assertThat(limits.limits("mail").limit()).isEqualTo(Limit.concurrency(1));
+			});
 	}
 
 	@Test

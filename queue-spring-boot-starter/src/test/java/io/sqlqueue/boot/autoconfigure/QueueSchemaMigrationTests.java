@@ -51,7 +51,7 @@ class QueueSchemaMigrationTests {
 						"V8__schedule_job_settings.sql", "V9__instances_and_paused_queues.sql", "V10__attempt_history.sql",
 						"V11__audit_log.sql", "V12__job_tags_and_meta.sql", "V13__shared_counts.sql", "V14__fair_turns.sql",
 						"V15__durable_steps.sql", "V16__lease_extensions.sql",
-						"V17__schedule_declared_until.sql");
+						"V17__schedule_declared_until.sql", "V18__limit_declared_until.sql");
 		});
 	}
 

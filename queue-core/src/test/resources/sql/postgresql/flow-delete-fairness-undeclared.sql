@@ -1,0 +1,2 @@
+DELETE FROM queue_fairness
+WHERE queue = ? AND key_pattern = '' AND source = ? AND (declared_until IS NULL OR declared_until < now())

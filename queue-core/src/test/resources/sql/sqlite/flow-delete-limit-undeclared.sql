@@ -1,0 +1,2 @@
+DELETE FROM queue_limit
+WHERE queue = ? AND key_pattern = ? AND source = ? AND (declared_until IS NULL OR declared_until < strftime('%Y-%m-%d %H:%M:%f', 'now'))
