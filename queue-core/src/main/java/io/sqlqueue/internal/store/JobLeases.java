@@ -61,10 +61,7 @@ final class JobLeases {
 		if (leases.isEmpty()) {
 			return;
 		}
-		this.jdbc.batchUpdate(this.sql.dropLeaseExtension, leases, leases.size(), (ps, lease) -> {
-			ps.setLong(1, lease.jobId());
-			ps.setLong(2, lease.token());
-		});
+		dropExtensions(leases);
 		this.jdbc.batchUpdate(this.sql.extendLeaseBeside, leases, leases.size(), (ps, lease) -> {
 			ps.setLong(1, lease.jobId());
 			ps.setLong(2, lease.token());
@@ -74,14 +71,18 @@ final class JobLeases {
 
 	/** See {@link JobStore#leaveAtStop}: a note each, replacing an extension an earlier beat wrote. */
 	void leaveAtStop(List<Lease> leases) {
-		this.jdbc.batchUpdate(this.sql.dropLeaseExtension, leases, leases.size(), (ps, lease) -> {
-			ps.setLong(1, lease.jobId());
-			ps.setLong(2, lease.token());
-		});
-		this.jdbc.batchUpdate(this.sql.leaveAtStop, leases, leases.size(), (ps, lease) -> {
-			ps.setLong(1, lease.jobId());
-			ps.setLong(2, lease.token());
-		});
+		dropExtensions(leases);
+		this.jdbc.batchUpdate(this.sql.leaveAtStop, leases, leases.size(), JobLeases::bindLease);
+	}
+
+	/** Deletes the rows these leases have in {@code queue_lease_extension}, before one is written anew. */
+	private void dropExtensions(List<Lease> leases) {
+		this.jdbc.batchUpdate(this.sql.dropLeaseExtension, leases, leases.size(), JobLeases::bindLease);
+	}
+
+	private static void bindLease(java.sql.PreparedStatement ps, Lease lease) throws java.sql.SQLException {
+		ps.setLong(1, lease.jobId());
+		ps.setLong(2, lease.token());
 	}
 
 	/** Deletes the extensions whose expiry has passed; returns how many. */
