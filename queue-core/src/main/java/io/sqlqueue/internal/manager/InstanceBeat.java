@@ -75,7 +75,13 @@ final class InstanceBeat extends PeriodicTask {
 					task.run();
 				}
 				catch (RuntimeException ex) {
-					logger.warn("sqlqueue Manager {} failed a task of its instance beat", this.settings.workerId(), ex);
+					// While the database is away the beat says so once; its tasks add no stack trace a beat.
+					if (beaten) {
+						logger.warn("sqlqueue Manager {} failed a task of its instance beat", this.settings.workerId(), ex);
+					}
+					else {
+						logger.debug("sqlqueue Manager {} failed a task of its instance beat", this.settings.workerId(), ex);
+					}
 				}
 			}
 			return beaten;
