@@ -37,6 +37,9 @@ public abstract class PeriodicTask implements SmartLifecycle {
 	/** Whether a scheduled pass is under way (see {@link #awaitPass()}). */
 	private boolean passing;
 
+	/** The thread of the pass under way, which must not wait for itself at {@link #stop()}. */
+	private @Nullable Thread passThread;
+
 	/** How long the last pass's reads from an index's head took ({@link #paceBy}); zero paces nothing. */
 	private volatile Duration readsTook = Duration.ZERO;
 
@@ -63,6 +66,7 @@ public abstract class PeriodicTask implements SmartLifecycle {
 				return;
 			}
 			this.passing = true;
+			this.passThread = Thread.currentThread();
 		}
 		try {
 			runPass();
@@ -70,6 +74,7 @@ public abstract class PeriodicTask implements SmartLifecycle {
 		finally {
 			synchronized (this) {
 				this.passing = false;
+				this.passThread = null;
 				notifyAll();
 				if (this.run == run) {
 					try {
@@ -85,6 +90,12 @@ public abstract class PeriodicTask implements SmartLifecycle {
 		}
 	}
 
+	/**
+	 * Schedules no further pass, and waits up to {@link #STOP_WAIT} for one under way to end:
+	 * the application stops its loops before it closes the pool, so a pass that ends meanwhile
+	 * ends with its connections open instead of failing, with a stack trace, as the pool closes
+	 * under it (a rolling deploy stops instances all the time).
+	 */
 	@Override
 	public synchronized void stop() {
 		this.run = null;
@@ -92,7 +103,24 @@ public abstract class PeriodicTask implements SmartLifecycle {
 			this.task.cancel(false);
 			this.task = null;
 		}
+		long until = System.nanoTime() + STOP_WAIT.toNanos();
+		while (this.passing && this.passThread != Thread.currentThread()) {
+			long left = until - System.nanoTime();
+			if (left <= 0) {
+				return;
+			}
+			try {
+				wait(Math.max(1, left / 1_000_000));
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return;
+			}
+		}
 	}
+
+	/** The longest {@link #stop()} waits for a pass under way; a longer one (a vacuum) is left to fail. */
+	static final Duration STOP_WAIT = Duration.ofSeconds(5);
 
 	/**
 	 * After {@link #stop()}: waits for a scheduled pass under way to end, so that none runs

@@ -151,6 +151,11 @@ final class Attempt {
 		return this.state.compareAndSet(State.CLAIMED, State.RELEASED);
 	}
 
+	/** Given back unstarted at shutdown: its lease ended with the give-back, not lost. */
+	boolean isReleased() {
+		return this.state.get() == State.RELEASED;
+	}
+
 	/** How long the handler has run (zero before it started). */
 	Duration runningFor() {
 		return (this.startedNanos != 0) ? Duration.ofNanos(System.nanoTime() - this.startedNanos) : Duration.ZERO;

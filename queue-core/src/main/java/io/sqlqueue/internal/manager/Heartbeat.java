@@ -102,7 +102,7 @@ public final class Heartbeat extends PeriodicTask {
 	 */
 	public int runOnce() {
 		synchronized (this.beat) {
-			List<Attempt> attempts = this.attempts.stream().filter((attempt) -> !attempt.isSettled()).toList();
+			List<Attempt> attempts = this.attempts.stream().filter(Heartbeat::holdsItsLease).toList();
 			if (attempts.isEmpty()) {
 				return 0;
 			}
@@ -115,6 +115,15 @@ public final class Heartbeat extends PeriodicTask {
 				return 0;
 			}
 		}
+	}
+
+	/**
+	 * Whether the attempt still needs its lease: not settled (its outcome is being written under
+	 * it), and not given back unstarted by a stop under way (the give-back ended the lease; a
+	 * beat that meets it is no loss, and a stop during a deploy is no time for a false alarm).
+	 */
+	private static boolean holdsItsLease(Attempt attempt) {
+		return !attempt.isSettled() && !attempt.isReleased();
 	}
 
 	private int beat(List<Attempt> attempts) {
@@ -130,7 +139,7 @@ public final class Heartbeat extends PeriodicTask {
 				held.add(attempt.job.id());
 				extended++;
 			}
-			else if (!attempt.isSettled()) {
+			else if (holdsItsLease(attempt)) {
 				this.recorder.leaseLost(attempt, "heartbeat");
 			}
 		}

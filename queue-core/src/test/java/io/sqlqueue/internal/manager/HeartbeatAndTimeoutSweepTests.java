@@ -2,6 +2,9 @@ package io.sqlqueue.internal.manager;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.AbstractCollection;
+import java.util.Collection;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -71,6 +74,48 @@ class HeartbeatAndTimeoutSweepTests {
 		heartbeat.runOnce();
 		await().atMost(Duration.ofSeconds(10)).until(() -> cancels.contains(attempt.job.id()));
 		assertThat(this.recorder.leaseLosses()).isZero();
+	}
+
+	/**
+	 * A stop gives back the attempts claimed ahead while the heartbeat's beat is under way: the
+	 * beat finds their rows queued again, which is the give-back, not a lost lease.
+	 */
+	@Test
+	void anAttemptGivenBackUnstartedWhileABeatIsUnderWayIsNotALostLease() {
+		this.fixture.register(HandlerDefinition.of("ahead", "default", (payload, context) -> null));
+		Attempt attempt = claim("ahead");
+		// The beat reads the attempts, then the stop gives this one back before the beat writes.
+		Collection<Attempt> givenBackMeanwhile = new AbstractCollection<>() {
+			@Override
+			public Iterator<Attempt> iterator() {
+				List<Attempt> read = List.of(attempt);
+				assertThat(attempt.release()).isTrue();
+				this.release(attempt);
+				return read.iterator();
+			}
+
+			private void release(Attempt given) {
+				HeartbeatAndTimeoutSweepTests.this.fixture.store().release(given.lease);
+			}
+
+			@Override
+			public int size() {
+				return 1;
+			}
+		};
+		Heartbeat heartbeat = new Heartbeat(this.fixture.store(), QueueFixture.fastSettings().build(),
+				givenBackMeanwhile, this.recorder, this.fixture.scheduler(), (cancels) -> {
+				});
+
+		assertThat(heartbeat.runOnce()).isZero();
+		assertThat(this.fixture.status(attempt.job.id())).isEqualTo(JobStatus.QUEUED);
+		assertThat(this.recorder.leaseLosses()).as("leases counted lost").isZero();
+		// A beat after the give-back leaves the attempt out.
+		Heartbeat later = new Heartbeat(this.fixture.store(), QueueFixture.fastSettings().build(), Set.of(attempt),
+				this.recorder, this.fixture.scheduler(), (cancels) -> {
+				});
+		assertThat(later.runOnce()).isZero();
+		assertThat(this.recorder.leaseLosses()).as("leases counted lost").isZero();
 	}
 
 	@Test
