@@ -6,6 +6,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonRawValue;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -20,13 +22,18 @@ import org.jspecify.annotations.Nullable;
  * {@link Job#meta}), stored beside the job's row: {@link JobQueue#find} (and so the
  * operator's reads of one job) reads them in; a record that a claim hands to a worker carries
  * them empty, as the claim reads only the job's own row.
+ * <p>
+ * Returned from a controller, a record serialises as a user would expect: payload, result and
+ * headers as the JSON they are (not as escaped strings), and without the lease token, which
+ * is the running attempt's proof of ownership and nobody else's business.
  */
-public record JobRecord(long id, String queue, String handler, String payload, JobStatus status, int priority,
-		Instant runAt, int attempts, int maxAttempts, @Nullable String leaseOwner, @Nullable Long leaseToken,
-		@Nullable Instant leaseExpiresAt, long version, @Nullable String uniqueKey, @Nullable String groupKey,
-		@Nullable String lastError, @Nullable String result, Instant createdAt, Instant updatedAt,
-		@Nullable Instant startedAt, @Nullable Instant finishedAt, @Nullable Instant scheduledFor,
-		@Nullable Instant deadline, @Nullable Instant cancelRequestedAt, int crashes, @Nullable String headers,
+public record JobRecord(long id, String queue, String handler, @JsonRawValue String payload, JobStatus status,
+		int priority, Instant runAt, int attempts, int maxAttempts, @Nullable String leaseOwner,
+		@JsonIgnore @Nullable Long leaseToken, @Nullable Instant leaseExpiresAt, long version,
+		@Nullable String uniqueKey, @Nullable String groupKey, @Nullable String lastError,
+		@JsonRawValue @Nullable String result, Instant createdAt, Instant updatedAt, @Nullable Instant startedAt,
+		@Nullable Instant finishedAt, @Nullable Instant scheduledFor, @Nullable Instant deadline,
+		@Nullable Instant cancelRequestedAt, int crashes, @JsonRawValue @Nullable String headers,
 		@Nullable String concurrencyKey, List<String> tags, Map<String, String> meta) {
 
 	public JobRecord {
