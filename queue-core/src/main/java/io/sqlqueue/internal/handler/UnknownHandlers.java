@@ -1,6 +1,5 @@
 package io.sqlqueue.internal.handler;
 
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
@@ -32,7 +31,7 @@ import io.sqlqueue.handler.UnknownHandlerPolicy;
 public class UnknownHandlers {
 
 	/** Most edits (insert, delete, replace) between a name and a known name that is suggested for it. */
-	public static final int MAX_SUGGESTION_DISTANCE = 2;
+	public static final int MAX_SUGGESTION_DISTANCE = NameSuggestions.MAX_SUGGESTION_DISTANCE;
 
 	/** Most names warned about; past it the warnings stop, so that names made from input cannot flood the log. */
 	static final int MAX_WARNED_NAMES = 1000;
@@ -43,9 +42,7 @@ public class UnknownHandlers {
 
 	private final UnknownHandlerPolicy policy;
 
-	private final Set<String> remoteNames = new TreeSet<>();
-
-	private final List<String> remotePrefixes = new ArrayList<>();
+	private final DeclaredNames remote;
 
 	private final BooleanSupplier registered;
 
@@ -66,14 +63,7 @@ public class UnknownHandlers {
 		this.registry = registry;
 		this.policy = policy;
 		this.registered = registered;
-		for (String name : remoteHandlers) {
-			if (name.endsWith("*")) {
-				this.remotePrefixes.add(name.substring(0, name.length() - 1));
-			}
-			else {
-				this.remoteNames.add(name);
-			}
-		}
+		this.remote = new DeclaredNames(remoteHandlers);
 	}
 
 	public UnknownHandlerPolicy policy() {
@@ -101,8 +91,7 @@ public class UnknownHandlers {
 
 	/** Whether this instance has the handler, or declares it as handled elsewhere. */
 	public boolean isKnown(String handler) {
-		return this.registry.find(handler).isPresent() || this.remoteNames.contains(handler)
-				|| this.remotePrefixes.stream().anyMatch(handler::startsWith);
+		return this.registry.find(handler).isPresent() || this.remote.contains(handler);
 	}
 
 	/**
@@ -131,38 +120,8 @@ public class UnknownHandlers {
 	 */
 	public Optional<String> closest(String handler) {
 		Set<String> candidates = new TreeSet<>(this.registry.names());
-		candidates.addAll(this.remoteNames);
-		String best = null;
-		int bestDistance = Integer.MAX_VALUE;
-		for (String candidate : candidates) {
-			int distance = distance(handler, candidate);
-			if (distance < bestDistance) {
-				best = candidate;
-				bestDistance = distance;
-			}
-		}
-		boolean near = bestDistance <= MAX_SUGGESTION_DISTANCE && bestDistance < handler.length();
-		return near ? Optional.of(best) : Optional.empty();
-	}
-
-	/** The Levenshtein distance: the fewest single-character inserts, deletes and replacements from a to b. */
-	static int distance(String a, String b) {
-		int[] previous = new int[b.length() + 1];
-		int[] current = new int[b.length() + 1];
-		for (int j = 0; j <= b.length(); j++) {
-			previous[j] = j;
-		}
-		for (int i = 1; i <= a.length(); i++) {
-			current[0] = i;
-			for (int j = 1; j <= b.length(); j++) {
-				int replace = previous[j - 1] + ((a.charAt(i - 1) == b.charAt(j - 1)) ? 0 : 1);
-				current[j] = Math.min(replace, Math.min(previous[j], current[j - 1]) + 1);
-			}
-			int[] swap = previous;
-			previous = current;
-			current = swap;
-		}
-		return previous[b.length()];
+		candidates.addAll(this.remote.exact());
+		return NameSuggestions.closest(handler, candidates);
 	}
 
 }

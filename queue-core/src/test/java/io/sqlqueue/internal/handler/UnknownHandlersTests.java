@@ -58,10 +58,10 @@ class UnknownHandlersTests {
 
 	@Test
 	void levenshteinDistance() {
-		assertThat(UnknownHandlers.distance("kitten", "sitting")).isEqualTo(3);
-		assertThat(UnknownHandlers.distance("", "abc")).isEqualTo(3);
-		assertThat(UnknownHandlers.distance("abc", "abc")).isZero();
-		assertThat(UnknownHandlers.distance("mail.welcom", "mail.welcome")).isEqualTo(1);
+		assertThat(NameSuggestions.distance("kitten", "sitting")).isEqualTo(3);
+		assertThat(NameSuggestions.distance("", "abc")).isEqualTo(3);
+		assertThat(NameSuggestions.distance("abc", "abc")).isZero();
+		assertThat(NameSuggestions.distance("mail.welcom", "mail.welcome")).isEqualTo(1);
 	}
 
 	@Test

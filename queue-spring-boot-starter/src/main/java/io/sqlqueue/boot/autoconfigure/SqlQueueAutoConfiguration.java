@@ -60,6 +60,7 @@ import io.sqlqueue.internal.flow.DefaultFlowControl;
 import io.sqlqueue.internal.flow.FlowClaim;
 import io.sqlqueue.internal.handler.HandlerRegistry;
 import io.sqlqueue.internal.handler.UnknownHandlers;
+import io.sqlqueue.internal.handler.UnknownQueues;
 import io.sqlqueue.internal.maintenance.Pruner;
 import io.sqlqueue.internal.maintenance.QueueStats;
 import io.sqlqueue.internal.maintenance.Reaper;
@@ -207,6 +208,18 @@ public final class SqlQueueAutoConfiguration {
 			HandlersRegistered registered) {
 		return new UnknownHandlers(handlers, properties.getUnknownHandlers(), properties.getRemoteHandlers(),
 				registered);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	UnknownQueues sqlqueueUnknownQueues(HandlerRegistry handlers, SqlQueueProperties properties) {
+		return new UnknownQueues(handlers, properties.getUnknownHandlers(), properties.getRemoteQueues());
+	}
+
+	/** Checks the queues of {@code sqlqueue.queues} once every handler is registered. */
+	@Bean
+	ConfiguredQueuesCheck sqlqueueConfiguredQueuesCheck(UnknownQueues unknownQueues, SqlQueueProperties properties) {
+		return new ConfiguredQueuesCheck(unknownQueues, properties.getQueues().keySet());
 	}
 
 	@Bean

@@ -67,7 +67,10 @@ public class SqlQueueProperties {
 	 * then): 'warn' logs once per name with the closest known name, 'fail' refuses the job
 	 * (InvalidJobException), 'ignore' says nothing. Warn by default: a service that only
 	 * enqueues for other services' handlers keeps working, while a typo still shows at
-	 * once; 'fail' suits a service whose every handler is its own or listed.
+	 * once; 'fail' suits a service whose every handler is its own or listed. The same holds
+	 * at start-up for a queue under 'sqlqueue.queues' that none of this instance's handlers
+	 * runs in and that remote-queues does not list: 'warn' logs it with the closest known
+	 * queue, 'fail' stops start-up, 'ignore' says nothing.
 	 */
 	private UnknownHandlerPolicy unknownHandlers = UnknownHandlerPolicy.WARN;
 
@@ -77,6 +80,14 @@ public class SqlQueueProperties {
 	 * jobs go to the queue each Job names with queue(...), else to 'default'.
 	 */
 	private List<String> remoteHandlers = new ArrayList<>();
+
+	/**
+	 * Queues under 'sqlqueue.queues' that none of this instance's handlers runs in, yet are
+	 * meant: queues other services' handlers run in (whose limits this one sets too), or
+	 * queues this instance's jobs are sent to with Job.queue(...). By exact name or by a
+	 * prefix ending in '*'. Any other such queue is taken for a typo (see unknown-handlers).
+	 */
+	private List<String> remoteQueues = new ArrayList<>();
 
 	@NestedConfigurationProperty
 	private final JdbcProperties jdbc = new JdbcProperties();
@@ -145,6 +156,14 @@ public class SqlQueueProperties {
 
 	public void setRemoteHandlers(List<String> remoteHandlers) {
 		this.remoteHandlers = remoteHandlers;
+	}
+
+	public List<String> getRemoteQueues() {
+		return this.remoteQueues;
+	}
+
+	public void setRemoteQueues(List<String> remoteQueues) {
+		this.remoteQueues = remoteQueues;
 	}
 
 	public JdbcProperties getJdbc() {
