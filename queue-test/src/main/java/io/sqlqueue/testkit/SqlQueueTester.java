@@ -49,6 +49,11 @@ import io.sqlqueue.schedule.Schedules;
  * with {@link #runSchedule(String)}, or fires the due ones with {@link #fireDueSchedules()}.
  * {@link #reset()} empties the queue between tests.
  * <p>
+ * The tests need a database of their own: where an instance that is not a test runs on the
+ * same database (the development application, say), {@link #reset()} and every call that
+ * runs jobs refuse with an {@link IllegalStateException} that names it, since its Manager
+ * would claim the tests' jobs and a reset would delete its own.
+ * <p>
  * A job with durable steps (docs/durable-steps.md) runs to its next park: {@link #run(long)}
  * returns {@code PARKED}; {@link #signal} delivers what it waits for, and {@link #wakeUp}
  * ends its sleep without waiting.
@@ -57,6 +62,13 @@ public class SqlQueueTester {
 
 	/** The most attempts one call runs: a guard against jobs that enqueue jobs forever. */
 	public static final int MAX_ATTEMPTS_PER_CALL = 10_000;
+
+	/**
+	 * The end of the worker id of a Manager the test kit lets run in the background
+	 * ({@code sqlqueue.test.run-in-background}): its row in {@code queue_instance} says it is
+	 * a test, so another test JVM on the same database does not refuse to work beside it.
+	 */
+	public static final String TEST_INSTANCE_SUFFIX = "-sqlqueue-test";
 
 	private static final int BATCH = 100;
 
@@ -74,6 +86,8 @@ public class SqlQueueTester {
 
 	private final JobQueue jobs;
 
+	private final LiveInstances liveInstances;
+
 	public SqlQueueTester(JobStore store, HandlerRegistry handlers, PayloadCodec codec, JobRunner runner,
 			Schedules schedules, QueueReset reset, JobQueue jobs) {
 		this.store = store;
@@ -83,6 +97,7 @@ public class SqlQueueTester {
 		this.runner = runner;
 		this.schedules = schedules;
 		this.reset = reset;
+		this.liveInstances = new LiveInstances(store.cluster());
 	}
 
 	/**
@@ -91,8 +106,12 @@ public class SqlQueueTester {
 	 * The schedules (with their next due times) and the limits the application declared stay,
 	 * and so does the schema. Call it when no job runs, as under the test kit by default:
 	 * a job a background Manager runs meanwhile ends with nothing left to write to.
+	 * @throws IllegalStateException, deleting nothing, when an instance that is not a test
+	 * (an application pointed at the same database) is running: give the tests a database
+	 * of their own (docs/testing.md)
 	 */
 	public void reset() {
+		this.liveInstances.refuseIfAnyIsNotATest("reset the queue");
 		this.reset.reset();
 	}
 
@@ -105,6 +124,7 @@ public class SqlQueueTester {
 	 * @throws IllegalArgumentException when there is no schedule of that name
 	 */
 	public RanJob runSchedule(String name) {
+		refuseBesideLiveInstances();
 		if (this.schedules.find(name).isEmpty()) {
 			throw new IllegalArgumentException("No schedule named '" + name + "'; the schedules are "
 					+ this.schedules.list().stream().map(ScheduleRecord::name).toList()
@@ -196,6 +216,7 @@ public class SqlQueueTester {
 	 * waiting for a signal runs and parks again: send it with {@link #signal}.
 	 */
 	public List<RanJob> runDue(boolean includeDelayed) {
+		refuseBesideLiveInstances();
 		if (includeDelayed) {
 			this.store.steps().endWaitsOf(this.handlers.names(), false);
 			this.store.makeDue(this.handlers.names());
@@ -215,6 +236,7 @@ public class SqlQueueTester {
 	 * retries included, in the order they ran.
 	 */
 	public List<RanJob> runUntilSettled() {
+		refuseBesideLiveInstances();
 		List<RanJob> ran = new ArrayList<>();
 		do {
 			this.store.steps().endWaitsOf(this.handlers.names(), true);
@@ -231,6 +253,7 @@ public class SqlQueueTester {
 	 * @throws IllegalStateException when another job of its group is running
 	 */
 	public RanJob run(long id) {
+		refuseBesideLiveInstances();
 		JobRunner.Ran ran = this.runner.run(id)
 			.orElseThrow(() -> new IllegalArgumentException("Job " + id + " is not queued: it is "
 					+ this.store.find(id).map((job) -> job.status().name()).orElse("not there (no such job)")));
@@ -258,6 +281,11 @@ public class SqlQueueTester {
 			throw new IllegalArgumentException("Job " + id + " is not queued: it is "
 					+ this.store.find(id).map((job) -> job.status().name()).orElse("not there (no such job)"));
 		}
+	}
+
+	/** Jobs are not run where another application's Manager would claim them too. */
+	private void refuseBesideLiveInstances() {
+		this.liveInstances.refuseIfAnyIsNotATest("run jobs");
 	}
 
 	/** Claims and runs what is due now in every queue that has due jobs of our handlers; false when nothing was. */

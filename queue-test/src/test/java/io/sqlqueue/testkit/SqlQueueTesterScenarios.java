@@ -29,6 +29,8 @@ import io.sqlqueue.boot.schedule.Recurring;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.flow.Limit;
 import io.sqlqueue.internal.manager.Manager;
+import io.sqlqueue.internal.store.InstanceReport;
+import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.schedule.FiredTick;
 import io.sqlqueue.schedule.ScheduleRecord;
 import io.sqlqueue.schedule.Schedules;
@@ -69,6 +71,9 @@ abstract class SqlQueueTesterScenarios {
 
 	@Autowired
 	private Ticks ticks;
+
+	@Autowired
+	private JobStore store;
 
 	@Autowired
 	private Orders orders;
@@ -288,6 +293,50 @@ abstract class SqlQueueTesterScenarios {
 			.satisfies((scheduledFor) -> assertThat(scheduledFor).isCloseTo(enqueued.get(0).tick(), within(1, MILLIS)));
 		assertThat(this.schedules.find("tick").orElseThrow().nextRunAt()).as("it moved on to its next tick")
 			.isAfter(enqueued.get(0).tick());
+	}
+
+	/**
+	 * An application on the same database (its row written as its instance beat writes it):
+	 * reset() and the runs refuse, naming it, and delete nothing. Another test's instance, and
+	 * an instance that missed its beats, are no reason to refuse.
+	 */
+	@Test
+	void refusesBesideALiveInstanceThatIsNotATest() {
+		long id = this.jobs.enqueue("mail.welcome", new Mail("ada@example.com"));
+		InstanceReport devApp = new InstanceReport("devbox-4242-app", "devbox", 4242, "1.0.0", List.of("mail"), 8, 0,
+				20_000);
+		InstanceReport otherTest = new InstanceReport("ci-7-x" + SqlQueueTester.TEST_INSTANCE_SUFFIX, "ci", 7, "1.0.0",
+				List.of("mail"), 8, 0, 20_000);
+		InstanceReport crashed = new InstanceReport("crashed-app", "devbox", 4243, "1.0.0", List.of("mail"), 8, 0, 1);
+		this.store.cluster().beat(otherTest);
+		this.store.cluster().beat(devApp);
+		try {
+			assertThatThrownBy(this.tester::reset).isInstanceOf(IllegalStateException.class)
+				.hasMessageContaining("Refusing to reset the queue: this database has a live instance that is not a "
+						+ "test")
+				.hasMessageContaining("devbox-4242-app on host devbox, pid 4242, last beat ")
+				.hasMessageContaining("serving [mail]")
+				.hasMessageNotContaining("ci-7-x");
+			assertThat(this.jobs.find(id)).as("nothing deleted").isPresent();
+			assertThatThrownBy(this.tester::runDue).isInstanceOf(IllegalStateException.class)
+				.hasMessageStartingWith("Refusing to run jobs");
+			assertThat(this.jobs.find(id).orElseThrow().status()).isEqualTo(JobStatus.QUEUED);
+		}
+		finally {
+			this.store.cluster().deleteInstance(devApp.id());
+		}
+		this.store.cluster().beat(crashed);
+		try {
+			// Beating every millisecond, it is gone three milliseconds after its one beat.
+			org.awaitility.Awaitility.await()
+				.atMost(Duration.ofSeconds(10))
+				.pollInSameThread() // a handler runs on the test's thread, as the other tests check
+				.untilAsserted(() -> assertThat(this.tester.run(id).succeeded()).isTrue());
+		}
+		finally {
+			this.store.cluster().deleteInstance(crashed.id());
+			this.store.cluster().deleteInstance(otherTest.id());
+		}
 	}
 
 	/**

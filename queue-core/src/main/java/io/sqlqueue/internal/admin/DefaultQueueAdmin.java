@@ -1,6 +1,5 @@
 package io.sqlqueue.internal.admin;
 
-import java.time.Duration;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -536,17 +535,9 @@ public class DefaultQueueAdmin implements QueueAdmin {
 		return this.store.cluster().instances().stream().map(DefaultQueueAdmin::instance).toList();
 	}
 
-	/** An instance is gone when it missed {@value #MISSED_BEATS} beats, on the database's clock. */
-	static final int MISSED_BEATS = 3;
-
 	private static QueueInstance instance(InstanceRow row) {
-		Duration sinceSeen = Duration.between(row.lastSeen(), row.dbNow());
-		if (sinceSeen.isNegative()) {
-			sinceSeen = Duration.ZERO;
-		}
-		boolean gone = sinceSeen.toMillis() > MISSED_BEATS * row.beatMillis();
 		return new QueueInstance(row.id(), row.host(), row.pid(), row.version(), row.queues(), row.concurrency(),
-				row.busyWorkers(), row.startedAt(), row.lastSeen(), sinceSeen, gone);
+				row.busyWorkers(), row.startedAt(), row.lastSeen(), row.sinceSeen(), row.gone());
 	}
 
 	/**

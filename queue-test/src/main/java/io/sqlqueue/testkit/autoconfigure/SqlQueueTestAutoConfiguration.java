@@ -17,6 +17,7 @@ import io.sqlqueue.JobListener;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.PayloadCodec;
 import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
+import io.sqlqueue.boot.autoconfigure.ManagerProperties;
 import io.sqlqueue.boot.autoconfigure.SqlQueueProperties;
 import io.sqlqueue.handler.RetryPolicy;
 import io.sqlqueue.internal.handler.HandlerRegistry;
@@ -63,6 +64,9 @@ public final class SqlQueueTestAutoConfiguration {
 			@Override
 			public Object postProcessBeforeInitialization(Object bean, String beanName) {
 				if (runInBackground) {
+					if (bean instanceof SqlQueueProperties properties) {
+						markAsTest(properties.getManager());
+					}
 					return bean;
 				}
 				if (bean instanceof Manager manager) {
@@ -74,6 +78,20 @@ public final class SqlQueueTestAutoConfiguration {
 				return bean;
 			}
 		};
+	}
+
+	/**
+	 * Gives the Manager that runs in the background a worker id that says it is a test, so the
+	 * test kit of another test JVM on the same database does not take it for an application
+	 * (see {@link SqlQueueTester#TEST_INSTANCE_SUFFIX}). The properties are bound by then: the
+	 * binder is a post-processor that runs first.
+	 */
+	private static void markAsTest(ManagerProperties manager) {
+		String workerId = (manager.getWorkerId() != null) ? manager.getWorkerId() : ManagerSettings.defaultWorkerId();
+		if (!workerId.endsWith(SqlQueueTester.TEST_INSTANCE_SUFFIX)) {
+			String marked = workerId + SqlQueueTester.TEST_INSTANCE_SUFFIX;
+			manager.setWorkerId((marked.length() <= 128) ? marked : marked.substring(marked.length() - 128));
+		}
 	}
 
 	@Bean

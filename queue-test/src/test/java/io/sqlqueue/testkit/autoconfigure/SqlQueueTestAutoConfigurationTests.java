@@ -3,6 +3,7 @@ package io.sqlqueue.testkit.autoconfigure;
 import java.time.Duration;
 import java.util.UUID;
 
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -13,6 +14,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import io.sqlqueue.JobHandler;
 import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobStatus;
+import io.sqlqueue.admin.QueueAdmin;
 import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
 import io.sqlqueue.internal.maintenance.Reaper;
 import io.sqlqueue.internal.maintenance.ScheduleFirer;
@@ -20,6 +22,7 @@ import io.sqlqueue.internal.manager.Manager;
 import io.sqlqueue.testkit.SqlQueueTester;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class SqlQueueTestAutoConfigurationTests {
 
@@ -56,6 +59,73 @@ class SqlQueueTestAutoConfigurationTests {
 			assertThat(queue.await(queue.enqueue("echo", "hi"), Duration.ofSeconds(10)).status())
 				.isEqualTo(JobStatus.SUCCEEDED);
 		});
+	}
+
+	/**
+	 * The development application (the starter without the test kit, its Manager running) and
+	 * a test on one database: the test kit refuses to reset or run jobs, naming the
+	 * application's instance, and deletes none of its jobs; once its Manager stopped, the test works.
+	 */
+	@Test
+	void refusesToResetOrRunJobsBesideAnApplicationOnTheSameDatabase() {
+		String database = "spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
+		ApplicationContextRunner devApplication = new ApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+					DataSourceTransactionManagerAutoConfiguration.class, SqlQueueAutoConfiguration.class))
+			.withPropertyValues(database, "sqlqueue.manager.worker-id=devbox-app",
+					"sqlqueue.manager.poll-interval=50ms", "sqlqueue.manager.shutdown-timeout=1s")
+			.withBean(Echo.class);
+		devApplication.run((dev) -> {
+			JobQueue devJobs = dev.getBean(JobQueue.class);
+			long history = devJobs.enqueue("echo", "the developer's job");
+			assertThat(devJobs.await(history, Duration.ofSeconds(10)).status()).isEqualTo(JobStatus.SUCCEEDED);
+			Awaitility.await()
+				.atMost(Duration.ofSeconds(10))
+				.until(() -> !dev.getBean(QueueAdmin.class).instances().isEmpty());
+			this.runner.withPropertyValues(database).run((test) -> {
+				SqlQueueTester tester = test.getBean(SqlQueueTester.class);
+				assertThatThrownBy(tester::reset).isInstanceOf(IllegalStateException.class)
+					.hasMessageContaining("Refusing to reset the queue: this database has a live instance that is "
+							+ "not a test")
+					.hasMessageContaining("devbox-app on host ")
+					.hasMessageContaining(", pid " + ProcessHandle.current().pid() + ", last beat ")
+					.hasMessageContaining("@ServiceConnection")
+					.hasMessageContaining("docs/testing.md");
+				assertThat(devJobs.find(history)).as("the developer's history stays").isPresent();
+				assertThatThrownBy(tester::runDue).isInstanceOf(IllegalStateException.class)
+					.hasMessageStartingWith("Refusing to run jobs");
+				assertThatThrownBy(() -> tester.run(history)).isInstanceOf(IllegalStateException.class);
+				assertThatThrownBy(tester::runUntilSettled).isInstanceOf(IllegalStateException.class);
+			});
+			// Its Manager stops, and deletes its row as it does: the tests may work.
+			dev.getBean(Manager.class).stop();
+			this.runner.withPropertyValues(database).run((test) -> {
+				SqlQueueTester tester = test.getBean(SqlQueueTester.class);
+				tester.reset();
+				long id = test.getBean(JobQueue.class).enqueue("echo", "hi");
+				assertThat(tester.run(id).result(String.class)).isEqualTo("hi");
+			});
+		});
+	}
+
+	/** A test whose Manager runs in the background says so in its row: other tests on the database work beside it. */
+	@Test
+	void aTestsBackgroundManagerIsKnownAsATest() {
+		String database = "spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
+		this.runner.withPropertyValues(database, "sqlqueue.test.run-in-background=true",
+				"sqlqueue.manager.worker-id=end-to-end")
+			.run((background) -> {
+				assertThat(background.getBean(Manager.class).settings().workerId())
+					.isEqualTo("end-to-end" + SqlQueueTester.TEST_INSTANCE_SUFFIX);
+				Awaitility.await()
+					.atMost(Duration.ofSeconds(10))
+					.until(() -> !background.getBean(QueueAdmin.class).instances().isEmpty());
+				this.runner.withPropertyValues(database).run((test) -> {
+					SqlQueueTester tester = test.getBean(SqlQueueTester.class);
+					tester.reset();
+					assertThat(tester.runDue()).isEmpty();
+				});
+			});
 	}
 
 	@Test
