@@ -136,6 +136,30 @@ public class PayloadCodec {
 		}
 	}
 
+	/**
+	 * Decodes the payload of a signal for the job that awaits it.
+	 * @throws PayloadDecodingException naming the signal and the type, when the payload does
+	 * not decode as {@code type}: the job cannot ever take that signal (a second one of the
+	 * name is refused), so no retry can help
+	 */
+	public <T> @Nullable T decodeSignal(String payload, Class<T> type, String name, long jobId) {
+		try {
+			return this.mapper.readValue(payload, type);
+		}
+		catch (JacksonException ex) {
+			throw new PayloadDecodingException("The signal '" + name + "' of job " + jobId + " cannot be decoded as "
+					+ type.getName() + ", the type the job awaits it as: " + ex.getOriginalMessage() + ". It was sent "
+					+ "as " + abbreviate(payload) + "; a job takes one signal of a name, so it fails without retries. "
+					+ "Send the signal as the type the handler's awaitSignal(\"" + name + "\", "
+					+ type.getSimpleName() + ".class, ...) names.", ex);
+		}
+	}
+
+	/** A stored JSON text short enough for a message. */
+	private static String abbreviate(String json) {
+		return (json.length() <= 200) ? json : json.substring(0, 200) + "... (" + json.length() + " characters)";
+	}
+
 	public int maxPayloadBytes() {
 		return this.maxPayloadBytes;
 	}

@@ -303,6 +303,28 @@ interface DurableStepsConformance extends ConformanceSupport {
 	}
 
 	/**
+	 * A signal sent as another type than the job awaits (the String "approved" for a record)
+	 * fails the job at once, with an error that names the signal and the type: the signal
+	 * stays as sent and a second one of the name is refused, so no retry could take it.
+	 */
+	@Test
+	default void aSignalOfAnotherTypeThanAwaitedFailsTheJobWithoutRetries() {
+		handler("order", (payload, context) -> context.awaitSignal("payment", Greeting.class, Duration.ofHours(1))
+			.orElseThrow()
+			.name());
+		long id = fixture().queue().enqueue("order", null);
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.PARKED);
+		fixture().queue().signal(id, "payment", "approved");
+		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.FAILED);
+		JobRecord failed = fixture().job(id);
+		assertThat(failed.status()).isEqualTo(JobStatus.FAILED);
+		assertThat(failed.attempts()).as("one attempt, no retries").isOne();
+		assertThat(failed.lastError()).contains("The signal 'payment' of job " + id + " cannot be decoded as "
+				+ Greeting.class.getName(), "sent as \"approved\"", "without retries")
+			.doesNotContain("The result of job");
+	}
+
+	/**
 	 * A wait that times out returns empty; the run fails right there (its retry policy
 	 * applies), and the retry, run after the signal came late, reads it: nothing was recorded
 	 * past the wait, so nothing rests on its having timed out. A signal in a transaction that

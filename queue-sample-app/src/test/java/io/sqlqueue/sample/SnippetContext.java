@@ -71,6 +71,14 @@ public class SnippetContext {
 	public record Purchase(long orderId) {
 	}
 
+	/** The payload of durable-steps.md's {@code order.fulfil}, which testing.md's test enqueues. */
+	public record Order(long id, long cents) {
+	}
+
+	/** The signal durable-steps.md's {@code order.fulfil} awaits, which testing.md's test sends. */
+	public record PaymentCallback(String reference, boolean approved) {
+	}
+
 	public record Photo(String path) {
 	}
 

@@ -365,7 +365,9 @@ final class DurableSteps {
 							false, recorded.recordedAt()));
 				}
 			}
-			return Optional.ofNullable(decode(payload.get(), type, "signal '" + name + "'"));
+			// A payload of another type fails the job at once: the signal is kept as sent, and a second
+			// one of the name is refused, so every retry would fail alike.
+			return Optional.ofNullable(this.codec.decodeSignal(payload.get(), type, name, jobId()));
 		}
 		if (recorded != null && recorded.timedOut()) {
 			return Optional.empty();
