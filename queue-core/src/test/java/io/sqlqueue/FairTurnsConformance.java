@@ -175,9 +175,15 @@ interface FairTurnsConformance extends ConformanceSupport {
 	default void aKeyWithNothingDueSavesNoTurns() {
 		flow().setFairness("default", Fairness.roundRobin());
 		fixture().queue().enqueueAll(jobsOf("early", 30));
+		long looked = System.nanoTime();
 		assertThat(claimKeys(10)).hasSize(10).containsOnly("early");
 		fixture().queue().enqueueAll(jobsOf("late", 30));
-		assertThat(claimKeys(2)).as("a new key enters the turns at the next look for keys").containsOnly("early");
+		boolean beforeTheNextLook = System.nanoTime() - looked < FlowClaim.FAIR_SCAN_INTERVAL.toNanos();
+		List<String> next = claimKeys(2);
+		if (beforeTheNextLook) {
+			// A machine that took longer than the interval for the enqueue looked again, rightly.
+			assertThat(next).as("a new key enters the turns at the next look for keys").containsOnly("early");
+		}
 		sleepPastTheLookForKeys();
 		assertThat(counts(claimKeys(10))).containsExactlyInAnyOrderEntriesOf(Map.of("early", 5, "late", 5));
 		assertThat(counts(claimKeys(10))).containsExactlyInAnyOrderEntriesOf(Map.of("early", 5, "late", 5));
