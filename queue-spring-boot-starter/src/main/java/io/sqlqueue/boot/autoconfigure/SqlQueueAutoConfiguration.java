@@ -1,5 +1,8 @@
 package io.sqlqueue.boot.autoconfigure;
 
+import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -45,6 +48,7 @@ import io.sqlqueue.JobQueue;
 import io.sqlqueue.Names;
 import io.sqlqueue.PayloadCodec;
 import io.sqlqueue.admin.QueueAdmin;
+import io.sqlqueue.boot.diagnostics.DatabaseUnreachableException;
 import io.sqlqueue.boot.flow.LimitDeclarer;
 import io.sqlqueue.boot.handler.JobHandlerBeanPostProcessor;
 import io.sqlqueue.boot.schedule.ScheduleDeclarer;
@@ -143,14 +147,33 @@ public final class SqlQueueAutoConfiguration {
 		return new JobHandlerBeanPostProcessor(registry, codec);
 	}
 
+	/**
+	 * Whether the database could not be reached or refused the login: SQLSTATE class 08
+	 * (connection exception, also the pool's timeout waiting for one) or 28 (invalid
+	 * authorization), rather than a statement that failed once connected.
+	 */
+	private static boolean isConnectionFailure(SQLException ex) {
+		String state = ex.getSQLState();
+		return ex instanceof SQLTransientConnectionException
+				|| ex instanceof SQLNonTransientConnectionException
+				|| (state != null && (state.startsWith("08") || state.startsWith("28")));
+	}
+
 	@Bean
 	@ConditionalOnMissingBean
-	Dialect sqlqueueDialect(DataSource dataSource, SqlQueueProperties properties) {
+	Dialect sqlqueueDialect(DataSource dataSource, SqlQueueProperties properties, Environment environment) {
 		String name = properties.getJdbc().getDialect();
-		if (name == null) {
-			return Dialects.detect(dataSource);
+		try {
+			return (name != null) ? Dialects.check(Dialects.named(name), dataSource) : Dialects.detect(dataSource);
 		}
-		return Dialects.check(Dialects.named(name), dataSource);
+		catch (IllegalStateException ex) {
+			// The first connection of the start-up: a database that does not answer is named, with its
+			// cause, by DatabaseUnreachableFailureAnalyzer rather than at the end of a chain of beans.
+			if (ex.getCause() instanceof SQLException connection && isConnectionFailure(connection)) {
+				throw new DatabaseUnreachableException(DataSourceUrl.of(dataSource, environment), connection);
+			}
+			throw ex;
+		}
 	}
 
 	@Bean
