@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 
@@ -74,6 +75,9 @@ public class QueueStats extends PeriodicTask {
 	/** Held by each read ({@link #read}). */
 	private final Object reading = new Object();
 
+	/** When the read under way began ({@link System#nanoTime()}), or 0 when none is. */
+	private volatile long readBegan;
+
 	/** Counts for this instance alone, with no limits' throttled jobs. */
 	public QueueStats(JobStore store, TaskScheduler scheduler, Duration interval) {
 		this(store, scheduler, interval, null, null);
@@ -139,6 +143,7 @@ public class QueueStats extends PeriodicTask {
 		synchronized (this.reading) {
 			// A pass that reads what another instance shared reads one small row: it paces nothing.
 			paceBy(Duration.ZERO);
+			this.readBegan = System.nanoTime();
 			try {
 				this.latest = (this.instance != null) ? countForTheCluster(this.instance, gap) : countHere();
 			}
@@ -147,9 +152,23 @@ public class QueueStats extends PeriodicTask {
 				this.latest = new Snapshot(this.latest.counts(), this.latest.throttled(), this.latest.paused(),
 						this.latest.sampledAt(), this.latest.countedBy(), ex);
 			}
+			finally {
+				this.readBegan = 0;
+			}
 			refreshed(this.latest);
 			return this.latest;
 		}
+	}
+
+	/**
+	 * How long the read under way has taken so far; empty when none is. A database that does
+	 * not answer (down, or cut off) keeps a read waiting for a connection or an answer as long
+	 * as the pool's and the driver's timeouts allow (HikariCP: 30 s): this says so meanwhile,
+	 * without waiting for it.
+	 */
+	public Optional<Duration> readUnderWay() {
+		long began = this.readBegan;
+		return (began == 0) ? Optional.empty() : Optional.of(Duration.ofNanos(System.nanoTime() - began));
 	}
 
 	/** Called with each new snapshot, on the refreshing thread; does nothing unless overridden. */

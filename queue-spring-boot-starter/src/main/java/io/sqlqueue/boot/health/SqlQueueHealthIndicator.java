@@ -23,7 +23,10 @@ import io.sqlqueue.internal.manager.Manager;
 /**
  * The queue's health, from the counts {@link QueueStats} last read (it never queries):
  * <ul>
- * <li>{@code DOWN} when the last read failed (the database is unreachable);</li>
+ * <li>{@code DOWN} when the last read failed (the database is unreachable), and as soon as a
+ * read has been under way for longer than the maximum read time (a database that does not
+ * answer keeps it waiting as long as the pool's timeouts allow): the indicator never waits
+ * for the database, so it answers at once either way;</li>
  * <li>{@code DOWN} when this instance's {@link Manager} ran and has stopped;</li>
  * <li>the stale status ({@code DOWN} by default) when a queue's oldest due job has waited
  * longer than the maximum due age: nothing is taking its jobs; except where the queue's limits
@@ -64,6 +67,11 @@ public class SqlQueueHealthIndicator extends AbstractHealthIndicator {
 
 	private final @Nullable Horizon horizon;
 
+	/** The default of {@code management.health.sqlqueue.max-read-time}. */
+	public static final Duration DEFAULT_MAX_READ_TIME = Duration.ofSeconds(10);
+
+	private final Duration maxReadTime;
+
 	/**
 	 * How the tables' health counts: from this monitor's last reading, a holder older than
 	 * {@code maxAge} that holds the queue back sets {@code status}.
@@ -101,7 +109,22 @@ public class SqlQueueHealthIndicator extends AbstractHealthIndicator {
 	 */
 	public SqlQueueHealthIndicator(QueueStats stats, @Nullable Manager manager, Duration maxDueAge,
 			Status staleStatus, @Nullable BehindSchedules behindSchedules, @Nullable Horizon horizon) {
+		this(stats, manager, maxDueAge, staleStatus, behindSchedules, horizon, DEFAULT_MAX_READ_TIME);
+	}
+
+	/**
+	 * @param manager this instance's Manager, or {@code null} when it runs no jobs
+	 * @param maxDueAge longest a due job may wait before its queue counts as stuck
+	 * @param staleStatus status while a queue is stuck or a schedule behind
+	 * @param behindSchedules the schedules behind as last read, or {@code null} not to check them
+	 * @param horizon how the tables' health counts, or {@code null} not to check it
+	 * @param maxReadTime longest a read of the counts may take before the database counts as not answering
+	 */
+	public SqlQueueHealthIndicator(QueueStats stats, @Nullable Manager manager, Duration maxDueAge,
+			Status staleStatus, @Nullable BehindSchedules behindSchedules, @Nullable Horizon horizon,
+			Duration maxReadTime) {
 		super("sqlqueue health check failed");
+		this.maxReadTime = maxReadTime;
 		this.horizon = horizon;
 		this.behindSchedules = behindSchedules;
 		this.stats = stats;
@@ -160,8 +183,15 @@ public class SqlQueueHealthIndicator extends AbstractHealthIndicator {
 			builder.withDetail("tables", tablesDetail(tables));
 			holdingBack = tables.holdingBack(this.horizon.maxAge());
 		}
+		Duration unanswered = this.stats.readUnderWay().filter((took) -> took.compareTo(this.maxReadTime) > 0)
+			.orElse(null);
 		if (snapshot.failure() != null) {
 			builder.down(snapshot.failure());
+		}
+		else if (unanswered != null) {
+			builder.down()
+				.withDetail("unanswered", "a read of the counts has waited " + unanswered.toSeconds()
+						+ " s for the database (longer than " + this.maxReadTime + "): it does not answer");
 		}
 		else if (managerState.equals("stopped")) {
 			builder.down();

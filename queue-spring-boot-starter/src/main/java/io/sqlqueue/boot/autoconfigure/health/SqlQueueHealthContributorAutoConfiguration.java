@@ -55,7 +55,7 @@ public final class SqlQueueHealthContributorAutoConfiguration {
 		SqlQueueHealthIndicator.Horizon horizon = (monitor != null) ? new SqlQueueHealthIndicator.Horizon(monitor,
 				health.getMaxHorizonAge(), new Status(health.getHorizonStatus())) : null;
 		return new SqlQueueHealthIndicator(stats, manager.getIfUnique(), health.getMaxDueAge(),
-				new Status(health.getStaleStatus()), behind, horizon);
+				new Status(health.getStaleStatus()), behind, horizon, health.getMaxReadTime());
 	}
 
 }

@@ -35,6 +35,22 @@ public class SqlQueueHealthIndicatorProperties {
 	 */
 	private String horizonStatus = "WARN";
 
+	/**
+	 * Longest a read of the queue's counts may wait for the database before health reports
+	 * DOWN. The indicator never queries (it reports the last read), so it answers at once;
+	 * while the database does not answer, a read waits as long as the pool allows (HikariCP's
+	 * connection-timeout, 30 s by default), and this turns that wait into DOWN sooner.
+	 */
+	private Duration maxReadTime = Duration.ofSeconds(10);
+
+	public Duration getMaxReadTime() {
+		return this.maxReadTime;
+	}
+
+	public void setMaxReadTime(Duration maxReadTime) {
+		this.maxReadTime = maxReadTime;
+	}
+
 	public Duration getMaxHorizonAge() {
 		return this.maxHorizonAge;
 	}

@@ -317,6 +317,79 @@ class SqlQueueHealthContributorAutoConfigurationTests {
 		});
 	}
 
+	/**
+	 * A database that stops answering (a cut network: a connection is waited for, as the pool
+	 * waits up to its timeout): health answers at once throughout, and reports DOWN once a read
+	 * has waited longer than the maximum read time; UP again once the database answers.
+	 */
+	@Test
+	void answersAtOnceAndReportsDownWhileTheDatabaseDoesNotAnswer() throws Exception {
+		HangingDataSource database = new HangingDataSource(
+				new org.springframework.jdbc.datasource.DriverManagerDataSource(
+						"jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1", "sa", ""));
+		this.runner.withBean(DataSource.class, () -> database)
+			.withPropertyValues("management.health.sqlqueue.max-read-time=300ms",
+					"sqlqueue.maintenance.stats-interval=1h")
+			.run((context) -> {
+				QueueStats stats = context.getBean(QueueStats.class);
+				SqlQueueHealthIndicator indicator = context.getBean(SqlQueueHealthIndicator.class);
+				stats.refresh();
+				assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
+				database.hang();
+				Thread read = new Thread(stats::refresh, "stats-read");
+				read.start();
+				try {
+					await().atMost(Duration.ofSeconds(10)).until(() -> stats.readUnderWay().isPresent());
+					await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+						long began = System.nanoTime();
+						Health health = indicator.health();
+						assertThat(Duration.ofNanos(System.nanoTime() - began)).as("answers without the database")
+							.isLessThan(Duration.ofSeconds(1));
+						assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+						assertThat(health.getDetails().get("unanswered")).asString()
+							.contains("has waited", "for the database (longer than PT0.3S): it does not answer");
+					});
+				}
+				finally {
+					database.answer();
+					read.join(10_000);
+				}
+				assertThat(stats.readUnderWay()).isEmpty();
+				assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
+			});
+	}
+
+	/** A database whose connections, while it hangs, wait for it to answer again. */
+	static final class HangingDataSource extends org.springframework.jdbc.datasource.DelegatingDataSource {
+
+		private volatile java.util.concurrent.CountDownLatch answers = new java.util.concurrent.CountDownLatch(0);
+
+		HangingDataSource(DataSource target) {
+			super(target);
+		}
+
+		void hang() {
+			this.answers = new java.util.concurrent.CountDownLatch(1);
+		}
+
+		void answer() {
+			this.answers.countDown();
+		}
+
+		@Override
+		public java.sql.Connection getConnection() throws java.sql.SQLException {
+			try {
+				this.answers.await();
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new java.sql.SQLTransientConnectionException("interrupted while the database hangs", ex);
+			}
+			return super.getConnection();
+		}
+
+	}
+
 	@Test
 	void downWhenTheManagerHasStopped() {
 		this.runner.withBean("work", Work.class).run((context) -> {
