@@ -165,4 +165,51 @@ interface BrowseConformance extends ConformanceSupport {
 			.containsExactlyInAnyOrder("default 2 1 0", "mail 1 0 1");
 	}
 
+
+	/**
+	 * A job parked on a durable sleep or a wait for a signal counts as parked, not as delayed
+	 * (a park spends no attempt) nor as backing off; the parked filter finds it and its line
+	 * says so, with its tags. A snooze leaves no record and is no park; a signal that wakes the
+	 * job makes it due.
+	 */
+	@Test
+	default void browserTellsParkedJobsFromDelayedAndBackingOffAndFindsThem() {
+		JobBrowser browser = browser();
+		long sleeping = fixture().queue().enqueue(Job.of("work", 1).tags("vip", "a-tag"));
+		JobRecord run = claim("default", 1, "work").get(0);
+		fixture().store().steps().recordSleep(sleeping, "1", Duration.ofHours(1).toMillis());
+		assertThat(fixture().store().park(new Lease(run.id(), run.leaseToken()), "sleep", "1", Duration.ZERO)).isTrue();
+		long waiting = fixture().queue().enqueue(Job.of("work", 2));
+		run = claim("default", 1, "work").get(0);
+		fixture().store().reschedule(new Lease(run.id(), run.leaseToken()), "flaky", Duration.ZERO);
+		run = claim("default", 1, "work").get(0);
+		assertThat(run.id()).isEqualTo(waiting);
+		fixture().store().steps().recordSignalWait(waiting, "approved", Duration.ofHours(1).toMillis());
+		assertThat(fixture().store().park(new Lease(run.id(), run.leaseToken()), "signal", "approved", Duration.ZERO))
+			.isTrue();
+		long snoozed = fixture().queue().enqueue(Job.of("work", 3));
+		run = claim("default", 1, "work").get(0);
+		assertThat(fixture().store().park(new Lease(run.id(), run.leaseToken()), null, null, Duration.ofHours(1)))
+			.isTrue();
+		long delayed = fixture().queue().enqueue(Job.of("work", 4).delay(Duration.ofHours(1)));
+
+		assertThat(browser.queuedByQueue()).extracting((count) -> count.queue() + " " + count.due() + " "
+				+ count.delayed() + " " + count.backingOff() + " " + count.parked())
+			.containsExactly("default 0 2 0 2");
+		JobFilter parked = JobFilter.builder().parked(true).build();
+		assertThat(browser.olderThan(parked, null, 10).jobs()).extracting(JobSummary::id)
+			.containsExactly(waiting, sleeping);
+		assertThat(browser.count(parked)).isEqualTo(2);
+		List<JobSummary> all = browser.olderThan(JobFilter.ALL, null, 10).jobs();
+		assertThat(all).extracting((job) -> job.id() + " " + job.parked() + " " + job.tags())
+			.containsExactly(delayed + " false []", snoozed + " false []", waiting + " true []",
+					sleeping + " true [a-tag, vip]");
+
+		fixture().queue().signal(waiting, "approved", "yes");
+		assertThat(browser.queuedByQueue()).extracting((count) -> count.queue() + " " + count.due() + " "
+				+ count.delayed() + " " + count.backingOff() + " " + count.parked())
+			.containsExactly("default 1 2 0 1");
+		assertThat(browser.olderThan(parked, null, 10).jobs()).extracting(JobSummary::id).containsExactly(sleeping);
+	}
+
 }

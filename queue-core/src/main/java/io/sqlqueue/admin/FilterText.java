@@ -18,14 +18,15 @@ import io.sqlqueue.JobStatus;
  * (any case), {@code search}, {@code batch} (an id), {@code tags} (comma-separated, or
  * repeated), {@code meta} and {@code payload} ({@code name=value} and {@code path=value},
  * repeated for more; the value may hold any character, {@code =} too), {@code createdFrom}
- * and {@code createdBefore} (ISO-8601 instants such as {@code 2026-11-27T08:00:00Z}). A blank
- * value is left out.
+ * and {@code createdBefore} (ISO-8601 instants such as {@code 2026-11-27T08:00:00Z}),
+ * {@code parked} ({@code true}: only jobs parked on a durable sleep or a wait for a signal). A
+ * blank value is left out.
  */
 public final class FilterText {
 
 	/** The parameters a filter reads. */
 	public static final List<String> PARAMETERS = List.of("queue", "handler", "status", "search", "batch", "tags",
-			"meta", "payload", "createdFrom", "createdBefore");
+			"meta", "payload", "createdFrom", "createdBefore", "parked");
 
 	private FilterText() {
 	}
@@ -77,7 +78,11 @@ public final class FilterText {
 			filter.payload(pair[0], pair[1]);
 		}
 		filter.createdFrom(instant(parameter, "createdFrom")).createdBefore(instant(parameter, "createdBefore"));
-		return filter.build();
+		String parked = single(parameter, "parked");
+		if (parked != null && !parked.equalsIgnoreCase("true") && !parked.equalsIgnoreCase("false")) {
+			throw invalid("'parked' must be true or false, not '" + parked + "'");
+		}
+		return filter.parked(Boolean.parseBoolean(parked)).build();
 	}
 
 	private static String[] pair(String parameter, String entry) {

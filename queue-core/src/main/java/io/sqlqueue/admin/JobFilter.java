@@ -40,10 +40,13 @@ import io.sqlqueue.Names;
  * (docs/operations.md)
  * @param createdFrom only jobs enqueued at or after this instant
  * @param createdBefore only jobs enqueued before this instant
+ * @param parked only jobs parked on a durable sleep or a wait for a signal: {@code QUEUED},
+ * due when the sleep ends or the wait times out (docs/durable-steps.md); {@code false}: any job
  */
 public record JobFilter(@Nullable String queue, @Nullable String handler, @Nullable JobStatus status,
 		@Nullable String search, @Nullable Long batch, List<String> tags, Map<String, String> meta,
-		Map<String, String> payload, @Nullable Instant createdFrom, @Nullable Instant createdBefore) {
+		Map<String, String> payload, @Nullable Instant createdFrom, @Nullable Instant createdBefore,
+		boolean parked) {
 
 	/** The most tags, meta entries or payload fields one filter names, each. */
 	public static final int MAX_CONDITIONS = 5;
@@ -84,6 +87,13 @@ public record JobFilter(@Nullable String queue, @Nullable String handler, @Nulla
 		}
 	}
 
+	/** A filter of any job, parked or not. */
+	public JobFilter(@Nullable String queue, @Nullable String handler, @Nullable JobStatus status,
+			@Nullable String search, @Nullable Long batch, List<String> tags, Map<String, String> meta,
+			Map<String, String> payload, @Nullable Instant createdFrom, @Nullable Instant createdBefore) {
+		this(queue, handler, status, search, batch, tags, meta, payload, createdFrom, createdBefore, false);
+	}
+
 	/** A filter by queue, handler, state and search text. */
 	public JobFilter(@Nullable String queue, @Nullable String handler, @Nullable JobStatus status,
 			@Nullable String search) {
@@ -104,14 +114,14 @@ public record JobFilter(@Nullable String queue, @Nullable String handler, @Nulla
 	/** The jobs of this batch that pass this filter. */
 	public JobFilter inBatch(long batch) {
 		return new JobFilter(this.queue, this.handler, this.status, this.search, batch, this.tags, this.meta,
-				this.payload, this.createdFrom, this.createdBefore);
+				this.payload, this.createdFrom, this.createdBefore, this.parked);
 	}
 
 	/** Whether it names no condition at all, so matches every job. */
 	public boolean isEmpty() {
 		return this.queue == null && this.handler == null && this.status == null && this.search == null
 				&& this.batch == null && this.tags.isEmpty() && this.meta.isEmpty() && this.payload.isEmpty()
-				&& this.createdFrom == null && this.createdBefore == null;
+				&& this.createdFrom == null && this.createdBefore == null && !this.parked;
 	}
 
 	/** The keys of a payload field's path ({@code customer.id}: {@code customer}, {@code id}). */
@@ -153,6 +163,8 @@ public record JobFilter(@Nullable String queue, @Nullable String handler, @Nulla
 		private @Nullable Instant createdFrom;
 
 		private @Nullable Instant createdBefore;
+
+		private boolean parked;
 
 		private Builder() {
 		}
@@ -212,10 +224,16 @@ public record JobFilter(@Nullable String queue, @Nullable String handler, @Nulla
 			return this;
 		}
 
+		/** Only jobs parked on a durable sleep or a wait for a signal (when {@code true}). */
+		public Builder parked(boolean parked) {
+			this.parked = parked;
+			return this;
+		}
+
 		/** @throws RefusedException ({@link Refusal#INVALID_FILTER}) when a part is malformed */
 		public JobFilter build() {
 			return new JobFilter(this.queue, this.handler, this.status, this.search, this.batch, this.tags, this.meta,
-					this.payload, this.createdFrom, this.createdBefore);
+					this.payload, this.createdFrom, this.createdBefore, this.parked);
 		}
 
 	}

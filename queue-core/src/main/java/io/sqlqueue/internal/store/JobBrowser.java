@@ -56,6 +56,8 @@ public class JobBrowser {
 
 	private final String queuedByQueue;
 
+	private final JobLabels labels;
+
 	public JobBrowser(DataSource dataSource, Dialect dialect, @Nullable String schema) {
 		this(JobStore.jdbcTemplate(dataSource, dialect), new StoreTransactions(dataSource, dialect), dialect, schema);
 	}
@@ -67,20 +69,28 @@ public class JobBrowser {
 		this.transactions = transactions;
 		String checkedSchema = Names.requireSchema(schema);
 		this.table = (checkedSchema != null) ? dialect.quote(checkedSchema) + ".queue_job" : "queue_job";
+		String prefix = (checkedSchema != null) ? dialect.quote(checkedSchema) + "." : "";
+		String parked = JobSearchSql.parked(dialect, prefix + "queue_job_step");
+		this.labels = new JobLabels(jdbc, dialect, schema);
 		this.search = new JobSearchSql(dialect, schema, """
 				j.id, j.queue, j.handler, j.status, j.priority, j.attempts, j.max_attempts, j.run_at,
 				    j.created_at, j.started_at, j.finished_at, j.unique_key, j.group_key, j.lease_owner,
-				    SUBSTR(j.last_error, 1, %d) AS error_head""".formatted(ERROR_HEAD_LENGTH));
-		// A job that ran before waits out a retry backoff; one that never ran, a delay. (DELAYED
-		// is a keyword in MariaDB and MySQL.)
+				    SUBSTR(j.last_error, 1, %d) AS error_head, CASE WHEN %s THEN 1 ELSE 0 END AS parked"""
+			.formatted(ERROR_HEAD_LENGTH, parked));
+		// A job parked on a sleep or a wait for a signal waits for that (a park spends no
+		// attempt, so it would read as delayed); else one that ran before waits out a retry
+		// backoff, and one that never ran, a delay. (DELAYED is a keyword in MariaDB and MySQL.)
 		this.queuedByQueue = """
-				SELECT queue,
-				    SUM(CASE WHEN run_at <= %1$s THEN 1 ELSE 0 END) AS due_jobs,
-				    SUM(CASE WHEN run_at > %1$s AND attempts = 0 THEN 1 ELSE 0 END) AS delayed_jobs,
-				    SUM(CASE WHEN run_at > %1$s AND attempts > 0 THEN 1 ELSE 0 END) AS backing_off
-				FROM %2$s
-				WHERE status = 'QUEUED'
-				GROUP BY queue""".formatted(dialect.now(), this.table);
+				SELECT q.queue,
+				    SUM(CASE WHEN q.due = 1 THEN 1 ELSE 0 END) AS due_jobs,
+				    SUM(CASE WHEN q.due = 0 AND q.parked = 0 AND q.attempts = 0 THEN 1 ELSE 0 END) AS delayed_jobs,
+				    SUM(CASE WHEN q.due = 0 AND q.parked = 0 AND q.attempts > 0 THEN 1 ELSE 0 END) AS backing_off,
+				    SUM(q.parked) AS parked_jobs
+				FROM (SELECT j.queue, j.attempts, CASE WHEN j.run_at <= %1$s THEN 1 ELSE 0 END AS due,
+				          CASE WHEN %3$s THEN 1 ELSE 0 END AS parked
+				      FROM %2$s j
+				      WHERE j.status = 'QUEUED') q
+				GROUP BY q.queue""".formatted(dialect.now(), this.table, parked);
 	}
 
 	/**
@@ -90,7 +100,8 @@ public class JobBrowser {
 	 */
 	public List<QueuedCount> queuedByQueue() {
 		return this.jdbc.query(this.queuedByQueue, (rs, row) -> new QueuedCount(rs.getString("queue"),
-				rs.getLong("due_jobs"), rs.getLong("delayed_jobs"), rs.getLong("backing_off")));
+				rs.getLong("due_jobs"), rs.getLong("delayed_jobs"), rs.getLong("backing_off"),
+				rs.getLong("parked_jobs")));
 	}
 
 	/**
@@ -175,7 +186,14 @@ public class JobBrowser {
 
 	private List<JobSummary> query(JobFilter filter, JobSearchSql.Cursor cursor, @Nullable Long cursorId, int limit) {
 		JobSearchSql.Query query = this.search.page(filter, cursor, cursorId, limit);
-		return read(() -> this.jdbc.query(query.sql(), query, this::mapSummary));
+		List<JobSummary> jobs = read(() -> this.jdbc.query(query.sql(), query, this::mapSummary));
+		if (jobs.isEmpty()) {
+			return jobs;
+		}
+		// A page's tags in one more read by the tags' primary key, not a join that repeats its rows.
+		Map<Long, List<String>> tags = this.labels.tagsOf(jobs.stream().map(JobSummary::id).toList());
+		return tags.isEmpty() ? jobs
+				: jobs.stream().map((job) -> job.withTags(tags.getOrDefault(job.id(), List.of()))).toList();
 	}
 
 	/**
@@ -249,7 +267,8 @@ public class JobBrowser {
 				rs.getInt("max_attempts"), this.dialect.getTimestamp(rs, "run_at"),
 				this.dialect.getTimestamp(rs, "created_at"), this.dialect.getTimestamp(rs, "started_at"),
 				this.dialect.getTimestamp(rs, "finished_at"), rs.getString("unique_key"), rs.getString("group_key"),
-				rs.getString("error_head"), (status == JobStatus.RUNNING) ? rs.getString("lease_owner") : null);
+				rs.getString("error_head"), (status == JobStatus.RUNNING) ? rs.getString("lease_owner") : null,
+				rs.getInt("parked") == 1, List.of());
 	}
 
 	/** A statement and its parameters. */

@@ -65,14 +65,11 @@ final class JobLabels {
 		if (jobs.isEmpty()) {
 			return jobs;
 		}
-		Map<Long, List<String>> tags = new HashMap<>();
+		List<Long> ids = jobs.stream().map(JobRecord::id).toList();
+		Map<Long, List<String>> tags = tagsOf(ids);
 		Map<Long, Map<String, String>> meta = new HashMap<>();
-		for (Object[] chunk : IdChunks.of(jobs.stream().map(JobRecord::id).toList())) {
+		for (Object[] chunk : IdChunks.of(ids)) {
 			String in = placeholders(chunk.length);
-			this.jdbc.query("SELECT job_id, tag FROM %s WHERE job_id IN (%s) ORDER BY job_id, tag"
-				.formatted(this.tagTable, in), (rs) -> {
-					tags.computeIfAbsent(rs.getLong(1), (id) -> new ArrayList<>()).add(rs.getString(2));
-				}, chunk);
 			this.jdbc.query("SELECT job_id, meta_name, meta_value FROM %s WHERE job_id IN (%s)"
 				.formatted(this.metaTable, in), (rs) -> {
 					meta.computeIfAbsent(rs.getLong(1), (id) -> new TreeMap<>()).put(rs.getString(2), rs.getString(3));
@@ -84,6 +81,18 @@ final class JobLabels {
 		return jobs.stream()
 			.map((job) -> job.withLabels(tags.getOrDefault(job.id(), List.of()), meta.getOrDefault(job.id(), Map.of())))
 			.toList();
+	}
+
+	/** The tags of these jobs, each job's in name order; a job without tags is left out. */
+	Map<Long, List<String>> tagsOf(Collection<Long> ids) {
+		Map<Long, List<String>> tags = new HashMap<>();
+		for (Object[] chunk : IdChunks.of(ids)) {
+			this.jdbc.query("SELECT job_id, tag FROM %s WHERE job_id IN (%s) ORDER BY job_id, tag"
+				.formatted(this.tagTable, placeholders(chunk.length)), (rs) -> {
+					tags.computeIfAbsent(rs.getLong(1), (id) -> new ArrayList<>()).add(rs.getString(2));
+				}, chunk);
+		}
+		return tags;
 	}
 
 	/** Deletes the labels of these jobs (deleted in the same transaction). */

@@ -55,6 +55,8 @@ final class JobSearchSql {
 
 	private final String columns;
 
+	private final String parked;
+
 	JobSearchSql(Dialect dialect, @Nullable String schema, String columns) {
 		this.dialect = dialect;
 		String checkedSchema = Names.requireSchema(schema);
@@ -63,6 +65,25 @@ final class JobSearchSql {
 		this.tagTable = prefix + "queue_job_tag";
 		this.metaTable = prefix + "queue_job_meta";
 		this.columns = columns;
+		this.parked = parked(dialect, prefix + "queue_job_step");
+	}
+
+	/**
+	 * Whether the job {@code j} is parked on a durable sleep or a wait for a signal
+	 * (docs/durable-steps.md): {@code QUEUED}, due later, at the very moment its record of the
+	 * sleep or wait ends, which the park copied into {@code run_at}. A signal that wakes it, or
+	 * the end of the wait, makes it due; a snooze, a delay and a retry's backoff leave no such
+	 * record. The record is read by its primary key, for {@code QUEUED} jobs due later only.
+	 */
+	static String parked(Dialect dialect, String stepTable) {
+		return """
+				(j.status = 'QUEUED' AND j.run_at > %s AND EXISTS (SELECT 1 FROM %s s WHERE s.job_id = j.id \
+				AND s.kind IN ('sleep', 'signal') AND s.wake_at = j.run_at))""".formatted(dialect.now(), stepTable);
+	}
+
+	/** The condition that the job {@code j} is parked ({@link #parked(Dialect, String)}). */
+	String parked() {
+		return this.parked;
 	}
 
 	/** A page of jobs that match, from the cursor, at most {@code limit} rows. */
@@ -136,6 +157,9 @@ final class JobSearchSql {
 		}
 		if (filter.batch() != null) {
 			where.add("j.batch_id = ?", filter.batch());
+		}
+		if (filter.parked()) {
+			where.add(this.parked);
 		}
 		String search = filter.search();
 		if (search != null) {
