@@ -23,7 +23,12 @@ import io.sqlqueue.JobStep;
  * @param steps what its runs recorded (docs/durable-steps.md): steps, sleeps, waits for signals, oldest first
  * @param signals the signals sent to it, oldest first
  * @param parked for a job parked by a sleep or a wait for a signal, what it waits for and until
- * when, in words ({@link JobDetails#parked}); {@code null} otherwise
+ * when ({@link JobDetails#parked}); {@code null} otherwise
+ * @param currentAttempt the attempt the timeline names last: the row's count of attempts, but
+ * for a job whose latest run parked it, that run's (a park spends no attempt: the job resumes
+ * as the same attempt, so the row counts one fewer)
+ * @param worker the worker that holds the job now (its lease): only for a {@code RUNNING} job,
+ * as the row keeps the last one after a run parks or ends
  */
 public record JobDetail(long id, String queue, String handler, JobStatus status, int attempts, int maxAttempts,
 		int priority, @Nullable String uniqueKey, @Nullable String groupKey, Instant runAt, Instant createdAt,
@@ -31,19 +36,37 @@ public record JobDetail(long id, String queue, String handler, JobStatus status,
 		@Nullable String leaseOwner, @Nullable Instant leaseExpiresAt, @Nullable String lastError,
 		@JsonRawValue @Nullable String result, @JsonRawValue @Nullable String payload, boolean payloadShown,
 		List<TimelineEvent> timeline, List<String> actions, @Nullable WorkflowView workflow,
-		@Nullable String handlerNotice, List<Step> steps, List<Signal> signals, @Nullable String parked) {
+		@Nullable String handlerNotice, List<Step> steps, List<Signal> signals, @Nullable Parked parked,
+		int currentAttempt, @Nullable String worker) {
+
+	/**
+	 * What a parked job waits for.
+	 * @param kind {@code SLEEP} or {@code SIGNAL} (a wait for a signal)
+	 * @param name the signal's name (a sleep's is its number in the run)
+	 * @param wakeAt when the sleep ends, or the wait times out unless the signal comes first
+	 */
+	public record Parked(JobStep.Kind kind, String name, Instant wakeAt) {
+	}
 
 	/**
 	 * A moment in a job's life.
 	 * @param at when, on the database's clock
 	 * @param event what: {@code enqueued}, {@code unrecorded}, {@code requeued}, {@code started}, {@code parked},
 	 * {@code ended}, {@code due}, {@code finished}
-	 * @param text what happened, in words
+	 * @param text what happened, in words; a moment it names is {@code about}, written by the page
+	 * in its own time format (never in the text)
 	 * @param owner the worker of an attempt
 	 * @param error the error an attempt ended with
+	 * @param about the moment the text ends with ("… until", "… for its tick at"), or {@code null}
 	 */
 	public record TimelineEvent(@Nullable Instant at, String event, String text, @Nullable String owner,
-			@Nullable String error) {
+			@Nullable String error, @Nullable Instant about) {
+
+		TimelineEvent(@Nullable Instant at, String event, String text, @Nullable String owner,
+				@Nullable String error) {
+			this(at, event, text, owner, error, null);
+		}
+
 	}
 
 	/**

@@ -70,23 +70,23 @@ public class JobDetails {
 					.map((signal) -> new JobDetail.Signal(signal.name(), this.showPayload ? signal.payload() : null,
 							signal.sentAt()))
 					.toList(),
-				parked(job, steps, signals, Instant.now()));
+				parked(job, steps, signals, Instant.now()), (park != null) ? job.attempts() + 1 : job.attempts(),
+				(job.status() == JobStatus.RUNNING) ? job.leaseOwner() : null);
 	}
 
 	/**
-	 * What a parked job waits for, in words ("Sleeping until …", "Waiting for signal 'paid'
-	 * until …"): it is {@code QUEUED} and its latest sleep or wait for a signal ends later, a
-	 * wait only while its signal has not come. {@code null} otherwise; a snooze too, as it
-	 * leaves no record.
+	 * What a parked job waits for: it is {@code QUEUED} and its latest sleep or wait for a
+	 * signal ends later, a wait only while its signal has not come. {@code null} otherwise; a
+	 * snooze too, as it leaves no record.
 	 */
-	static @Nullable String parked(JobRecord job, List<JobStep> steps, List<JobSignal> signals, Instant now) {
+	static JobDetail.@Nullable Parked parked(JobRecord job, List<JobStep> steps, List<JobSignal> signals,
+			Instant now) {
 		JobStep park = lastPark(steps);
 		if (job.status() != JobStatus.QUEUED || park == null || park.wakeAt() == null || !park.wakeAt().isAfter(now)
 				|| park.timedOut() || signalled(park, signals)) {
 			return null;
 		}
-		String text = waitText(park);
-		return Character.toUpperCase(text.charAt(0)) + text.substring(1);
+		return new JobDetail.Parked(park.kind(), park.name(), park.wakeAt());
 	}
 
 	/**
@@ -113,9 +113,10 @@ public class JobDetails {
 				&& signals.stream().anyMatch((signal) -> signal.name().equals(park.name()));
 	}
 
+	/** What a run parked on, in words that end with "until", the wake time being the page's to write. */
 	private static String waitText(JobStep park) {
-		return (park.kind() == JobStep.Kind.SLEEP) ? "sleeping until " + park.wakeAt()
-				: "waiting for signal '" + park.name() + "' until " + park.wakeAt();
+		return (park.kind() == JobStep.Kind.SLEEP) ? "sleeping until"
+				: "waiting for signal '" + park.name() + "' until";
 	}
 
 	/** The notice of a job yet to run whose handler this instance lacks; none for others. */
@@ -189,7 +190,7 @@ public class JobDetails {
 			String name = attemptName(job.attempts() + 1, retries);
 			events.add(new TimelineEvent(job.startedAt(), "started", name + " started", job.leaseOwner(), null));
 			events.add(new TimelineEvent(park.recordedAt(), "parked", name + " parked: " + waitText(park), null,
-					null));
+					null, park.wakeAt()));
 		}
 		else if (!latestRecorded && rowStarted) {
 			// The attempt running now, or one that ended with no row of its own.
@@ -209,7 +210,7 @@ public class JobDetails {
 			.thenComparing((event) -> order(event.event())));
 		List<TimelineEvent> timeline = new ArrayList<>();
 		timeline.add(new TimelineEvent(job.createdAt(), "enqueued", (job.scheduledFor() != null)
-				? "Enqueued by a schedule for its tick at " + job.scheduledFor() : "Enqueued", null, null));
+				? "Enqueued by a schedule for its tick at" : "Enqueued", null, null, job.scheduledFor()));
 		int unrecorded = 0;
 		for (int number = 1; number <= job.attempts(); number++) {
 			unrecorded += thisRound.contains(number) ? 0 : 1;

@@ -71,10 +71,12 @@ public record Overview(Instant countedAt, @Nullable String instance, int minutes
 	 * @param due due now, waiting for a worker (or a limit)
 	 * @param delayed not due yet and never run (enqueued with a delay or a time to run at)
 	 * @param backingOff not due yet after a failed attempt (waiting out the retry backoff)
+	 * @param parked not due yet, parked on a durable sleep or a wait for a signal
+	 * (docs/durable-steps.md); neither delayed nor backing off
 	 */
-	public record Queued(long due, long delayed, long backingOff) {
+	public record Queued(long due, long delayed, long backingOff, long parked) {
 
-		static final Queued NONE = new Queued(0, 0, 0);
+		static final Queued NONE = new Queued(0, 0, 0, 0);
 
 	}
 

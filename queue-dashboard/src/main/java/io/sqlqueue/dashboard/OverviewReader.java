@@ -97,7 +97,8 @@ public class OverviewReader {
 		Map<String, Overview.Queued> queued = new TreeMap<>();
 		for (QueuedCount count : counts.queued()) {
 			names.add(count.queue());
-			queued.put(count.queue(), new Overview.Queued(count.due(), count.delayed(), count.backingOff()));
+			queued.put(count.queue(), new Overview.Queued(count.due(), count.delayed(), count.backingOff(),
+					count.parked()));
 		}
 		counts.finished().forEach((count) -> names.add(count.queue()));
 		names.addAll(counts.limits().keySet());

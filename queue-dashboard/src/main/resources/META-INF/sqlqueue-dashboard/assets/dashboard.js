@@ -107,6 +107,19 @@
         return el('span', {'class': 'badge ' + status}, status);
     }
 
+    // A job parked on a durable sleep or a wait for a signal is QUEUED in the database, but
+    // waits for that, not for a worker: it shows as parked, its state in the title.
+    function jobBadge(job) {
+        return job.parked ? el('span', {'class': 'badge PARKED', title: 'QUEUED: parked on a durable sleep or a wait '
+            + 'for a signal; due when it ends'}, 'PARKED') : badge(job.status);
+    }
+
+    // What a parked job waits for, with its wake time in the page's format.
+    function waitText(parked) {
+        return (parked.kind === 'SLEEP' ? 'sleeping' : 'waiting for signal \'' + parked.name + '\'') + ' until '
+            + time(parked.wakeAt);
+    }
+
     function firstLine(text) {
         return text ? text.split('\n')[0] : '';
     }
@@ -244,19 +257,23 @@
         return svg;
     }
 
-    // The QUEUED count, and under it why those jobs wait: due now, delayed, or a retry's backoff.
+    // The QUEUED count, and under it why those jobs wait: due now, delayed, a retry's backoff,
+    // or parked on a durable sleep or a wait for a signal (a link to those jobs).
     function queuedCell(queue) {
         var count = queue.jobs.QUEUED || 0;
         var split = queue.queued;
         return el('td', {'class': 'num count-' + (count ? 'QUEUED' : 'zero')},
             count ? el('a', {href: jobsLink({queue: queue.name, status: 'QUEUED'})}, countText(queue, 'QUEUED')) : '0',
-            split.delayed || split.backingOff ? el('div', {'class': 'queued-split'},
+            split.delayed || split.backingOff || split.parked ? el('div', {'class': 'queued-split'},
                 el('span', {'class': 'due', title: 'due now, waiting for a worker or a limit'},
                     split.due.toLocaleString() + ' due now'),
                 split.delayed ? el('span', {'class': 'delayed', title: 'enqueued to run later'},
                     split.delayed.toLocaleString() + ' delayed') : '',
                 split.backingOff ? el('span', {'class': 'backoff', title: 'failed an attempt, waiting to retry'},
-                    split.backingOff.toLocaleString() + ' retry backoff') : '') : '');
+                    split.backingOff.toLocaleString() + ' retry backoff') : '',
+                split.parked ? el('span', {'class': 'parked', title: 'parked on a durable sleep or a wait for a signal'},
+                    el('a', {href: jobsLink({queue: queue.name, parked: 'true'})},
+                        split.parked.toLocaleString() + ' parked')) : '') : '');
     }
 
     // A count the server estimated (a large PostgreSQL table) reads "≈ 2,500,000", with why on hover.
@@ -430,11 +447,31 @@
             Object.assign({}, tables, {readAt: null, readingAgeMillis: null})]);
     }
 
-    function overviewPage() {
-        var mine = routes;
+    // The overview and the tables' health the server put in the page, drawn at once by the first
+    // overview the page shows (no "Loading…" until a first fetch); later ones fetch.
+    var firstPaint = (function () {
+        var data = document.getElementById('sqlqueue-first-paint');
+        try {
+            return data ? JSON.parse(data.textContent) : null;
+        } catch (ignored) {
+            return null;
+        }
+    }());
+
+    function overviewReads() {
+        var first = firstPaint;
+        firstPaint = null;
+        if (first) {
+            return Promise.resolve([first.overview, first.tables]);
+        }
         // The tables' health is read on the queue's schedule; a failure to fetch it leaves the overview whole.
         var tables = get('api/tables').catch(function (error) { return {error: error.message}; });
-        return Promise.all([get('api/overview'), tables]).then(function (both) {
+        return Promise.all([get('api/overview'), tables]);
+    }
+
+    function overviewPage() {
+        var mine = routes;
+        return overviewReads().then(function (both) {
             if (mine !== routes) {
                 return false;
             }
@@ -550,7 +587,7 @@
 
     // The parts of a jobs filter, as the API takes them (FilterText): one value each here.
     var FILTERS = ['queue', 'handler', 'status', 'search', 'batch', 'tags', 'meta', 'payload', 'createdFrom',
-        'createdBefore'];
+        'createdBefore', 'parked'];
 
     function filterQuery(filters) {
         var query = new URLSearchParams();
@@ -582,9 +619,12 @@
             return el('label', null, label, el('input', {name: name, value: filters[name], placeholder: placeholder,
                 'class': style || null, autocomplete: 'off'}));
         }
+        // PARKED is no state of its own (a parked job is QUEUED): it is the filter's 'parked'.
         var status = el('select', {name: 'status'}, el('option', {value: ''}, 'any'), STATES.map(function (state) {
-            return el('option', {value: state, selected: filters.status === state ? 'selected' : null}, state);
-        }));
+            return el('option', {value: state, selected: filters.status === state && filters.parked !== 'true'
+                ? 'selected' : null}, state);
+        }), el('option', {value: 'PARKED', selected: filters.parked === 'true' ? 'selected' : null,
+            title: 'QUEUED, parked on a durable sleep or a wait for a signal'}, 'PARKED'));
         var form = el('form', {'class': 'filters', id: 'filters'},
             input('queue', 'Queue', 'any'),
             input('handler', 'Handler', 'any'),
@@ -593,8 +633,8 @@
             input('tags', 'Tags', 'a,b (all of them)'),
             input('meta', 'Meta', 'name=value'),
             input('payload', 'Payload field', 'customer.id=7'),
-            input('createdFrom', 'Created from', '2026-11-27T08:00:00Z'),
-            input('createdBefore', 'Created before', 'ISO-8601 instant'),
+            input('createdFrom', 'Created from', 'e.g. 2026-11-27T08:00:00Z', 'instant'),
+            input('createdBefore', 'Created before', 'e.g. 2026-11-28T00:00:00Z', 'instant'),
             filters.batch ? el('input', {type: 'hidden', name: 'batch', value: filters.batch}) : '',
             el('button', {type: 'submit', id: 'apply', 'class': 'primary'}, 'Apply'),
             el('button', {type: 'button', id: 'reset', onclick: function () { location.hash = '#/jobs'; }}, 'Clear'));
@@ -606,6 +646,10 @@
                 var value = data.get(key);
                 chosen[key] = (key === 'meta' || key === 'payload') ? (value || '') : (value || '').trim();
             });
+            if (chosen.status === 'PARKED') {
+                chosen.status = '';
+                chosen.parked = 'true';
+            }
             location.hash = jobsLink(chosen);
         });
         return form;
@@ -619,11 +663,15 @@
             el('td', null, job.queue),
             el('td', null, job.handler),
             el('td', null, job.worker ? [badge(job.status), ' ', el('span', {'class': 'worker',
-                title: 'the instance that holds it'}, 'on ' + job.worker)] : badge(job.status)),
-            el('td', {'class': 'num'}, job.attempts + ' / ' + job.maxAttempts),
+                title: 'the instance that holds it'}, 'on ' + job.worker)] : jobBadge(job)),
+            // A park spends no attempt: a parked job's run is one more than the row counts, as its page says.
+            el('td', {'class': 'num attempts'}, (job.parked ? job.attempts + 1 : job.attempts) + ' / ' + job.maxAttempts),
             el('td', null, time(job.createdAt)),
             el('td', null, time(job.finishedAt)),
             el('td', null, keys),
+            el('td', {'class': 'tags'}, job.tags.map(function (tag) {
+                return el('a', {'class': 'tag', href: jobsLink({tags: tag}), title: 'jobs with this tag'}, tag);
+            })),
             errorCell(job));
     }
 
@@ -639,10 +687,10 @@
 
     function jobsTable(id, jobs) {
         var head = el('tr', null, ['Id', 'Queue', 'Handler', 'State', 'Attempts', 'Created', 'Finished', 'Keys',
-            'Last error'].map(function (title) { return el('th', null, title); }));
+            'Tags', 'Last error'].map(function (title) { return el('th', null, title); }));
         return el('div', {'class': 'panel'}, el('table', {id: id}, el('thead', null, head),
             el('tbody', null, jobs.length ? jobs.map(jobRow)
-                : el('tr', null, el('td', {colspan: 9, 'class': 'muted'}, 'No jobs match.')))));
+                : el('tr', null, el('td', {colspan: 10, 'class': 'muted'}, 'No jobs match.')))));
     }
 
     function renderJobs(filters, page) {
@@ -734,13 +782,17 @@
             return [el('dt', null, label), el('dd', null, value === null || value === undefined || value === '' ? '–' : value)];
         }
         var content = [
-            el('h1', null, 'Job #' + job.id, el('span', {id: 'job-status'}, badge(job.status)), actions),
+            el('h1', null, 'Job #' + job.id, el('span', {id: 'job-status'}, jobBadge(job)), actions),
             job.handlerNotice ? el('div', {'class': 'panel notice', id: 'handler-notice'}, job.handlerNotice) : null,
-            job.parked ? el('div', {'class': 'panel notice', id: 'parked'}, 'Parked: ' + job.parked) : null,
+            job.parked ? el('div', {'class': 'panel notice', id: 'parked'}, 'Parked: ' + waitText(job.parked)
+                + '. It holds no worker; it is due again then' + (job.parked.kind === 'SIGNAL'
+                    ? ', or as soon as the signal comes.' : '.')) : null,
             el('div', {'class': 'panel'}, el('dl', {'class': 'facts'},
                 fact('Queue', el('a', {href: jobsLink({queue: job.queue})}, job.queue)),
                 fact('Handler', el('a', {href: jobsLink({handler: job.handler})}, job.handler)),
-                fact('Attempts', job.attempts + ' of ' + job.maxAttempts),
+                // A park spends no attempt: the row counts one fewer than the run that parked.
+                fact('Attempts', el('span', {id: 'attempts'}, job.currentAttempt + ' of ' + job.maxAttempts
+                    + (job.currentAttempt !== job.attempts ? ' (parked: a park spends no attempt)' : ''))),
                 fact('Priority', job.priority),
                 fact('Unique key', job.uniqueKey),
                 fact('Group key', job.groupKey),
@@ -748,12 +800,14 @@
                 fact('Created', time(job.createdAt)),
                 fact('Started', time(job.startedAt)),
                 fact('Finished', time(job.finishedAt)),
-                fact('Worker', job.leaseOwner),
-                fact('Lease until', time(job.leaseExpiresAt)))),
+                // Only a running job holds a worker; the row keeps the last one after a run.
+                job.worker ? fact('Worker', el('span', {id: 'worker'}, job.worker)) : null,
+                job.worker ? fact('Lease until', time(job.leaseExpiresAt)) : null)),
             el('h2', null, 'Timeline'),
             el('div', {'class': 'panel'}, el('ol', {'class': 'timeline', id: 'timeline'}, job.timeline.map(function (event) {
                 return el('li', {'class': event.event}, el('span', {'class': 'when'}, preciseTime(event.at)),
-                    el('span', null, event.text, event.owner ? ' on ' + event.owner : '',
+                    el('span', null, event.text, event.about ? ' ' + time(event.about) : '',
+                        event.owner ? ' on ' + event.owner : '',
                         event.error ? el('span', {'class': 'attempt-error', title: event.error}, firstLine(event.error)) : ''));
             })))
         ];
@@ -956,6 +1010,10 @@
 
     function route() {
         routes++;
+        if (routes > 1) {
+            // Only the page's first route may draw what the page carried: later, it is old.
+            firstPaint = null;
+        }
         if (timer) {
             clearTimeout(timer);
             timer = null;

@@ -1,5 +1,7 @@
 package io.sqlqueue.dashboard.autoconfigure;
 
+import tools.jackson.databind.json.JsonMapper;
+
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.endpoint.Access;
 import org.springframework.boot.actuate.endpoint.EndpointAccessResolver;
@@ -89,7 +91,7 @@ public final class SqlQueueDashboardAutoConfiguration {
 	@ConditionalOnMissingBean
 	DashboardRouter sqlqueueDashboardRouter(SqlQueueDashboardProperties properties, Environment environment,
 			ResourceLoader resourceLoader, DashboardAccess access, OverviewReader overview, JobDetails details,
-			QueueAdmin admin) {
+			QueueAdmin admin, ObjectProvider<JsonMapper> json) {
 		int pageSize = properties.getPageSize();
 		if (pageSize < 1 || pageSize > JobBrowser.MAX_PAGE_SIZE) {
 			throw new IllegalStateException(
@@ -97,7 +99,8 @@ public final class SqlQueueDashboardAutoConfiguration {
 		}
 		DashboardHosts hosts = DashboardHosts.of(properties.getAllowedHosts(), securityPresent(resourceLoader));
 		return new DashboardRouter(DashboardPath.check(properties.getPath(), environment), access, hosts, overview,
-				details, admin, properties.getRefreshInterval(), pageSize);
+				details, admin, properties.getRefreshInterval(), pageSize,
+				json.getIfUnique(() -> JsonMapper.builder().build()));
 	}
 
 	private static boolean securityPresent(ResourceLoader resourceLoader) {

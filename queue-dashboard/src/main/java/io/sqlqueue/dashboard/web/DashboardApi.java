@@ -18,6 +18,7 @@ import io.sqlqueue.JobStatus;
 import io.sqlqueue.Names;
 import io.sqlqueue.admin.QueueAdmin;
 import io.sqlqueue.dashboard.JobDetails;
+import io.sqlqueue.dashboard.Overview;
 import io.sqlqueue.dashboard.OverviewReader;
 import io.sqlqueue.dashboard.ReadsView;
 import io.sqlqueue.dashboard.TablesView;
@@ -63,7 +64,20 @@ final class DashboardApi {
 
 	/** The tables' health as last read on the queue's schedule: never a read of its own. */
 	ServerResponse tables(ServerRequest request) {
-		return Responses.json(TablesView.of(this.admin.tableHealth(), Instant.now()));
+		return Responses.json(tables());
+	}
+
+	private TablesView tables() {
+		return TablesView.of(this.admin.tableHealth(), Instant.now());
+	}
+
+	/** What the page carries to draw the overview at once: the two reads the overview fetches. */
+	FirstPaint firstPaint() {
+		return new FirstPaint(this.overview.read(), tables());
+	}
+
+	/** The overview and the tables' health, as {@code api/overview} and {@code api/tables} answer them. */
+	record FirstPaint(Overview overview, TablesView tables) {
 	}
 
 	/** The newest entries of the audit log ({@code limit} 1 to {@link QueueAdmin#MAX_BULK}, default 100). */

@@ -3,6 +3,8 @@ package io.sqlqueue.dashboard.web;
 import java.time.Duration;
 import java.util.Optional;
 
+import tools.jackson.databind.json.JsonMapper;
+
 import org.springframework.core.io.ClassPathResource;
 import org.springframework.http.HttpStatus;
 import org.springframework.web.servlet.function.HandlerFunction;
@@ -31,11 +33,12 @@ public final class DashboardRouter implements RouterFunction<ServerResponse> {
 	 * @param path where the dashboard is served, e.g. {@code /sqlqueue} (starts with {@code /}, no trailing one)
 	 * @param refresh how often the overview refreshes
 	 * @param pageSize jobs per page unless a request says otherwise
+	 * @param json writes the overview the page carries for its first paint, as the API writes it
 	 */
 	public DashboardRouter(String path, DashboardAccess access, DashboardHosts hosts, OverviewReader overview,
-			JobDetails details, QueueAdmin admin, Duration refresh, int pageSize) {
-		DashboardPage page = new DashboardPage(access, refresh.toMillis(), pageSize);
+			JobDetails details, QueueAdmin admin, Duration refresh, int pageSize, JsonMapper json) {
 		DashboardApi api = new DashboardApi(overview, details, admin, pageSize);
+		DashboardPage page = new DashboardPage(access, refresh.toMillis(), pageSize, api::firstPaint, json);
 		DashboardActions actions = new DashboardActions(admin, new ActionGuard(access));
 		String lastSegment = path.substring(path.lastIndexOf('/') + 1);
 		RouterFunction<ServerResponse> reads = RouterFunctions.route()

@@ -3,6 +3,9 @@ package io.sqlqueue.dashboard.web;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
+
+import tools.jackson.databind.json.JsonMapper;
 
 import org.junit.jupiter.api.Test;
 
@@ -150,6 +153,81 @@ class DashboardApiTests {
 				.andExpect(jsonPath("$.queues[1].name").value("reports"))
 				.andExpect(jsonPath("$.queues[1].queued.due").value(0))
 				.andExpect(jsonPath("$.queues[1].queued.backingOff").value(1));
+		});
+	}
+
+	/**
+	 * A job parked on a sleep or a wait for a signal is counted as parked, not as delayed (its
+	 * park spent no attempt); the list finds the parked jobs, marks them, and shows every job's
+	 * tags. A malformed {@code parked} is refused with the reason.
+	 */
+	@Test
+	void overviewCountsParkedJobsApartAndTheListFindsThemWithTheirTags() {
+		DashboardContexts.runner().run((context) -> {
+			JobQueue jobs = context.getBean(JobQueue.class);
+			JobStore store = context.getBean(JobStore.class);
+			long parked = jobs.enqueue(Job.of("report.build", 1).queue("reports").tags("month-end", "acme"));
+			for (JobRecord job : claim(store)) {
+				store.steps().recordSignalWait(parked, "approved", Duration.ofHours(1).toMillis());
+				assertThat(store.park(new Lease(job.id(), job.leaseToken()), "signal", "approved", Duration.ZERO))
+					.isTrue();
+			}
+			long delayed = jobs.enqueue(Job.of("report.build", 2).queue("reports").delay(Duration.ofHours(1)));
+			MockMvc mvc = DashboardContexts.mvc(context);
+			mvc.perform(get("/sqlqueue/api/overview").with(user("ops")))
+				.andExpect(jsonPath("$.queues[0].name").value("reports"))
+				.andExpect(jsonPath("$.queues[0].jobs.QUEUED").value(2))
+				.andExpect(jsonPath("$.queues[0].queued.due").value(0))
+				.andExpect(jsonPath("$.queues[0].queued.delayed").value(1))
+				.andExpect(jsonPath("$.queues[0].queued.backingOff").value(0))
+				.andExpect(jsonPath("$.queues[0].queued.parked").value(1));
+			mvc.perform(get("/sqlqueue/api/jobs?parked=true").with(user("ops")))
+				.andExpect(status().isOk())
+				.andExpect(jsonPath("$.jobs[*].id").value(contains((int) parked)));
+			mvc.perform(get("/sqlqueue/api/jobs/count?parked=true&queue=reports").with(user("ops")))
+				.andExpect(jsonPath("$.count").value(1))
+				.andExpect(jsonPath("$.all").value(false));
+			mvc.perform(get("/sqlqueue/api/jobs?queue=reports").with(user("ops")))
+				.andExpect(jsonPath("$.jobs[*].id").value(contains((int) delayed, (int) parked)))
+				.andExpect(jsonPath("$.jobs[*].parked").value(contains(false, true)))
+				.andExpect(jsonPath("$.jobs[1].tags").value(contains("acme", "month-end")))
+				.andExpect(jsonPath("$.jobs[0].tags", empty()));
+			mvc.perform(get("/sqlqueue/api/jobs?parked=yes").with(user("ops")))
+				.andExpect(status().isBadRequest())
+				.andExpect(jsonPath("$.detail").value("Invalid filter: 'parked' must be true or false, not 'yes'"));
+		});
+	}
+
+	/**
+	 * The page carries the overview and the tables' health as the API answers them, so that
+	 * it draws them at once; nothing in them can end the data block. Where reads are refused it
+	 * carries none, and says "Loading…" until the script's fetch says why.
+	 */
+	@Test
+	void pageCarriesTheOverviewForItsFirstPaint() {
+		DashboardContexts.runner().run((context) -> {
+			context.getBean(JobQueue.class).enqueue(Job.of("mail.send", 1).queue("mail"));
+			String page = DashboardContexts.mvc(context)
+				.perform(get("/sqlqueue/").with(user("ops")))
+				.andExpect(status().isOk())
+				.andReturn()
+				.getResponse()
+				.getContentAsString();
+			String open = "<script type=\"application/json\" id=\"sqlqueue-first-paint\">";
+			assertThat(page).contains(open).contains("<main id=\"main\"></main>").doesNotContain("Loading");
+			String data = page.substring(page.indexOf(open) + open.length(), page.indexOf("</script>",
+					page.indexOf(open)));
+			assertThat(data).doesNotContain("<");
+			Map<?, ?> first = JsonMapper.builder().build().readValue(data, Map.class);
+			assertThat(first.keySet().stream().map(String::valueOf).toList()).containsExactlyInAnyOrder("overview", "tables");
+			assertThat(((Map<?, ?>) first.get("overview")).get("queues")).asList().hasSize(1);
+			assertThat(((Map<?, ?>) first.get("tables")).get("database")).isEqualTo("h2");
+		});
+		DashboardContexts.runner().withPropertyValues("management.endpoint.sqlqueue.access=NONE").run((context) -> {
+			DashboardContexts.mvc(context)
+				.perform(get("/sqlqueue/").with(user("ops")))
+				.andExpect(content().string(not(containsString("sqlqueue-first-paint"))))
+				.andExpect(content().string(containsString("Loading…")));
 		});
 	}
 
@@ -473,7 +551,14 @@ class DashboardApiTests {
 				.andExpect(status().isOk())
 				.andExpect(jsonPath("$.status").value("QUEUED"))
 				.andExpect(jsonPath("$.attempts").value(1))
-				.andExpect(jsonPath("$.parked").value(startsWith("Waiting for signal 'approved' until ")))
+				// The run that parked is attempt 2, as the timeline names it; the row counts 1.
+				.andExpect(jsonPath("$.currentAttempt").value(2))
+				// The row keeps the worker of the run that parked; it holds nothing now.
+				.andExpect(jsonPath("$.leaseOwner").value("test-worker"))
+				.andExpect(jsonPath("$.worker").value(nullValue()))
+				.andExpect(jsonPath("$.parked.kind").value("SIGNAL"))
+				.andExpect(jsonPath("$.parked.name").value("approved"))
+				.andExpect(jsonPath("$.parked.wakeAt").value(not(nullValue())))
 				.andExpect(jsonPath("$.steps[*].kind").value(contains("STEP", "SIGNAL")))
 				.andExpect(jsonPath("$.steps[0].name").value("render"))
 				.andExpect(jsonPath("$.steps[0].result.pages").value(3))
@@ -483,8 +568,11 @@ class DashboardApiTests {
 				.andExpect(jsonPath("$.signals", empty()))
 				.andExpect(jsonPath("$.timeline[*].text").value(contains(is("Enqueued"), is("Attempt 1 started"),
 						is("Attempt 1 ended: retried"), is("Attempt 2 started"),
-						startsWith("Attempt 2 parked: waiting for signal 'approved' until "),
-						is("Due again (its wait for signal 'approved' times out, unless the signal comes first)"))));
+						is("Attempt 2 parked: waiting for signal 'approved' until"),
+						is("Due again (its wait for signal 'approved' times out, unless the signal comes first)"))))
+				// The wake time is the page's to write, in its format: never raw in the text.
+				.andExpect(jsonPath("$.timeline[4].about").value(not(nullValue())))
+				.andExpect(jsonPath("$.timeline[0].about").value(nullValue()));
 			jobs.signal(id, "approved", java.util.Map.of("by", "ada"));
 			mvc.perform(get("/sqlqueue/api/jobs/" + id).with(user("ops")))
 				.andExpect(jsonPath("$.parked").value(nullValue()))
@@ -511,9 +599,11 @@ class DashboardApiTests {
 				.perform(get("/sqlqueue/api/jobs/" + id).with(user("ops")))
 				.andExpect(jsonPath("$.signals[0].payload.by").value("ada"))
 				.andExpect(jsonPath("$.steps[0].kind").value("SLEEP"))
-				.andExpect(jsonPath("$.parked").value(startsWith("Sleeping until ")))
+				.andExpect(jsonPath("$.parked.kind").value("SLEEP"))
+				.andExpect(jsonPath("$.currentAttempt").value(1))
+				.andExpect(jsonPath("$.attempts").value(0))
 				.andExpect(jsonPath("$.timeline[*].text").value(contains(is("Enqueued"), is("Attempt 1 started"),
-						startsWith("Attempt 1 parked: sleeping until "), is("Due again (its sleep ends)"))));
+						is("Attempt 1 parked: sleeping until"), is("Due again (its sleep ends)"))));
 		});
 	}
 
