@@ -133,6 +133,22 @@ public enum TestDatabase {
 	},
 
 	/**
+	 * A three-node MariaDB Galera cluster where every node takes writes ({@code .ci/galera start}:
+	 * nodes on 13306, 13307 and 13308, or those {@code SQLQUEUE_TEST_GALERA_NODES} lists as
+	 * {@code host:port,…}). The test's database is made on the first node (and replicated); its
+	 * pools go round the nodes: {@link Isolated#dataSource()} on the first, each
+	 * {@link Isolated#newDataSource} on the next, so that "another instance" is another node.
+	 * Skipped where the cluster does not answer, unless {@code SQLQUEUE_TEST_REQUIRE_DATABASES}
+	 * names {@code galera}.
+	 */
+	GALERA("SQLQUEUE_TEST_GALERA_URL", "jdbc:mariadb://127.0.0.1:13306/test", "root", true) {
+		@Override
+		public Dialect dialect() {
+			return MariaDbDialect.forMariaDb();
+		}
+	},
+
+	/**
 	 * MySQL 8, through the MariaDB driver like MariaDB: no local server is expected (the
 	 * default URL is port 3307), so this runs where Docker is or the variable points at one.
 	 */
@@ -159,6 +175,9 @@ public enum TestDatabase {
 
 	/** As {@link #POSTGRESQL_SERVER}, for MariaDB. */
 	public static final String MARIADB_SERVER = "sqlqueue.server.mariadb";
+
+	/** As {@link #POSTGRESQL_SERVER}, for the Galera cluster. */
+	public static final String GALERA_SERVER = "sqlqueue.server.galera";
 
 	/** As {@link #POSTGRESQL_SERVER}, for MySQL. */
 	public static final String MYSQL_SERVER = "sqlqueue.server.mysql";
@@ -282,7 +301,7 @@ public enum TestDatabase {
 			}
 			failure = ex;
 		}
-		if (Containers.dockerAvailable()) {
+		if (this != GALERA && Containers.dockerAvailable()) {
 			return startContainer();
 		}
 		String missing = name() + " does not answer at " + url + " (" + failure.getMessage()
@@ -344,6 +363,9 @@ public enum TestDatabase {
 
 		private final HikariDataSource dataSource;
 
+		/** Pools made so far: on Galera, the node of the next one. */
+		private int pools;
+
 		Isolated(TestDatabase database, String url, String user, String password, @Nullable String schema) {
 			this.database = database;
 			this.url = url;
@@ -390,6 +412,9 @@ public enum TestDatabase {
 			if (readOnly && this.database == SQLITE) {
 				// The driver takes its read-only flag when it opens the file, and refuses to change it later.
 				config.setJdbcUrl(this.url + "&open_mode=1");
+			}
+			else if (this.database == GALERA) {
+				config.setJdbcUrl(GaleraNodes.onNode(this.url, this.pools++));
 			}
 			else {
 				config.setJdbcUrl(this.url);

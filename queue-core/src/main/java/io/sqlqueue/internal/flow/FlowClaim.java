@@ -168,9 +168,21 @@ public final class FlowClaim implements LimitedClaim {
 		long nowMillis = now.toEpochMilli();
 		Map<String, Long> closedUntil = this.rateClosed.computeIfAbsent(queue, (q) -> new ConcurrentHashMap<>());
 		closedUntil.values().removeIf((until) -> until <= nowMillis);
-		if (limits.isFair()) {
-			return this.fair.claim(request, token, limits, lock, closedUntil);
+		ClaimResult result = limits.isFair() ? this.fair.claim(request, token, limits, lock, closedUntil)
+				: claimUnderLimits(request, token, limits, lock, closedUntil);
+		if (!result.jobs().isEmpty()) {
+			// What the limits allowed rests on the locked row: every claim that starts jobs writes
+			// it, so that no two such claims commit without one having seen the other's.
+			this.flow.writeLocked(queue);
 		}
+		return result;
+	}
+
+	private ClaimResult claimUnderLimits(ClaimRequest request, long token, QueueLimits limits,
+			FlowStore.FlowLock lock, Map<String, Long> closedUntil) {
+		String queue = request.queue();
+		Instant now = lock.now();
+		long nowMillis = now.toEpochMilli();
 		// Where a key may be full, its running jobs are counted before any job is read, so that
 		// full keys are left out of the read; otherwise the queue's running jobs are counted by
 		// the first read of candidates (and by key only if that count says a key may fill up).

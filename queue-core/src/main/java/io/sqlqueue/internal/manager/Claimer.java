@@ -15,6 +15,7 @@ import io.sqlqueue.internal.handler.HandlerRegistry;
 import io.sqlqueue.internal.store.ClaimRequest;
 import io.sqlqueue.internal.store.ClaimResult;
 import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.internal.store.LostRaces;
 
 /**
  * Claims due jobs for the {@link Workers}' lanes: the poll loop's pass over every lane, and
@@ -140,6 +141,13 @@ final class Claimer {
 		if (failure == null) {
 			this.consecutiveErrors = 0;
 			return again ? Duration.ZERO : nextPoll(workers);
+		}
+		if (LostRaces.isLostRace(failure)) {
+			// Claims of other instances (on a multi-primary cluster, other nodes) won each try of
+			// the store's: the database is there, and the next poll claims as usual.
+			logger.debug("sqlqueue Manager {} lost its claims to other instances' this time",
+					this.settings.workerId(), failure);
+			return nextPoll(workers);
 		}
 		this.consecutiveErrors++;
 		Duration backoff = errorBackoff();

@@ -16,6 +16,7 @@ import org.springframework.scheduling.concurrent.ThreadPoolTaskScheduler;
 import io.sqlqueue.internal.maintenance.PeriodicTask;
 import io.sqlqueue.internal.store.ExtendedLeases;
 import io.sqlqueue.internal.store.JobStore;
+import io.sqlqueue.internal.store.LostRaces;
 
 /**
  * Extends the leases of the attempts this instance holds, every heartbeat interval, and
@@ -110,6 +111,13 @@ public final class Heartbeat extends PeriodicTask {
 				return beat(attempts);
 			}
 			catch (RuntimeException ex) {
+				if (LostRaces.isLostRace(ex)) {
+					// Other transactions won each try (their rows, on another node of a cluster): the
+					// next beat extends the leases, well within their length.
+					logger.debug("sqlqueue Manager {} lost the extension of {} leases to other transactions",
+							this.settings.workerId(), attempts.size(), ex);
+					return 0;
+				}
 				logger.warn("sqlqueue Manager {} could not extend {} leases", this.settings.workerId(),
 						attempts.size(), ex);
 				return 0;

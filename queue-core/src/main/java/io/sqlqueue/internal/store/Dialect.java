@@ -351,6 +351,19 @@ public abstract class Dialect {
 	}
 
 	/**
+	 * Whether a row lock taken by a read ({@code FOR UPDATE}) keeps every other writer of the
+	 * database off the row. Not on MariaDB, whose Galera cluster lets every node take writes:
+	 * a lock stays on its node, and certification, which orders the nodes' transactions at
+	 * commit, compares only the keys of rows a transaction wrote; a row locked and not written
+	 * (nor one "written" with its own values, which InnoDB leaves alone) is not among them. There
+	 * a transaction whose decision rests on a locked row must write it
+	 * ({@link FlowStore#writeLocked}).
+	 */
+	public boolean rowLocksHoldEveryWriter() {
+		return true;
+	}
+
+	/**
 	 * A statement that takes the database's write lock and changes nothing, run first in a
 	 * transaction that reads rows before it writes and needs them to stay as read (an
 	 * enqueue's check of the jobs it runs after, {@link #lockFlow} before a limited claim or a

@@ -1,6 +1,7 @@
 package io.sqlqueue.internal.store;
 
 import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -38,6 +39,15 @@ final class FlowSql {
 	final String bumpFlow;
 
 	final String deleteFlow;
+
+	/**
+	 * Where a row lock does not hold every writer ({@link Dialect#rowLocksHoldEveryWriter}): a
+	 * change of the flow row and its undoing, so that the transaction wrote the row (the version
+	 * is unchanged when it commits); else {@code null}. A single statement that writes the
+	 * values the row has is no write: InnoDB compares the row before and after and skips it.
+	 * Parameter of each: queue.
+	 */
+	final @Nullable List<String> writeLockedFlow;
 
 	final String limitsOfQueue;
 
@@ -156,6 +166,8 @@ final class FlowSql {
 				dialect.insertUnlessPresent("queue"));
 		this.bumpFlow = "UPDATE %s SET version = version + 1 WHERE queue = ?".formatted(flowTable);
 		this.deleteFlow = "DELETE FROM %s WHERE queue = ?".formatted(flowTable);
+		this.writeLockedFlow = dialect.rowLocksHoldEveryWriter() ? null
+				: List.of(this.bumpFlow, "UPDATE %s SET version = version - 1 WHERE queue = ?".formatted(flowTable));
 		this.limitsOfQueue = """
 				SELECT l.*, f.version FROM %s l JOIN %s f ON f.queue = l.queue
 				WHERE l.queue = ?""".formatted(limitTable, flowTable);

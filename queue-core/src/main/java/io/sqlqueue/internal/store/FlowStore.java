@@ -785,6 +785,22 @@ public class FlowStore {
 		}
 	}
 
+	/**
+	 * Writes the queue's flow row, which the current transaction locked ({@link #lock}), where a
+	 * lock alone does not keep other writers off it (a Galera node's claims from another node's,
+	 * {@link Dialect#rowLocksHoldEveryWriter}): a claim that started jobs under the queue's
+	 * limits then conflicts with every other such claim that did not see it, at certification
+	 * or on the row, and one of the two is tried again on what the other committed. Leaves the
+	 * row as it was; elsewhere does nothing.
+	 */
+	public void writeLocked(String queue) {
+		if (this.sql.writeLockedFlow != null) {
+			for (String statement : this.sql.writeLockedFlow) {
+				this.jdbc.update(statement, queue);
+			}
+		}
+	}
+
 	/** The claim's transaction is not READ COMMITTED: it must be made again, asking for it. */
 	public static final class NotReadCommittedException extends RuntimeException {
 

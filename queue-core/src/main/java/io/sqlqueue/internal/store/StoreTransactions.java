@@ -95,6 +95,22 @@ final class StoreTransactions {
 		return template;
 	}
 
+	/**
+	 * A transaction of the queue's own: run again at once when it loses a race to another
+	 * transaction ({@link LostRaces}), as nothing of it was written.
+	 */
+	private static <T> T owned(TransactionTemplate template, Supplier<T> work) {
+		return LostRaces.tryAgainWhenLost(() -> template.execute((status) -> work.get()));
+	}
+
+	/**
+	 * As {@link #owned} when the caller has no transaction; in the caller's a lost race rolled
+	 * back all the caller did too, so it is the caller's to see (at its commit, as a rule).
+	 */
+	private <T> T ownedUnlessCallers(TransactionTemplate template, Supplier<T> work) {
+		return callerHasOne() ? template.execute((status) -> work.get()) : owned(template, work);
+	}
+
 	/** Whether the calling thread has a transaction on the queue's data source (which verbs then join). */
 	boolean callerHasOne() {
 		return TransactionSynchronizationManager.hasResource(this.dataSource);
@@ -112,12 +128,12 @@ final class StoreTransactions {
 
 	/** The caller's transaction, else a new one. */
 	<T> T inCallerOrNew(Supplier<T> work) {
-		return this.callerOrNew.execute((status) -> work.get());
+		return ownedUnlessCallers(this.callerOrNew, work);
 	}
 
 	/** The caller's transaction, else a new READ COMMITTED one: a claim, a prune, a schedule's take. */
 	<T> T inCallerOrNewReadCommitted(Supplier<T> work) {
-		return this.callerOrNewReadCommitted.execute((status) -> work.get());
+		return ownedUnlessCallers(this.callerOrNewReadCommitted, work);
 	}
 
 	/**
@@ -127,7 +143,7 @@ final class StoreTransactions {
 	 * new dependents deadlock.
 	 */
 	<T> T inCallerOrNewForSettling(Supplier<T> work) {
-		return this.callerOrNewForSettling.execute((status) -> work.get());
+		return ownedUnlessCallers(this.callerOrNewForSettling, work);
 	}
 
 	/** A savepoint inside the caller's transaction: all or nothing there, and the transaction stays usable. */
@@ -142,7 +158,7 @@ final class StoreTransactions {
 
 	/** A new transaction, never the caller's: the queue's own writes, even inside a handler's transaction. */
 	<T> T inNewTransaction(Supplier<T> work) {
-		return this.newTransaction.execute((status) -> work.get());
+		return owned(this.newTransaction, work);
 	}
 
 	/**
@@ -171,12 +187,12 @@ final class StoreTransactions {
 
 	/** A new READ COMMITTED transaction, never the caller's: a sweep, a change of limits, a reset. */
 	<T> T inNewReadCommitted(Supplier<T> work) {
-		return this.newReadCommitted.execute((status) -> work.get());
+		return owned(this.newReadCommitted, work);
 	}
 
 	/** As {@link #inCallerOrNewForSettling}, never the caller's: a completion flush's settling. */
 	<T> T inNewForSettling(Supplier<T> work) {
-		return this.newForSettling.execute((status) -> work.get());
+		return owned(this.newForSettling, work);
 	}
 
 	/**
@@ -202,7 +218,7 @@ final class StoreTransactions {
 
 	/** The transaction of a limited claim (see {@link #limitedClaimsAskForReadCommitted}). */
 	<T> T inLimitedClaim(Supplier<T> work) {
-		return this.limitedClaim.execute((status) -> work.get());
+		return ownedUnlessCallers(this.limitedClaim, work);
 	}
 
 	/**

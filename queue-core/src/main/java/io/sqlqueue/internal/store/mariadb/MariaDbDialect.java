@@ -197,6 +197,12 @@ public final class MariaDbDialect extends Dialect {
 		return " ON DUPLICATE KEY UPDATE %s = %s".formatted(keyColumn, keyColumn);
 	}
 
+	/** Galera's nodes certify written rows only: see {@link Dialect#rowLocksHoldEveryWriter}. */
+	@Override
+	public boolean rowLocksHoldEveryWriter() {
+		return false;
+	}
+
 	@Override
 	public ReplicaLagReader replicaLagReader(JdbcOperations jdbc) {
 		return new MariaDbReplicaLag(jdbc);
