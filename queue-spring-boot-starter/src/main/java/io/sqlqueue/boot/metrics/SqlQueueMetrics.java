@@ -17,6 +17,7 @@ import java.util.function.Supplier;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.TimeGauge;
@@ -38,6 +39,7 @@ import io.sqlqueue.internal.maintenance.QueueStats;
 import io.sqlqueue.internal.maintenance.ReplicaLagMonitor;
 import io.sqlqueue.internal.maintenance.TableHealthMonitor;
 import io.sqlqueue.internal.manager.Manager;
+import io.sqlqueue.internal.store.LostRaces;
 import io.sqlqueue.internal.flow.Admission;
 
 /**
@@ -157,6 +159,11 @@ public class SqlQueueMetrics implements JobListener, MeterBinder {
 		if (replicaLag != null && replicaLag.isReplica()) {
 			registerReplicaLagGauge(registry, replicaLag);
 		}
+		// Transactions another one won (a Galera node's certification, a deadlock), each tried again.
+		FunctionCounter.builder(PREFIX + "database.races.lost", LostRaces.class, (c) -> LostRaces.retried())
+			.description("Transactions of the queue that lost a race to another (error 1213, SQLState 40001) "
+					+ "and were tried again")
+			.register(registry);
 		registerNewQueues();
 	}
 

@@ -234,7 +234,10 @@ public final class MariaDbDialect extends Dialect {
 		return (value != null) ? value.toInstant(ZoneOffset.UTC) : null;
 	}
 
-	/** Refuses servers without {@code SKIP LOCKED}: MariaDB before 10.6, MySQL before 8.0.1. */
+	/**
+	 * Refuses servers without {@code SKIP LOCKED}: MariaDB before 10.6, MySQL before 8.0.1; and a
+	 * Galera node without the settings the queue needs ({@link GaleraSettings}).
+	 */
 	@Override
 	public void checkDatabase(DatabaseMetaData metaData) throws SQLException {
 		String product = metaData.getDatabaseProductName();
@@ -246,6 +249,9 @@ public final class MariaDbDialect extends Dialect {
 		if (!supported) {
 			throw new IllegalStateException("sqlqueue needs MariaDB 10.6+ or MySQL 8.0.1+ (for FOR UPDATE SKIP LOCKED), "
 					+ "but the database is " + (mariaDb ? "MariaDB" : product) + " " + text);
+		}
+		if (mariaDb) {
+			GaleraSettings.check(metaData.getConnection());
 		}
 	}
 

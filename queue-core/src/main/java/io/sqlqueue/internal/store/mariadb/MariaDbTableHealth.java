@@ -1,5 +1,6 @@
 package io.sqlqueue.internal.store.mariadb;
 
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -52,7 +53,17 @@ final class MariaDbTableHealth implements TableHealthReader {
 	private static final String HISTORY = """
 			SELECT `COUNT` FROM information_schema.INNODB_METRICS WHERE NAME = 'trx_rseg_history_len'""";
 
+	/** {@code ER_SPECIFIC_ACCESS_DENIED_ERROR}: the user lacks a privilege, here {@code PROCESS}. */
+	private static final int ACCESS_DENIED = 1227;
+
 	private final JdbcOperations jdbc;
+
+	/**
+	 * Whether the server refused the reads that need {@code PROCESS}: they are not asked again
+	 * (each refusal is a WARN line of the driver's, every reading, every minute); a restart of
+	 * the instance, after a {@code GRANT}, asks again.
+	 */
+	private volatile boolean processDenied;
 
 	private final @Nullable String schema;
 
@@ -74,29 +85,48 @@ final class MariaDbTableHealth implements TableHealthReader {
 				this.schema);
 		List<String> notReported = new ArrayList<>(List.of("dead rows (InnoDB keeps old versions as undo history)"));
 		List<TableHealth.Holder> holders = List.of();
-		try {
-			holders = this.jdbc.query(TRANSACTIONS, (rs, row) -> {
-				Long millis = longOrNull(rs, "age_millis");
-				return new TableHealth.Holder(TableHealth.TRANSACTION, longOrNull(rs, "pid"), null,
-						rs.getString("application"), rs.getString("state"),
-						(millis != null) ? Duration.ofMillis(Math.max(0, millis)) : null, null, null);
-			});
-		}
-		catch (DataAccessException ex) {
-			logger.debug("sqlqueue cannot read InnoDB's transactions", ex);
+		Long history = null;
+		if (this.processDenied) {
 			notReported.add("transactions (reading INNODB_TRX needs the PROCESS privilege)");
 		}
-		Long history = null;
-		try {
-			history = this.jdbc.query(HISTORY, (rs) -> rs.next() ? longOrNull(rs, "COUNT") : null);
+		else {
+			try {
+				holders = this.jdbc.query(TRANSACTIONS, (rs, row) -> {
+					Long millis = longOrNull(rs, "age_millis");
+					return new TableHealth.Holder(TableHealth.TRANSACTION, longOrNull(rs, "pid"), null,
+							rs.getString("application"), rs.getString("state"),
+							(millis != null) ? Duration.ofMillis(Math.max(0, millis)) : null, null, null);
+				});
+			}
+			catch (DataAccessException ex) {
+				denied(ex);
+				logger.debug("sqlqueue cannot read InnoDB's transactions", ex);
+				notReported.add("transactions (reading INNODB_TRX needs the PROCESS privilege)");
+			}
 		}
-		catch (DataAccessException ex) {
-			logger.debug("sqlqueue cannot read InnoDB's history length", ex);
+		if (!this.processDenied) {
+			try {
+				history = this.jdbc.query(HISTORY, (rs) -> rs.next() ? longOrNull(rs, "COUNT") : null);
+			}
+			catch (DataAccessException ex) {
+				denied(ex);
+				logger.debug("sqlqueue cannot read InnoDB's history length", ex);
+			}
 		}
 		if (history == null) {
 			notReported.add("undo history length");
 		}
 		return new TableHealth("mariadb", Instant.now(), tables, holders, history, notReported, null);
+	}
+
+	/** Notes a refusal for want of {@code PROCESS}, said once, so that it is not asked again. */
+	private void denied(DataAccessException ex) {
+		if (!this.processDenied && ex.getCause() instanceof SQLException sql && sql.getErrorCode() == ACCESS_DENIED) {
+			this.processDenied = true;
+			logger.info("sqlqueue reads InnoDB's open transactions and undo history only with the PROCESS "
+					+ "privilege, which its database user lacks; the table health reports them as not read, "
+					+ "and they are not asked for again until a restart");
+		}
 	}
 
 }
