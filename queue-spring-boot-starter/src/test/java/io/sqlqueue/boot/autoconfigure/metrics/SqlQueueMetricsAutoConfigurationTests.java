@@ -117,6 +117,7 @@ class SqlQueueMetricsAutoConfigurationTests {
 			assertThat(registry.get("sqlqueue.workers.concurrency").tag("queue", "work").gauge().value()).isEqualTo(2);
 			assertThat(registry.get("sqlqueue.workers.busy").tag("queue", "work").gauge().value()).isZero();
 			assertThat(registry.find("sqlqueue.leases.lost").counters()).isEmpty();
+			assertThat(registry.get("sqlqueue.database.races.lost").functionCounter().count()).isNotNegative();
 		});
 	}
 
