@@ -25,7 +25,8 @@ class ServerLocksTests {
 
 	private static final Map<String, String> LOCKS = Map.of(TestDatabase.POSTGRESQL.name(),
 			TestDatabase.POSTGRESQL_SERVER, TestDatabase.MARIADB.name(), TestDatabase.MARIADB_SERVER,
-			TestDatabase.MYSQL.name(), TestDatabase.MYSQL_SERVER);
+			TestDatabase.MYSQL.name(), TestDatabase.MYSQL_SERVER, TestDatabase.GALERA.name(),
+			TestDatabase.GALERA_SERVER);
 
 	private static final JavaClasses TESTS = new ClassFileImporter()
 		.withImportOption(ImportOption.Predefined.ONLY_INCLUDE_TESTS)
