@@ -234,6 +234,67 @@ interface LeaseConformance extends ConformanceSupport {
 	}
 
 	/**
+	 * Jobs claimed ahead of a busy worker whose claim the database then lost (as a failover
+	 * loses a claim that had not reached the standby: here, another connection makes their
+	 * leases expire and a reaper re-queues them) and which another instance runs: once this
+	 * instance's heartbeat found their leases lost, none of them starts here, though by this
+	 * JVM's clock their leases would still hold for most of a minute.
+	 */
+	@Test
+	default void claimedAheadJobWhoseLeaseTheHeartbeatFoundLostIsNeverStarted() throws Exception {
+		CountDownLatch slowRunning = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		AtomicBoolean firstSlow = new AtomicBoolean(true);
+		java.util.Map<Long, AtomicInteger> runs = new java.util.concurrent.ConcurrentHashMap<>();
+		try (HikariDataSource otherPool = isolatedDatabase().newDataSource(8)) {
+			handler("warm", (payload, context) -> null);
+			handler("slow", (payload, context) -> {
+				if (firstSlow.getAndSet(false)) {
+					slowRunning.countDown();
+					release.await(60, TimeUnit.SECONDS);
+				}
+				return null;
+			});
+			handler("ahead", (payload, context) -> runs.computeIfAbsent(context.jobId(), (id) -> new AtomicInteger())
+				.incrementAndGet());
+			// Room for the slow job and the three behind it, no more: this instance does not claim
+			// them again once they are re-queued.
+			Manager busy = fixture().startManager(
+					(s) -> s.defaultConcurrency(1).prefetch(3).leaseDuration(Duration.ofSeconds(60)));
+			// Fast jobs first, so that the lane claims ahead of its one worker (see the test above).
+			List<Long> warm = fixture().queue().enqueueAll(java.util.stream.IntStream.range(0, 60)
+				.mapToObj((i) -> Job.of("warm", i)).toList());
+			await().atMost(WAIT).until(() -> fixture().status(warm.get(59)) == JobStatus.SUCCEEDED);
+			List<Job> jobs = new ArrayList<>(List.of(Job.of("slow", 0)));
+			java.util.stream.IntStream.range(1, 4).forEach((i) -> jobs.add(Job.of("ahead", i)));
+			List<Long> ids = fixture().queue().enqueueAll(jobs);
+			List<Long> ahead = ids.subList(1, ids.size());
+			assertThat(slowRunning.await(30, TimeUnit.SECONDS)).isTrue();
+			await().atMost(WAIT).until(() -> ahead.stream().allMatch((id) -> fixture().status(id) == JobStatus.RUNNING));
+			// The claim is lost: the rows' leases end, and the reaper re-queues them.
+			for (long id : ahead) {
+				fixture().jdbc().update("UPDATE " + table("queue_job") + " SET lease_expires_at = run_at WHERE id = ?",
+						id);
+			}
+			Reaper reaper = fixture().reaper(fixture().store());
+			List<ReapedJob> reaped = new ArrayList<>();
+			await().atMost(WAIT).until(() -> {
+				reaped.addAll(reaper.runOnce());
+				return reaped.size() == ahead.size();
+			});
+			fixture().startInstance((s) -> s, otherPool);
+			ahead.forEach((id) -> awaitStatus(id, JobStatus.SUCCEEDED));
+			busy.heartbeat().runOnce();
+			assertThat(busy.leaseLosses()).isEqualTo(ahead.size());
+			release.countDown();
+			awaitStatus(ids.get(0), JobStatus.SUCCEEDED);
+			busy.stop();
+			assertThat(ahead).allSatisfy((id) -> assertThat(runs.get(id)).as("runs of job %d", id).hasValue(1));
+			assertThat(ahead).allSatisfy((id) -> assertThat(fixture().job(id).attempts()).isEqualTo(2));
+		}
+	}
+
+	/**
 	 * A worker frozen inside a transaction holds its row locks: the reaper passes over that
 	 * row instead of waiting for it, and re-queues the frozen worker's other jobs.
 	 */

@@ -139,8 +139,15 @@ final class Attempt {
 		return this.leaseSureUntilNanos - System.nanoTime() > margin.toNanos();
 	}
 
-	/** On the worker thread: false when the attempt was released before it could start. */
-	boolean start() {
+	/**
+	 * On the worker thread: false when the attempt was released before it could start, or
+	 * when its lease was found lost first (see {@link #markLeaseLost}): a job whose lease this
+	 * instance knows lost may run elsewhere already, and must not start here too.
+	 */
+	synchronized boolean start() {
+		if (this.leaseLost.get()) {
+			return false;
+		}
 		this.worker = Thread.currentThread();
 		this.startedNanos = System.nanoTime();
 		return this.state.compareAndSet(State.CLAIMED, State.RUNNING);
@@ -174,9 +181,18 @@ final class Attempt {
 		return this.settled.get();
 	}
 
-	/** True the first time the lease is found lost, so that each loss is counted once. */
-	boolean markLeaseLost() {
+	/**
+	 * True the first time the lease is found lost, so that each loss is counted once. Under
+	 * the same lock as {@link #start}: an attempt either started before its loss was known, or
+	 * never starts.
+	 */
+	synchronized boolean markLeaseLost() {
 		return this.leaseLost.compareAndSet(false, true);
+	}
+
+	/** Whether this instance found the lease lost (by a heartbeat or a fenced write). */
+	boolean isLeaseLost() {
+		return this.leaseLost.get();
 	}
 
 	/** Interrupts the handler, unless it has returned (its thread may already run the next job). */

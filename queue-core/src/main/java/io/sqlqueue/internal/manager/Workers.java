@@ -187,7 +187,10 @@ final class Workers {
 	 * A worker: runs the lane's waiting jobs in order until none is left. A job whose lease
 	 * may run out before the next heartbeat could extend it is not started but given back:
 	 * after a freeze (a stopped JVM, a long pause, a stalled database) it may have been
-	 * handed to another worker already, and running it here would run it twice.
+	 * handed to another worker already, and running it here would run it twice. Nor does a
+	 * job start whose lease this instance found lost while it waited (a heartbeat that found
+	 * its row re-queued or claimed by another worker, as after a failover that lost its claim):
+	 * it is dropped, unstarted (see {@link #drop}).
 	 */
 	private void work(Lane lane) {
 		try {
@@ -216,7 +219,9 @@ final class Workers {
 					expire(attempt);
 				}
 				else if (attempt.leaseHoldsFor(this.settings.heartbeatInterval())) {
-					this.attempts.run(attempt);
+					if (!this.attempts.run(attempt) && attempt.isLeaseLost()) {
+						drop(attempt);
+					}
 				}
 				else {
 					logger.info("{} waited for a worker until its lease could have run out; giving it back unstarted",
@@ -334,6 +339,18 @@ final class Workers {
 			}
 		}
 		return released;
+	}
+
+	/**
+	 * A claimed job whose lease was found lost before it started: it leaves its lane with
+	 * nothing written, as the row is no longer this attempt's (the loss was counted and
+	 * logged when it was found).
+	 */
+	private void drop(Attempt attempt) {
+		if (attempt.release()) {
+			logger.info("{} not started: its lease was found lost while it waited for a worker", attempt);
+			left(attempt);
+		}
 	}
 
 	private void giveBack(Attempt attempt) {
