@@ -3,7 +3,11 @@ package io.sqlqueue.fault;
 import java.time.Duration;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+
+import io.sqlqueue.test.EmbeddedPostgres;
+import io.sqlqueue.test.EmbeddedServers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -19,12 +23,20 @@ class DatabaseFaultIT extends FaultScenario {
 
 	private static final int TERMINATIONS = 3;
 
+	/** Longer than the three tries (0.5, 2, 5 s) that once gave up on a finished job's record. */
+	private static final Duration OUTAGE = Duration.ofSeconds(12);
+
 	private PostgresServer.Restartable cluster;
+
+	private EmbeddedPostgres stopped;
 
 	@AfterEach
 	void leaveTheServerRunning() {
 		if (this.cluster != null) {
 			this.cluster.ensureRunning();
+		}
+		if (this.stopped != null) {
+			this.stopped.ensureRunning();
 		}
 	}
 
@@ -65,6 +77,37 @@ class DatabaseFaultIT extends FaultScenario {
 		this.cluster.restart();
 		System.out.println("PostgreSQL restarted in " + Duration.ofNanos(System.nanoTime() - started).toMillis()
 				+ " ms, " + queued + " jobs queued at the restart");
+		awaitDrained(JOBS);
+		stopWorkers();
+		assertThat(check(JOBS).violations()).isEmpty();
+	}
+
+	/**
+	 * The database away for longer than a fixed few tries of a finished job's record would
+	 * wait (as an HA tool's failover takes half a minute), but shorter than the leases: every
+	 * outcome is written once the database is back, and no job runs again. The embedded
+	 * server only: the machine's own is never stopped.
+	 */
+	@Test
+	void outageLongerThanEightSecondsButShorterThanTheLeaseRunsNoJobAgain() throws Exception {
+		EmbeddedPostgres server = EmbeddedServers.postgresAt(this.database.url());
+		Assumptions.assumeTrue(server != null,
+				"The outage is made by stopping the embedded server (SQLQUEUE_TEST_DATABASES=embedded)");
+		enqueue(JOBS);
+		startWorker("a", "lease-ms=40000");
+		startWorker("b", "lease-ms=40000");
+		awaitUntil("a quarter of the jobs run", DRAIN_WAIT, () -> effects() >= JOBS / 4);
+		event("stop", null);
+		this.stopped = server;
+		server.stop();
+		long stoppedAt = System.nanoTime();
+		// The outage is the fault itself: it lasts its length, whatever the workers do meanwhile.
+		poll("an outage of " + OUTAGE, OUTAGE.plusSeconds(30))
+			.pollDelay(OUTAGE)
+			.until(() -> System.nanoTime() - stoppedAt >= OUTAGE.toNanos());
+		server.ensureRunning();
+		System.out.println("PostgreSQL was stopped for " + Duration.ofNanos(System.nanoTime() - stoppedAt).toMillis()
+				+ " ms");
 		awaitDrained(JOBS);
 		stopWorkers();
 		assertThat(check(JOBS).violations()).isEmpty();

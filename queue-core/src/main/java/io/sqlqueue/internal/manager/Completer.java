@@ -28,8 +28,10 @@ import io.sqlqueue.internal.store.Lease;
  * trip and one commit, when {@code batchSize} wait or {@code linger} has passed since the
  * first. The worker does not wait for it.
  * <p>
- * A write that fails while the database is away (failover, lost connection) is tried again
- * three times within about eight seconds; a try that then finds a lease gone asks the row
+ * A write that fails while the database is away (failover, lost connection) is tried again,
+ * with growing waits ({@link DatabaseErrors#retryWait}), for each success as long as its lease
+ * surely holds: a failover that an HA tool takes most of a minute over loses no recorded
+ * success while the leases outlast it. A try that then finds a lease gone asks the row
  * whether the first write had landed after all (its answer lost), and counts a lost lease
  * only when it had not. A batch the database refuses for its data (a result it cannot
  * store) is recorded job by job, so one bad row holds up no other; a job whose success the
@@ -228,6 +230,9 @@ final class Completer {
 	}
 
 	private void report(List<Pending> pending, CompletedJobs done, int failures) {
+		if (failures > 0) {
+			logger.info("Recorded {} finished jobs after {} failed tries", pending.size(), failures);
+		}
 		List<Pending> ended = new ArrayList<>();
 		List<Pending> passedOver = new ArrayList<>();
 		for (Pending one : pending) {
@@ -343,22 +348,41 @@ final class Completer {
 				failures);
 	}
 
+	/**
+	 * Writes the batch again after a wait, but only the successes whose leases surely hold
+	 * until then; the others are given up (they run again after their leases expire).
+	 */
 	private void tryAgainLater(List<Pending> pending, int failures, RuntimeException ex) {
-		if (failures >= DatabaseErrors.RETRY_WAITS.length) {
-			logger.error("Could not record {} finished jobs; they run again after their leases expire",
-					pending.size(), ex);
-			releaseRoom(pending);
+		Duration wait = DatabaseErrors.retryWait(failures);
+		List<Pending> again = new ArrayList<>();
+		List<Pending> givenUp = new ArrayList<>();
+		for (Pending one : pending) {
+			(DatabaseErrors.worthTryingAgain(one.attempt(), wait) ? again : givenUp).add(one);
+		}
+		if (!givenUp.isEmpty()) {
+			logger.error("Could not record {} finished jobs ({} tries) before their leases could run out; they run "
+					+ "again after their leases expire", givenUp.size(), failures + 1, ex);
+			releaseRoom(givenUp);
+		}
+		if (again.isEmpty()) {
 			return;
 		}
-		Duration wait = DatabaseErrors.RETRY_WAITS[failures];
-		logger.warn("Could not record {} finished jobs; trying again in {}", pending.size(), wait, ex);
+		// Once per outage with its cause; the further tries while it lasts only at DEBUG.
+		if (failures == 0) {
+			logger.warn("Could not record {} finished jobs; trying again while their leases hold: {}", again.size(),
+					ex.toString());
+		}
+		else {
+			logger.debug("Could not record {} finished jobs (try {}); trying again in {}", again.size(), failures + 1,
+					wait, ex);
+		}
 		synchronized (this.lock) {
 			this.retriesPending++;
 		}
 		try {
 			this.scheduler.schedule(() -> {
 				try {
-					write(pending, failures + 1);
+					write(again, failures + 1);
 				}
 				finally {
 					retryEnded();
@@ -367,9 +391,9 @@ final class Completer {
 		}
 		catch (RuntimeException rejected) {
 			retryEnded();
-			releaseRoom(pending);
+			releaseRoom(again);
 			logger.error("Could not schedule another try to record {} finished jobs; they run again after their "
-					+ "leases expire", pending.size(), rejected);
+					+ "leases expire", again.size(), rejected);
 		}
 	}
 

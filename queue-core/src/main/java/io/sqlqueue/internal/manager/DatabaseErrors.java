@@ -15,11 +15,33 @@ import org.springframework.transaction.TransactionException;
  */
 final class DatabaseErrors {
 
+	/** The wait before the first new try of a write that failed for a transient reason. */
+	static final Duration FIRST_RETRY_WAIT = Duration.ofMillis(500);
+
+	/** The longest wait between two tries: a database back from a failover is written to within it. */
+	static final Duration MAX_RETRY_WAIT = Duration.ofSeconds(5);
+
 	/**
-	 * Waits before each new try of a write that failed for a transient reason: a failover is
-	 * usually over within seconds, and leases (a minute by default) outlast these tries.
+	 * The wait before the next try of a write of an attempt's outcome that failed
+	 * {@code failures} times for a transient reason: 0.5, 1, 2, 4 s, then 5 s each. A failover
+	 * takes from seconds to most of a minute (an HA tool's detection and promotion), so the
+	 * tries go on for as long as the attempt's lease surely holds, not a fixed count (see
+	 * {@link #worthTryingAgain}).
 	 */
-	static final Duration[] RETRY_WAITS = { Duration.ofMillis(500), Duration.ofSeconds(2), Duration.ofSeconds(5) };
+	static Duration retryWait(int failures) {
+		long millis = FIRST_RETRY_WAIT.toMillis() << Math.min(failures, 10);
+		return Duration.ofMillis(Math.min(millis, MAX_RETRY_WAIT.toMillis()));
+	}
+
+	/**
+	 * Whether an attempt's outcome is worth writing again after {@code wait}: while its lease
+	 * surely holds until then, the row is still this attempt's, and a write that lands saves
+	 * the job from running again. Past that, the reaper may have handed the job on, and the
+	 * (fenced) write could only find the lease lost.
+	 */
+	static boolean worthTryingAgain(Attempt attempt, Duration wait) {
+		return attempt.leaseHoldsFor(wait);
+	}
 
 	private DatabaseErrors() {
 	}

@@ -22,8 +22,9 @@ import io.sqlqueue.internal.store.JobStore;
  * lease, and tells the listener; a write that finds the lease lost is counted and logged.
  * Successes go through the {@link Completer}, which reports back here.
  * <p>
- * A write that fails for a transient reason is tried again on the calling thread (see
- * {@link DatabaseErrors#RETRY_WAITS}); if that try finds the lease gone, the row is asked
+ * A write that fails for a transient reason (the database away: a failover, a restart) is
+ * tried again on the calling thread, with growing waits, for as long as the attempt's lease
+ * surely holds (see {@link DatabaseErrors#retryWait}); if a try finds the lease gone, the row is asked
  * whether the first write had landed after all (its answer lost to a failover), and only
  * otherwise is the lease counted as lost. A write the database refuses for its error text
  * is made again with a plain one.
@@ -202,6 +203,9 @@ final class OutcomeRecorder {
 					ended = outcome;
 				}
 				if (ended != null) {
+					if (failures > 0) {
+						logger.info("Recorded {} as {} after {} failed tries", attempt, outcome.tag(), failures);
+					}
 					attempt.endedAs(ended);
 					this.listener.finished(attempt.job, ended, attempt.runningFor());
 				}
@@ -214,9 +218,17 @@ final class OutcomeRecorder {
 				return;
 			}
 			catch (RuntimeException ex) {
-				if (DatabaseErrors.isTransient(ex) && failures < DatabaseErrors.RETRY_WAITS.length) {
-					Duration wait = DatabaseErrors.RETRY_WAITS[failures++];
-					logger.warn("Could not record {} as {}; trying again in {}", attempt, outcome.tag(), wait, ex);
+				Duration wait = DatabaseErrors.retryWait(failures);
+				if (DatabaseErrors.isTransient(ex) && DatabaseErrors.worthTryingAgain(attempt, wait)) {
+					// Once per outage with its cause; the further tries while it lasts only at DEBUG.
+					if (failures++ == 0) {
+						logger.warn("Could not record {} as {}; trying again while its lease holds: {}", attempt,
+								outcome.tag(), ex.toString());
+					}
+					else {
+						logger.debug("Could not record {} as {} (try {}); trying again in {}", attempt, outcome.tag(),
+								failures, wait, ex);
+					}
 					sleep(wait);
 				}
 				else if (!DatabaseErrors.isTransient(ex) && texts + 1 < errors.size()) {
@@ -225,8 +237,8 @@ final class OutcomeRecorder {
 							outcome.tag(), ex);
 				}
 				else {
-					logger.error("Could not record {} as {}; it runs again after its lease expires", attempt,
-							outcome.tag(), ex);
+					logger.error("Could not record {} as {} ({} tries); it runs again after its lease expires",
+							attempt, outcome.tag(), failures + 1, ex);
 					return;
 				}
 			}
