@@ -23,8 +23,11 @@ class DatabaseFaultIT extends FaultScenario {
 
 	private static final int TERMINATIONS = 3;
 
-	/** Longer than the three tries (0.5, 2, 5 s) that once gave up on a finished job's record. */
-	private static final Duration OUTAGE = Duration.ofSeconds(12);
+	/**
+	 * Longer than the three tries (0.5, 2, 5 s) that once gave up on a finished job's record,
+	 * with the workers' pools waiting a second for a connection (a pool's wait counts in the tries).
+	 */
+	private static final Duration OUTAGE = Duration.ofSeconds(15);
 
 	private PostgresServer.Restartable cluster;
 
@@ -94,8 +97,8 @@ class DatabaseFaultIT extends FaultScenario {
 		Assumptions.assumeTrue(server != null,
 				"The outage is made by stopping the embedded server (SQLQUEUE_TEST_DATABASES=embedded)");
 		enqueue(JOBS);
-		startWorker("a", "lease-ms=40000");
-		startWorker("b", "lease-ms=40000");
+		startWorker("a", "lease-ms=40000", "connection-timeout-ms=1000");
+		startWorker("b", "lease-ms=40000", "connection-timeout-ms=1000");
 		awaitUntil("a quarter of the jobs run", DRAIN_WAIT, () -> effects() >= JOBS / 4);
 		event("stop", null);
 		this.stopped = server;

@@ -50,7 +50,8 @@ import io.sqlqueue.internal.store.dialect.Dialects;
  * <p>
  * Arguments, as {@code key=value}: {@code url}, {@code user}, {@code schema}, {@code id},
  * and optionally {@code lease-ms} (3000), {@code tx-sleep-ms} (20), {@code max-life-ms}
- * (120000), {@code unfenced} (false: see {@link UnfencedJobStore}) or
+ * (120000), {@code connection-timeout-ms} (10000, the pool's wait for a connection),
+ * {@code unfenced} (false: see {@link UnfencedJobStore}) or
  * {@code pause-before-commit-ms} (none: see {@link PausingJobStore}). The password comes
  * from the environment variable {@value #PASSWORD_VARIABLE}.
  */
@@ -198,7 +199,7 @@ public final class FaultWorker {
 		config.setSchema(options.get("schema"));
 		// A transactional handler holds a connection while it runs; the queue needs a few more.
 		config.setMaximumPoolSize(WORKERS + 8);
-		config.setConnectionTimeout(10_000);
+		config.setConnectionTimeout(Long.parseLong(options.getOrDefault("connection-timeout-ms", "10000")));
 		return new HikariDataSource(config);
 	}
 
