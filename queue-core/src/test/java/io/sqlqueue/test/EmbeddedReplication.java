@@ -18,6 +18,12 @@ import java.util.List;
  * standby mode ({@code standby.signal}) and streaming from the primary
  * ({@code primary_conninfo}); initdb's {@code pg_hba.conf} already lets local replication
  * connections in. Both stop when the JVM ends.
+ * <p>
+ * For a failover ({@link #startSynchronous}): the standby is the primary's synchronous standby
+ * ({@code synchronous_standby_names}), so a commit that waits for it is on both servers; the
+ * primary can be killed ({@link #killPrimary}, {@code pg_ctl stop -m immediate}: no checkpoint,
+ * every session cut, as a crash) and the standby promoted ({@link #promoteStandby}), as an HA
+ * tool does.
  */
 public final class EmbeddedReplication implements AutoCloseable {
 
@@ -29,15 +35,31 @@ public final class EmbeddedReplication implements AutoCloseable {
 
 	private final int standbyPort;
 
-	private EmbeddedReplication(Path binaries, Path directory, int primaryPort, int standbyPort) {
+	private final boolean synchronous;
+
+	private EmbeddedReplication(Path binaries, Path directory, int primaryPort, int standbyPort,
+			boolean synchronous) {
 		this.binaries = binaries;
 		this.directory = directory;
 		this.primaryPort = primaryPort;
 		this.standbyPort = standbyPort;
+		this.synchronous = synchronous;
 	}
 
 	/** A new primary and standby in {@code directory} (emptied first), both started. */
 	public static EmbeddedReplication start(Path directory) {
+		return start(directory, false);
+	}
+
+	/**
+	 * As {@link #start(Path)}, the standby synchronous: a commit that waits for replication
+	 * ({@code synchronous_commit} on, the default) returns once the standby has flushed it.
+	 */
+	public static EmbeddedReplication startSynchronous(Path directory) {
+		return start(directory, true);
+	}
+
+	private static EmbeddedReplication start(Path directory, boolean synchronous) {
 		try {
 			Path binaries = EmbeddedPostgres.unpackBinaries();
 			Path absolute = directory.toAbsolutePath();
@@ -55,7 +77,7 @@ public final class EmbeddedReplication implements AutoCloseable {
 			Files.createDirectories(absolute.resolve("primary"));
 			Files.createDirectories(absolute.resolve("standby"));
 			EmbeddedReplication replication = new EmbeddedReplication(binaries, absolute, EmbeddedPostgres.freePort(),
-					EmbeddedPostgres.freePort());
+					EmbeddedPostgres.freePort(), synchronous);
 			replication.makeClusters();
 			Runtime.getRuntime().addShutdownHook(new Thread(replication::close, "embedded-replication-stop"));
 			replication.startPrimary();
@@ -75,6 +97,28 @@ public final class EmbeddedReplication implements AutoCloseable {
 	/** The standby's database {@code postgres}: read-only, the primary's data as far as it has replayed. */
 	public String standbyUrl() {
 		return "jdbc:postgresql://127.0.0.1:" + this.standbyPort + "/postgres";
+	}
+
+	/**
+	 * Both servers, the primary first, with {@code targetServerType=primary}: pgjdbc connects to
+	 * whichever of them is the primary now, and looks again after a second
+	 * ({@code hostRecheckSeconds}, 10 by default) at a host it last found down or a standby.
+	 */
+	public String failoverUrl() {
+		return "jdbc:postgresql://127.0.0.1:" + this.primaryPort + ",127.0.0.1:" + this.standbyPort
+				+ "/postgres?targetServerType=primary&hostRecheckSeconds=1";
+	}
+
+	/** Kills the primary as a crash would: {@code pg_ctl stop -m immediate}, no checkpoint, every session cut. */
+	public synchronized void killPrimary() {
+		EmbeddedPostgres.runIn(this.directory.resolve("primary"), List.of(EmbeddedPostgres.bin(this.binaries, "pg_ctl"),
+				"-D", data("primary").toString(), "-w", "-t", "60", "-m", "immediate", "stop"));
+	}
+
+	/** Promotes the standby to primary ({@code pg_ctl promote}), and returns once it takes writes. */
+	public synchronized void promoteStandby() {
+		EmbeddedPostgres.runIn(this.directory.resolve("standby"), List.of(EmbeddedPostgres.bin(this.binaries, "pg_ctl"),
+				"-D", data("standby").toString(), "-w", "-t", "60", "promote"));
 	}
 
 	public synchronized void startPrimary() {
@@ -126,6 +170,12 @@ public final class EmbeddedReplication implements AutoCloseable {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 			throw new IllegalStateException("Interrupted while copying the primary's cluster", ex);
+		}
+		if (this.synchronous) {
+			// After the copy: the standby's postgresql.conf has it not, so once promoted it waits for
+			// no standby of its own. The name is the standby's application_name (primary_conninfo).
+			// (Quoted as an identifier: a name with a hyphen is no bare word.)
+			append(primary, "synchronous_standby_names = '\"sqlqueue-standby\"'\n");
 		}
 		append(standby, """
 

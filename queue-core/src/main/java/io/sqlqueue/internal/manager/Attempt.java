@@ -57,6 +57,9 @@ final class Attempt {
 	/** Until when the lease surely holds, by this JVM's monotonic clock (see {@link #leaseHoldsFor}). */
 	private volatile long leaseSureUntilNanos;
 
+	/** When the last statement that found the lease held was sent: the claim, or a heartbeat (see {@link LeaseDoubt}). */
+	private volatile long confirmedSentNanos;
+
 	private boolean handlerReturned;
 
 	/** How the attempt ended, once its outcome was decided here (for its observation). */
@@ -69,6 +72,7 @@ final class Attempt {
 	Attempt(JobRecord job, HandlerDefinition handler, Lane lane, long claimSentNanos, Duration leaseDuration) {
 		this.job = job;
 		this.leaseSureUntilNanos = claimSentNanos + leaseDuration.toNanos();
+		this.confirmedSentNanos = claimSentNanos;
 		this.startSureBeforeNanos = startSureBefore(job, claimSentNanos);
 		this.lease = new Lease(job.id(), requireToken(job));
 		this.handler = handler;
@@ -128,6 +132,14 @@ final class Attempt {
 	 */
 	void leaseExtended(long sentNanos, Duration leaseDuration) {
 		this.leaseSureUntilNanos = Math.max(this.leaseSureUntilNanos, sentNanos + leaseDuration.toNanos());
+		if (sentNanos - this.confirmedSentNanos > 0) {
+			this.confirmedSentNanos = sentNanos;
+		}
+	}
+
+	/** When the last statement that found the lease held (the claim, a heartbeat) was sent, by {@link System#nanoTime()}. */
+	long confirmedSentNanos() {
+		return this.confirmedSentNanos;
 	}
 
 	/**

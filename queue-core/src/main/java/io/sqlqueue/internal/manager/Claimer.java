@@ -34,7 +34,14 @@ final class Claimer {
 
 	private static final Logger logger = LoggerFactory.getLogger(Manager.class);
 
-	private static final Duration MAX_ERROR_BACKOFF = Duration.ofSeconds(30);
+	/**
+	 * The longest wait after failed claims (unless the poll interval is longer): the loop
+	 * claims again at most this long after the database is back from an outage or a failover.
+	 * A failed claim costs one failed connection attempt, so tries every few seconds cost the
+	 * database nothing while it is away, and the jobs that waited through the outage are not
+	 * left waiting longer (a 30 s cap once left a loop asleep half a minute after a failover).
+	 */
+	static final Duration MAX_ERROR_BACKOFF = Duration.ofSeconds(5);
 
 	/** The shortest wait for a rate limit's room before claiming again. */
 	static final Duration MIN_THROTTLED_WAIT = Duration.ofMillis(10);
@@ -64,8 +71,13 @@ final class Claimer {
 	/** The queues paused across the cluster: none of their jobs is claimed. */
 	private final PausedQueues paused;
 
+	/** Told when a claim finds the database away: the claims made before are in doubt. */
+	private final LeaseDoubt doubt;
+
 	/** @param listener guarded already (see {@link JobListener#guarded}) */
-	Claimer(JobStore store, HandlerRegistry handlers, ManagerSettings settings, JobListener listener) {
+	Claimer(JobStore store, HandlerRegistry handlers, ManagerSettings settings, JobListener listener,
+			LeaseDoubt doubt) {
+		this.doubt = doubt;
 		this.store = store;
 		this.handlers = handlers;
 		this.settings = settings;
@@ -139,6 +151,10 @@ final class Claimer {
 			}
 		}
 		if (failure == null) {
+			if (this.consecutiveErrors > 0) {
+				logger.info("sqlqueue Manager {} claims jobs again, after {} failed claims", this.settings.workerId(),
+						this.consecutiveErrors);
+			}
 			this.consecutiveErrors = 0;
 			return again ? Duration.ZERO : nextPoll(workers);
 		}
@@ -151,8 +167,16 @@ final class Claimer {
 		}
 		this.consecutiveErrors++;
 		Duration backoff = errorBackoff();
-		logger.warn("sqlqueue Manager {} could not claim jobs (failure {} in a row); trying again in {}",
-				this.settings.workerId(), this.consecutiveErrors, backoff, failure);
+		// An outage or a failover loses nothing: its first failure is a WARN with its cause, the
+		// tries while it lasts only DEBUG, its end an INFO.
+		if (this.consecutiveErrors == 1) {
+			logger.warn("sqlqueue Manager {} could not claim jobs; trying again in {}", this.settings.workerId(),
+					backoff, failure);
+		}
+		else {
+			logger.debug("sqlqueue Manager {} could not claim jobs (failure {} in a row); trying again in {}",
+					this.settings.workerId(), this.consecutiveErrors, backoff, failure);
+		}
 		return backoff;
 	}
 
@@ -211,6 +235,9 @@ final class Claimer {
 		}
 		catch (RuntimeException ex) {
 			lane.unreserve(wanted);
+			if (DatabaseErrors.isTransient(ex)) {
+				this.doubt.databaseAway();
+			}
 			throw ex;
 		}
 		List<JobRecord> jobs = claim.jobs();
@@ -272,7 +299,8 @@ final class Claimer {
 
 	private Duration errorBackoff() {
 		long millis = this.settings.pollInterval().toMillis() << Math.min(this.consecutiveErrors, 10);
-		return jittered(Duration.ofMillis(Math.min(millis, MAX_ERROR_BACKOFF.toMillis())));
+		long cap = Math.max(MAX_ERROR_BACKOFF.toMillis(), this.settings.pollInterval().toMillis());
+		return jittered(Duration.ofMillis(Math.min(millis, cap)));
 	}
 
 }

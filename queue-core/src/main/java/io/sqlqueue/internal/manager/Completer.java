@@ -219,6 +219,7 @@ final class Completer {
 		}
 		catch (RuntimeException ex) {
 			if (DatabaseErrors.isTransient(ex)) {
+				this.recorder.doubt().databaseAway();
 				tryAgainLater(pending, failures, ex);
 			}
 			else {

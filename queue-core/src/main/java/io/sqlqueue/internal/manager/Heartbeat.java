@@ -118,6 +118,9 @@ public final class Heartbeat extends PeriodicTask {
 							this.settings.workerId(), attempts.size(), ex);
 					return 0;
 				}
+				if (DatabaseErrors.isTransient(ex)) {
+					this.recorder.doubt().databaseAway();
+				}
 				logger.warn("sqlqueue Manager {} could not extend {} leases", this.settings.workerId(),
 						attempts.size(), ex);
 				return 0;

@@ -119,7 +119,7 @@ public class Manager implements SmartLifecycle {
 		this.settings = settings;
 		this.listener = JobListener.guarded(listener);
 		this.recorder = new OutcomeRecorder(store, settings.retryPolicy(), this.listener);
-		this.claimer = new Claimer(store, handlers, settings, this.listener);
+		this.claimer = new Claimer(store, handlers, settings, this.listener, this.recorder.doubt());
 		this.loop = PollLoop.onOwnThread("sqlqueue-poll", this::pollOnce);
 		this.workers = new Workers(store, codec, settings, workers, this.listener, observations, this.recorder,
 				scheduler, this.claimer, this.loop::wakeUp);

@@ -41,10 +41,17 @@ final class OutcomeRecorder {
 
 	private final AtomicLong leaseLosses = new AtomicLong();
 
+	private final LeaseDoubt doubt = new LeaseDoubt();
+
 	OutcomeRecorder(JobStore store, RetryPolicy retryPolicy, JobListener listener) {
 		this.store = store;
 		this.retryPolicy = retryPolicy;
 		this.listener = listener;
+	}
+
+	/** When this Manager last found the database away, which every part that talks to it tells. */
+	LeaseDoubt doubt() {
+		return this.doubt;
 	}
 
 	/** The Completer recorded (or failed to record, the lease being lost) a success. */
@@ -219,6 +226,9 @@ final class OutcomeRecorder {
 			}
 			catch (RuntimeException ex) {
 				Duration wait = DatabaseErrors.retryWait(failures);
+				if (DatabaseErrors.isTransient(ex)) {
+					this.doubt.databaseAway();
+				}
 				if (DatabaseErrors.isTransient(ex) && DatabaseErrors.worthTryingAgain(attempt, wait)) {
 					// Once per outage with its cause; the further tries while it lasts only at DEBUG.
 					if (failures++ == 0) {

@@ -21,6 +21,7 @@ import io.sqlqueue.JobListener;
 import io.sqlqueue.JobOutcome;
 import io.sqlqueue.PayloadCodec;
 import io.sqlqueue.internal.store.Completion;
+import io.sqlqueue.internal.store.ExtendedLeases;
 import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.observation.JobObservations;
 
@@ -218,6 +219,10 @@ final class Workers {
 				else if (attempt.pastDeadline()) {
 					expire(attempt);
 				}
+				else if (this.recorder.doubt().doubts(attempt) && !confirmLease(attempt)) {
+					// Found lost (dropped), or not confirmed while it could be (given back).
+					continue;
+				}
 				else if (attempt.leaseHoldsFor(this.settings.heartbeatInterval())) {
 					if (!this.attempts.run(attempt) && attempt.isLeaseLost()) {
 						drop(attempt);
@@ -339,6 +344,53 @@ final class Workers {
 			}
 		}
 		return released;
+	}
+
+	/**
+	 * Confirms the lease of an attempt claimed before the database was last found away, whose
+	 * claim may have been lost with a failed-over primary (see {@link LeaseDoubt}): a statement
+	 * that extends it says whether the row is still this attempt's. Tried again, with the waits
+	 * of an outcome's write, while the database stays away and the lease surely holds; true
+	 * when confirmed, else the attempt has left its lane: dropped when lost, given back when
+	 * it could not be confirmed in time (or the instance stops).
+	 */
+	private boolean confirmLease(Attempt attempt) {
+		for (int failures = 0;; failures++) {
+			long sent = System.nanoTime();
+			try {
+				ExtendedLeases leases = this.store.extendLeases(List.of(attempt.lease), this.settings.leaseDuration());
+				if (leases.extended().contains(attempt.lease) || leases.passedOver().contains(attempt.lease)) {
+					attempt.leaseExtended(sent, this.settings.leaseDuration());
+					return true;
+				}
+				this.recorder.leaseLost(attempt, "confirming its claim after the database was away");
+				drop(attempt);
+				return false;
+			}
+			catch (RuntimeException ex) {
+				Duration wait = DatabaseErrors.retryWait(failures);
+				if (!DatabaseErrors.isTransient(ex) || !this.claimer.isRunning()
+						|| !attempt.leaseHoldsFor(this.settings.heartbeatInterval().plus(wait))) {
+					logger.info("{} not started: its claim could not be confirmed after the database was away ({})",
+							attempt, ex.toString());
+					giveBack(attempt);
+					return false;
+				}
+				this.recorder.doubt().databaseAway();
+				logger.debug("Could not confirm the lease of {}; trying again in {}", attempt, wait, ex);
+				sleep(wait);
+			}
+		}
+	}
+
+	/** Waits, an interrupt cutting it short but kept (the worker clears it before its next job). */
+	private static void sleep(Duration wait) {
+		try {
+			Thread.sleep(wait.toMillis());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
 	}
 
 	/**
