@@ -161,6 +161,47 @@ class FailoverFaultIT {
 	}
 
 	/**
+	 * A primary that is demoted but keeps its sessions (made read-only here, as a primary
+	 * turned standby or a writer turned reader is) while the standby is promoted: the Manager's
+	 * pooled connections to it fail every claim with SQLState 25006, which HikariCP does not
+	 * treat as fatal; the queue drops them ({@code DemotedServers}), so the next ones go to the
+	 * new primary and its jobs run.
+	 */
+	@Test
+	void demotedPrimaryKeepsNoInstanceStuckOnIt() throws Exception {
+		this.replication = EmbeddedReplication
+			.start(Path.of("target", "embedded-databases", "demoted").toAbsolutePath());
+		String url = this.replication.failoverUrl();
+		HikariDataSource observer = pool(url, "observer", 4);
+		new QueueSchemaMigrator(observer, new PostgresDialect(), null).migrate();
+		PayloadCodec codec = new PayloadCodec(tools.jackson.databind.json.JsonMapper.builder().build(), 4096);
+		DefaultJobQueue queue = queue(observer, codec);
+		startManager("a", url, codec);
+		queue.enqueueAll(IntStream.range(0, 50).mapToObj((i) -> Job.of("work", i).queue(QUEUE)).toList());
+		await().atMost(WAIT).until(() -> this.succeeded.get() == 50);
+
+		JdbcTemplate primary = new JdbcTemplate(observer);
+		primary.execute("ALTER SYSTEM SET default_transaction_read_only = on");
+		primary.execute("SELECT pg_reload_conf()");
+		this.replication.promoteStandby();
+		// The observer's own pooled connections are the old primary's too: its enqueue is tried until
+		// one lands on the new primary.
+		await().atMost(WAIT).ignoreExceptions().until(() -> {
+			queue.enqueueAll(IntStream.range(50, 100).mapToObj((i) -> Job.of("work", i).queue(QUEUE)).toList());
+			return true;
+		});
+		await().atMost(WAIT).until(() -> this.succeeded.get() == 100);
+	}
+
+	private static DefaultJobQueue queue(HikariDataSource pool, PayloadCodec codec) {
+		JobStore store = new JobStore(pool, new PostgresDialect(), null, ClaimMethod.UPDATE_RETURNING, null,
+				FlowClaim::new);
+		HandlerRegistry handlers = new HandlerRegistry();
+		handlers.register(HandlerDefinition.of("work", QUEUE, (payload, context) -> null));
+		return new DefaultJobQueue(store, codec, handlers, io.sqlqueue.handler.RetryPolicy.DEFAULT);
+	}
+
+	/**
 	 * What a claim's commit would cost if it waited for the synchronous standby: a claim-sized
 	 * write (one row updated, returned) committed with {@code synchronous_commit} off, as claims
 	 * are, and on, as every other write of the queue is. Printed for docs/high-availability.md.

@@ -193,10 +193,14 @@ public class JobStore implements QueueStore {
 		this.counter = dialect.queueCounter(this.jdbc, this.sql.tableName, this::countAll);
 	}
 
-	/** A template on the queue's data source that translates this database's errors as the store expects. */
+	/**
+	 * A template on the queue's data source that translates this database's errors as the
+	 * store expects, a server that is no primary now first ({@link DemotedServers}).
+	 */
 	static JdbcTemplate jdbcTemplate(DataSource dataSource, Dialect dialect) {
 		JdbcTemplate jdbc = new JdbcTemplate(dataSource);
-		jdbc.setExceptionTranslator(dialect.exceptionTranslator(jdbc.getExceptionTranslator()));
+		jdbc.setExceptionTranslator(
+				new DemotedServers(dataSource, dialect.exceptionTranslator(jdbc.getExceptionTranslator())));
 		return jdbc;
 	}
 

@@ -21,6 +21,7 @@ import org.slf4j.LoggerFactory;
 
 import org.springframework.context.SmartLifecycle;
 
+import io.sqlqueue.internal.store.DemotedServers;
 import io.sqlqueue.internal.store.NotifyPayloads;
 import io.sqlqueue.internal.store.QueueEvents;
 
@@ -40,7 +41,11 @@ public class PostgresNotifications implements SmartLifecycle {
 
 	private static final Logger logger = LoggerFactory.getLogger(PostgresNotifications.class);
 
-	private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+	/** The longest wait before reconnecting: LISTEN follows a new primary within it (as the claim loop does). */
+	private static final Duration MAX_BACKOFF = Duration.ofSeconds(5);
+
+	/** How often the listening connection checks that its server is still the primary. */
+	private static final Duration ROLE_CHECK_EVERY = Duration.ofSeconds(5);
 
 	private final DataSource dataSource;
 
@@ -114,6 +119,20 @@ public class PostgresNotifications implements SmartLifecycle {
 		return this.running;
 	}
 
+	/**
+	 * Throws when the listening connection's server is no primary now: a primary demoted to a
+	 * standby, or made read-only, may keep its sessions, and nothing is notified there any more.
+	 */
+	private static void requirePrimary(Connection connection) throws SQLException {
+		try (Statement statement = connection.createStatement();
+				java.sql.ResultSet row = statement
+					.executeQuery("SELECT pg_is_in_recovery() OR current_setting('transaction_read_only') = 'on'")) {
+			if (row.next() && row.getBoolean(1)) {
+				throw new SQLException("The LISTEN connection's server is not a primary now", "25006");
+			}
+		}
+	}
+
 	/** Whether a connection is listening now. */
 	public boolean isListening() {
 		return this.listening;
@@ -130,10 +149,15 @@ public class PostgresNotifications implements SmartLifecycle {
 				this.listening = true;
 				failures = 0;
 				PGConnection notifications = connection.unwrap(PGConnection.class);
+				long roleCheckedAt = System.nanoTime();
 				while (this.running) {
 					PGNotification[] received = notifications.getNotifications(500);
 					if (received != null && received.length > 0) {
 						dispatch(received);
+					}
+					if (System.nanoTime() - roleCheckedAt > ROLE_CHECK_EVERY.toNanos()) {
+						requirePrimary(connection);
+						roleCheckedAt = System.nanoTime();
 					}
 				}
 				// A pooled connection must not go on collecting notifications for its next user.
@@ -147,9 +171,18 @@ public class PostgresNotifications implements SmartLifecycle {
 					break;
 				}
 				failures++;
+				// LISTEN on a standby, or on a demoted primary's pooled connection: drop those connections,
+				// so that the next one (targetServerType=primary) is the new primary's.
+				DemotedServers.evictIfNotAPrimary(this.dataSource, ex);
 				long backoff = Math.min(MAX_BACKOFF.toMillis(), 100L << Math.min(failures, 8));
-				logger.warn("sqlqueue lost its LISTEN connection (failure {} in a row); reconnecting in {} ms; "
-						+ "polling covers the gap", failures, backoff, ex);
+				if (failures == 1) {
+					logger.warn("sqlqueue lost its LISTEN connection; reconnecting in {} ms; polling covers the gap",
+							backoff, ex);
+				}
+				else {
+					logger.debug("sqlqueue could not LISTEN (failure {} in a row); reconnecting in {} ms", failures,
+							backoff, ex);
+				}
 				sleep(backoff);
 			}
 			finally {
