@@ -316,7 +316,10 @@ public final class PostgresDialect extends Dialect {
 	 * promises: a claim lost with a crash of the database server (up to three times
 	 * {@code wal_writer_delay}) leaves its job {@code QUEUED}, to be claimed again, while the
 	 * worker that ran it finds its lease lost at completion: at-least-once, as after any lost
-	 * lease. Completions still wait for the disk, so a finished job stays finished.
+	 * lease. Completions still wait for the disk, so a finished job stays finished. So with a
+	 * synchronous standby: a claim is the one write that may be lost with a failed-over
+	 * primary; the worker does not start a job claimed before it found the database away
+	 * until its lease is confirmed (docs/high-availability.md).
 	 */
 	@Override
 	public String claimReturning(String table, String readyJobs, String claimedColumns) {
