@@ -295,6 +295,49 @@ interface LeaseConformance extends ConformanceSupport {
 	}
 
 	/**
+	 * A claim whose commit landed but whose answer was lost (the connection cut at commit, as
+	 * in a failover): the instance cannot know it holds those jobs, so none of them starts
+	 * there; the reaper re-queues them once their leases expire, and they run once.
+	 */
+	@Test
+	default void jobsOfAClaimWhoseCommitCouldNotBeConfirmedNeverStart() {
+		java.util.Map<Long, AtomicInteger> runs = new java.util.concurrent.ConcurrentHashMap<>();
+		handler("counted", (payload, context) -> runs.computeIfAbsent(context.jobId(), (id) -> new AtomicInteger())
+			.incrementAndGet());
+		AtomicBoolean loseAnswer = new AtomicBoolean(true);
+		JobStore store = new JobStore(isolatedDatabase().dataSource(), isolatedDatabase().dialect(),
+				isolatedDatabase().schema(), fixture().claimMethod(), null, io.sqlqueue.internal.flow.FlowClaim::new) {
+			@Override
+			public io.sqlqueue.internal.store.ClaimResult claimJobs(ClaimRequest request) {
+				io.sqlqueue.internal.store.ClaimResult claimed = super.claimJobs(request);
+				if (!claimed.jobs().isEmpty() && loseAnswer.getAndSet(false)) {
+					throw new org.springframework.dao.TransientDataAccessResourceException(
+							"The connection was lost at commit: the claim's outcome is unknown");
+				}
+				return claimed;
+			}
+		};
+		List<Long> ids = fixture().queue().enqueueAll(List.of(Job.of("counted", 1), Job.of("counted", 2)));
+		Manager manager = fixture().startManager(store, io.sqlqueue.test.QueueFixture.fastSettings()
+			.leaseDuration(Duration.ofSeconds(1))
+			.heartbeatInterval(Duration.ofMillis(200))
+			.build(), 4);
+		await().atMost(WAIT).until(() -> !loseAnswer.get());
+		assertThat(ids).allSatisfy((id) -> assertThat(fixture().status(id)).isEqualTo(JobStatus.RUNNING));
+		assertThat(runs).isEmpty();
+		Reaper reaper = fixture().reaper(fixture().store());
+		List<ReapedJob> reaped = new ArrayList<>();
+		await().atMost(WAIT).until(() -> {
+			reaped.addAll(reaper.runOnce());
+			return reaped.size() == ids.size();
+		});
+		ids.forEach((id) -> awaitStatus(id, JobStatus.SUCCEEDED));
+		manager.stop();
+		assertThat(ids).allSatisfy((id) -> assertThat(runs.get(id)).as("runs of job %d", id).hasValue(1));
+		assertThat(ids).allSatisfy((id) -> assertThat(fixture().job(id).attempts()).isEqualTo(2));
+	}
+
+	/**
 	 * A worker frozen inside a transaction holds its row locks: the reaper passes over that
 	 * row instead of waiting for it, and re-queues the frozen worker's other jobs.
 	 */
