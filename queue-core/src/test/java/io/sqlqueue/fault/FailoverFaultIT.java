@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -37,6 +38,7 @@ import io.sqlqueue.internal.schema.QueueSchemaMigrator;
 import io.sqlqueue.internal.store.ClaimMethod;
 import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.internal.store.postgresql.PostgresDialect;
+import io.sqlqueue.internal.store.postgresql.PostgresNotifications;
 import io.sqlqueue.test.EmbeddedReplication;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -165,7 +167,8 @@ class FailoverFaultIT {
 	 * turned standby or a writer turned reader is) while the standby is promoted: the Manager's
 	 * pooled connections to it fail every claim with SQLState 25006, which HikariCP does not
 	 * treat as fatal; the queue drops them ({@code DemotedServers}), so the next ones go to the
-	 * new primary and its jobs run.
+	 * new primary and its jobs run; so does the LISTEN connection, which then hears the new
+	 * primary's notifications.
 	 */
 	@Test
 	void demotedPrimaryKeepsNoInstanceStuckOnIt() throws Exception {
@@ -176,6 +179,11 @@ class FailoverFaultIT {
 		new QueueSchemaMigrator(observer, new PostgresDialect(), null).migrate();
 		PayloadCodec codec = new PayloadCodec(tools.jackson.databind.json.JsonMapper.builder().build(), 4096);
 		DefaultJobQueue queue = queue(observer, codec);
+		Set<String> notified = ConcurrentHashMap.newKeySet();
+		PostgresNotifications notifications = new PostgresNotifications(pool(url, "listener", 2), "failover_it",
+				notified::addAll, (task) -> new Thread(task, "failover-listen").start());
+		notifications.start();
+		this.closeables.add(0, notifications::stop);
 		startManager("a", url, codec);
 		queue.enqueueAll(IntStream.range(0, 50).mapToObj((i) -> Job.of("work", i).queue(QUEUE)).toList());
 		await().atMost(WAIT).until(() -> this.succeeded.get() == 50);
@@ -191,6 +199,14 @@ class FailoverFaultIT {
 			return true;
 		});
 		await().atMost(WAIT).until(() -> this.succeeded.get() == 100);
+		// LISTEN follows the new primary: its connection to the old one finds it read-only and is dropped.
+		JdbcTemplate promoted = new JdbcTemplate(
+				new org.springframework.jdbc.datasource.SingleConnectionDataSource(
+						this.replication.standbyUrl() + "?user=postgres", true));
+		await().atMost(WAIT).until(() -> {
+			promoted.queryForObject("SELECT pg_notify('failover_it', 'after-promotion')::text", String.class);
+			return notified.contains("after-promotion");
+		});
 	}
 
 	private static DefaultJobQueue queue(HikariDataSource pool, PayloadCodec codec) {
