@@ -5,6 +5,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.function.Function;
 
 import javax.sql.DataSource;
 
@@ -165,26 +168,44 @@ class DialectsTests {
 		return new SingleConnectionDataSource(url, true);
 	}
 
-	/** A data source whose connections only report a product name and version. */
+	/**
+	 * A data source whose connections only report a product name and version, and answer a
+	 * query with no rows (a server without the variables a Galera node has).
+	 */
 	private static DataSource database(String product, String version) {
-		DatabaseMetaData metaData = (DatabaseMetaData) Proxy.newProxyInstance(DialectsTests.class.getClassLoader(),
-				new Class<?>[] { DatabaseMetaData.class }, (proxy, method, args) -> switch (method.getName()) {
-					case "getDatabaseProductName" -> product;
-					case "getDatabaseProductVersion" -> version;
-					case "getURL" -> "jdbc:test";
-					default -> throw new UnsupportedOperationException(method.getName());
-				});
-		Connection connection = (Connection) Proxy.newProxyInstance(DialectsTests.class.getClassLoader(),
-				new Class<?>[] { Connection.class }, (proxy, method, args) -> switch (method.getName()) {
-					case "getMetaData" -> metaData;
-					case "close" -> null;
-					default -> throw new UnsupportedOperationException(method.getName());
-				});
-		return (DataSource) Proxy.newProxyInstance(DialectsTests.class.getClassLoader(),
-				new Class<?>[] { DataSource.class }, (proxy, method, args) -> switch (method.getName()) {
-					case "getConnection" -> connection;
-					default -> throw new UnsupportedOperationException(method.getName());
-				});
+		ResultSet noRows = proxy(ResultSet.class, (method) -> switch (method) {
+			case "next" -> false;
+			case "close" -> null;
+			default -> throw new UnsupportedOperationException(method);
+		});
+		Statement statement = proxy(Statement.class, (method) -> switch (method) {
+			case "executeQuery" -> noRows;
+			case "close" -> null;
+			default -> throw new UnsupportedOperationException(method);
+		});
+		Connection[] connection = new Connection[1];
+		DatabaseMetaData metaData = proxy(DatabaseMetaData.class, (method) -> switch (method) {
+			case "getDatabaseProductName" -> product;
+			case "getDatabaseProductVersion" -> version;
+			case "getURL" -> "jdbc:test";
+			case "getConnection" -> connection[0];
+			default -> throw new UnsupportedOperationException(method);
+		});
+		connection[0] = proxy(Connection.class, (method) -> switch (method) {
+			case "getMetaData" -> metaData;
+			case "createStatement" -> statement;
+			case "close" -> null;
+			default -> throw new UnsupportedOperationException(method);
+		});
+		return proxy(DataSource.class, (method) -> switch (method) {
+			case "getConnection" -> connection[0];
+			default -> throw new UnsupportedOperationException(method);
+		});
+	}
+
+	private static <T> T proxy(Class<T> type, Function<String, Object> answers) {
+		return type.cast(Proxy.newProxyInstance(DialectsTests.class.getClassLoader(), new Class<?>[] { type },
+				(proxy, method, args) -> answers.apply(method.getName())));
 	}
 
 }
