@@ -23,6 +23,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 @ResourceLock(TestDatabase.POSTGRESQL_SERVER)
 class PostgresQueryPlanIT {
 
+	/**
+	 * A scan of a whole table a page reads by key: the jobs, their tags, their metadata. A page's
+	 * parked mark may read the sleep and wait records once, hashed, where the planner finds that
+	 * cheaper than a probe by the step table's key per row, as with the few such records here.
+	 */
+	private static final String WHOLE_JOB_TABLE = "Seq Scan on queue_job(_tag|_meta)? ";
+
 	private static TestDatabase.Isolated database;
 
 	private static JdbcTemplate jdbc;
@@ -61,7 +68,15 @@ class PostgresQueryPlanIT {
 		jdbc.execute("""
 				INSERT INTO queue_job_meta (job_id, meta_name, meta_value)
 				SELECT id, 'tenant', 't' || (id % 50) FROM queue_job""");
+		// Durable jobs' records (a step each for a tenth, a sleep for a hundredth), which a page's
+		// parked mark reads by the job's key.
+		jdbc.execute("""
+				INSERT INTO queue_job_step (job_id, seq, kind, name, wake_at)
+				SELECT id, 1, 'step', 'charge', NULL FROM queue_job WHERE id % 10 = 0
+				UNION ALL
+				SELECT id, 2, 'sleep', '1', now() FROM queue_job WHERE id % 100 = 0""");
 		jdbc.execute("ANALYZE queue_job");
+		jdbc.execute("ANALYZE queue_job_step");
 		jdbc.execute("ANALYZE queue_dependency");
 		jdbc.execute("ANALYZE queue_job_tag");
 		jdbc.execute("ANALYZE queue_job_meta");
@@ -210,19 +225,19 @@ class PostgresQueryPlanIT {
 	@Test
 	void browserPagesReadThePrimaryKeyFromTheirCursor() {
 		assertThat(plan(browser.pageQuery(JobFilter.ALL, null, null, 51))).contains("Index Scan Backward using queue_job_pkey")
-			.doesNotContain("Seq Scan");
+			.doesNotContainPattern(WHOLE_JOB_TABLE);
 		assertThat(plan(browser.pageQuery(JobFilter.ALL, 25_000L, null, 51)))
 			.contains("Index Scan Backward using queue_job_pkey")
-			.doesNotContain("Seq Scan");
+			.doesNotContainPattern(WHOLE_JOB_TABLE);
 		assertThat(plan(browser.pageQuery(JobFilter.ALL, null, 25_000L, 51))).contains("Index Scan using queue_job_pkey")
-			.doesNotContain("Seq Scan");
+			.doesNotContainPattern(WHOLE_JOB_TABLE);
 		assertThat(plan(browser.pageQuery(new JobFilter("q1", null, io.sqlqueue.JobStatus.SUCCEEDED, null), 25_000L,
 				null, 51)))
-			.doesNotContain("Seq Scan");
+			.doesNotContainPattern(WHOLE_JOB_TABLE);
 		assertThat(plan(browser.pageQuery(new JobFilter(null, null, io.sqlqueue.JobStatus.QUEUED, null), null, null, 51)))
-			.doesNotContain("Seq Scan");
+			.doesNotContainPattern(WHOLE_JOB_TABLE);
 		assertThat(plan(browser.pageQuery(new JobFilter(null, null, io.sqlqueue.JobStatus.RUNNING, null), null, null, 51)))
-			.doesNotContain("Seq Scan");
+			.doesNotContainPattern(WHOLE_JOB_TABLE);
 	}
 
 	/**
@@ -234,22 +249,22 @@ class PostgresQueryPlanIT {
 		assertThat(plan(browser.pageQuery(JobFilter.builder().tag("rare").build(), 40_000L, null, 51)))
 			.contains("queue_job_tag_search_idx")
 			.contains("queue_job_pkey")
-			.doesNotContain("Seq Scan")
+			.doesNotContainPattern(WHOLE_JOB_TABLE)
 			.doesNotContain("Sort");
 		assertThat(plan(browser.pageQuery(JobFilter.builder().meta("tenant", "t7").build(), null, null, 51)))
 			.contains("queue_job_meta_search_idx")
-			.doesNotContain("Seq Scan");
+			.doesNotContainPattern(WHOLE_JOB_TABLE);
 		assertThat(plan(browser.idsQuery(JobFilter.builder().tag("rare").queue("q1").build(), 0, 60_000, 500)))
 			.contains("queue_job_tag_search_idx")
-			.doesNotContain("Seq Scan");
+			.doesNotContainPattern(WHOLE_JOB_TABLE);
 		// A common tag: the jobs' primary key is read from the cursor (a range the planner
 		// carries only because it is written on the jobs' side too), or probed per row.
 		assertThat(plan(browser.pageQuery(JobFilter.builder().tag("common").queue("q3").build(), 25_000L, null, 51)))
 			.containsAnyOf("(id < '25000'::bigint)", "(id = d.job_id)")
-			.doesNotContain("Seq Scan");
+			.doesNotContainPattern(WHOLE_JOB_TABLE);
 		assertThat(plan(browser.idsQuery(JobFilter.builder().tag("common").build(), 25_000, 60_000, 500)))
 			.containsAnyOf("(id > '25000'::bigint)", "(id = d.job_id)")
-			.doesNotContain("Seq Scan");
+			.doesNotContainPattern(WHOLE_JOB_TABLE);
 	}
 
 	/** Finished jobs per minute: three ranges of the finished jobs' index, not the table. */
