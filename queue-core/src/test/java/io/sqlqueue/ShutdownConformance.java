@@ -80,6 +80,35 @@ interface ShutdownConformance extends ConformanceSupport {
 	}
 
 	/**
+	 * A stop while the database stays away waits for the completion's further tries only up
+	 * to the shutdown timeout, not until the lease (30 s here) would end.
+	 */
+	@Test
+	default void aStopDuringAnOutageWaitsForTheCompletionAtMostTheShutdownTimeout() throws Exception {
+		AtomicInteger runs = new AtomicInteger();
+		try (HikariDataSource pool = isolatedDatabase().newDataSource(8)) {
+			SwitchableDataSource connection = new SwitchableDataSource(pool);
+			handler("cuts", (payload, context) -> {
+				runs.incrementAndGet();
+				connection.cut();
+				return "done";
+			});
+			Manager manager = fixture().startInstance((s) -> s.shutdownTimeout(Duration.ofSeconds(1)), connection);
+			long id = fixture().queue().enqueue("cuts", null);
+			await().atMost(WAIT).until(() -> runs.get() == 1 && connection.refusals() > 0);
+			long start = System.nanoTime();
+			manager.stop();
+			Duration stopped = Duration.ofNanos(System.nanoTime() - start);
+			// Far below the lease, with room for a loaded machine: before, the stop waited ~30 s.
+			assertThat(stopped).isLessThan(Duration.ofSeconds(15));
+			assertThat(manager.isRunning()).isFalse();
+			assertThat(fixture().status(id)).isEqualTo(JobStatus.RUNNING);
+			assertThat(runs).hasValue(1);
+			connection.restore();
+		}
+	}
+
+	/**
 	 * A handler that outlasts the shutdown timeout is interrupted while the pool is still open,
 	 * and its job given back: {@code QUEUED}, no attempt spent, no crash counted, with a last
 	 * error that says it was stopped. A stop is not a crash: nothing waits for its lease.

@@ -163,9 +163,11 @@ final class Completer {
 
 	/**
 	 * Records what waits now, and returns only when every write under way has ended,
-	 * including the further tries of writes that failed (at shutdown), and the successes
-	 * passed over because another transaction held their rows, for at most {@code bound}:
-	 * those still held then are left (their jobs run again after their leases expire).
+	 * including the further tries of writes that failed and the successes passed over
+	 * because another transaction held their rows, for at most {@code bound}. Past it, a stop
+	 * during an outage or behind a held row does not wait for the leases: what is still not
+	 * recorded is left (the tries go on while the scheduler runs; if none lands, those jobs
+	 * run again after their leases expire).
 	 */
 	void flushAndWait(Duration bound) {
 		flush();
@@ -176,7 +178,13 @@ final class Completer {
 		synchronized (this.lock) {
 			while (this.retriesPending > 0 || (waitForHeld && this.heldPending > 0)) {
 				long left = deadline - System.nanoTime();
-				if (waitForHeld && this.heldPending > 0 && left <= 0) {
+				if (left <= 0) {
+					if (this.retriesPending > 0) {
+						logger.warn("Stopped waiting after {} for {} writes of finished jobs that the database "
+								+ "refused; they are tried again while this instance's scheduler runs, else their "
+								+ "jobs run again after their leases expire", bound, this.retriesPending);
+						return;
+					}
 					logger.warn("{} finished jobs are still not recorded after {}: another transaction holds their "
 							+ "rows. They stay RUNNING and run again after their leases expire", this.heldPending,
 							bound);
@@ -185,7 +193,7 @@ final class Completer {
 					continue;
 				}
 				try {
-					this.lock.wait((waitForHeld && this.heldPending > 0) ? Math.max(1, left / 1_000_000) : 0);
+					this.lock.wait(Math.max(1, left / 1_000_000));
 				}
 				catch (InterruptedException ex) {
 					Thread.currentThread().interrupt();
