@@ -1,6 +1,7 @@
 package io.sqlqueue.internal.maintenance;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -59,6 +60,40 @@ class PeriodicTaskTests {
 		assertThat(passed.await(10, TimeUnit.SECONDS)).isTrue();
 		assertThat(closedUnderThePass).as("the pool closed while the pass ran").isFalse();
 		assertThat(task.isRunning()).isFalse();
+	}
+
+	/** A pass that does not end (a long vacuum) holds the stop for {@code STOP_WAIT} only. */
+	@Test
+	void aStopWaitsForAPassThatDoesNotEndOnlyUpToItsBound() throws Exception {
+		this.scheduler.initialize();
+		CountDownLatch passing = new CountDownLatch(1);
+		CountDownLatch release = new CountDownLatch(1);
+		AtomicBoolean passEnded = new AtomicBoolean();
+		PeriodicTask task = new PeriodicTask(this.scheduler, Duration.ofMillis(10), "test loop") {
+			@Override
+			protected void runPass() {
+				passing.countDown();
+				try {
+					release.await(60, TimeUnit.SECONDS);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+				}
+				passEnded.set(true);
+			}
+		};
+		task.start();
+		assertThat(passing.await(10, TimeUnit.SECONDS)).isTrue();
+		CompletableFuture<Void> stop = CompletableFuture.runAsync(task::stop);
+		try {
+			// Returns after STOP_WAIT (5 s), long before the pass would end (60 s).
+			stop.get(30, TimeUnit.SECONDS);
+			assertThat(passEnded).as("the pass under way when the stop returned").isFalse();
+			assertThat(task.isRunning()).isFalse();
+		}
+		finally {
+			release.countDown();
+		}
 	}
 
 	@Test
