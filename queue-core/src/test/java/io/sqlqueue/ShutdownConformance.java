@@ -59,12 +59,7 @@ interface ShutdownConformance extends ConformanceSupport {
 	default void stopWaitsForACompletionWriteToBeTriedAgain() throws Exception {
 		AtomicInteger runs = new AtomicInteger();
 		try (HikariDataSource pool = isolatedDatabase().newDataSource(8)) {
-			SwitchableDataSource connection = new SwitchableDataSource(pool);
-			handler("cuts", (payload, context) -> {
-				runs.incrementAndGet();
-				connection.cut();
-				return "done";
-			});
+			SwitchableDataSource connection = cutByItsHandler(pool, runs);
 			Manager manager = fixture().startInstance((s) -> s, connection);
 			long id = fixture().queue().enqueue("cuts", null);
 			await().atMost(WAIT).until(() -> runs.get() == 1 && connection.refusals() > 0);
@@ -87,12 +82,7 @@ interface ShutdownConformance extends ConformanceSupport {
 	default void aStopDuringAnOutageWaitsForTheCompletionAtMostTheShutdownTimeout() throws Exception {
 		AtomicInteger runs = new AtomicInteger();
 		try (HikariDataSource pool = isolatedDatabase().newDataSource(8)) {
-			SwitchableDataSource connection = new SwitchableDataSource(pool);
-			handler("cuts", (payload, context) -> {
-				runs.incrementAndGet();
-				connection.cut();
-				return "done";
-			});
+			SwitchableDataSource connection = cutByItsHandler(pool, runs);
 			Manager manager = fixture().startInstance((s) -> s.shutdownTimeout(Duration.ofSeconds(1)), connection);
 			long id = fixture().queue().enqueue("cuts", null);
 			await().atMost(WAIT).until(() -> runs.get() == 1 && connection.refusals() > 0);
@@ -106,6 +96,17 @@ interface ShutdownConformance extends ConformanceSupport {
 			assertThat(runs).hasValue(1);
 			connection.restore();
 		}
+	}
+
+	/** The instance's connections, which handler {@code cuts} cuts (counting its runs) as it returns. */
+	private SwitchableDataSource cutByItsHandler(HikariDataSource pool, AtomicInteger runs) {
+		SwitchableDataSource connection = new SwitchableDataSource(pool);
+		handler("cuts", (payload, context) -> {
+			runs.incrementAndGet();
+			connection.cut();
+			return "done";
+		});
+		return connection;
 	}
 
 	/**
