@@ -105,8 +105,7 @@ public final class EmbeddedPostgres {
 	}
 
 	private void initdb() {
-		run(List.of(bin(this.binaries, "initdb"), "-D", data().toString(), "-U", "postgres", "-A", "trust", "-E",
-				"UTF8", "--locale=C", "--no-sync"));
+		initdb(this.binaries, this.directory, data());
 		// In postgresql.conf rather than on the command line, so pg_ctl restart keeps them. No
 		// Unix socket: the default directory may be the machine server's, and TCP is enough.
 		String settings = """
@@ -126,6 +125,21 @@ public final class EmbeddedPostgres {
 			throw new UncheckedIOException(ex);
 		}
 	}
+
+	/**
+	 * Makes a cluster in {@code data}, one at a time per JVM: in one run on a heavily loaded
+	 * machine, two started at once by classes running side by side both hung in initdb's
+	 * post-bootstrap step until killed (cause not found; never seen one at a time). One at a
+	 * time costs about a second.
+	 */
+	static void initdb(Path binaries, Path directory, Path data) {
+		synchronized (INITDB) {
+			runIn(directory, List.of(bin(binaries, "initdb"), "-D", data.toString(), "-U", "postgres", "-A", "trust",
+					"-E", "UTF8", "--locale=C", "--no-sync"));
+		}
+	}
+
+	private static final Object INITDB = new Object();
 
 	private void pgCtl(String action) {
 		run(pgCtlCommand(this.binaries, this.directory, action));
@@ -165,7 +179,9 @@ public final class EmbeddedPostgres {
 				.start();
 			if (!process.waitFor(COMMAND_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
 				process.destroyForcibly();
-				throw new IllegalStateException(String.join(" ", full) + " did not finish in " + COMMAND_TIMEOUT);
+				// What it printed says at which step it hung.
+				throw new IllegalStateException(String.join(" ", full) + " did not finish in " + COMMAND_TIMEOUT
+						+ "; its output:\n" + Files.readString(output));
 			}
 			if (process.exitValue() != 0) {
 				throw new IllegalStateException(String.join(" ", full) + " failed (" + process.exitValue() + "): "

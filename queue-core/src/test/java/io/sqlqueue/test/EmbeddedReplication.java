@@ -146,8 +146,7 @@ public final class EmbeddedReplication implements AutoCloseable {
 
 	private void makeClusters() throws IOException {
 		Path primary = data("primary");
-		EmbeddedPostgres.runIn(this.directory, List.of(EmbeddedPostgres.bin(this.binaries, "initdb"), "-D",
-				primary.toString(), "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"));
+		EmbeddedPostgres.initdb(this.binaries, this.directory, primary);
 		append(primary, """
 
 				port = %d
