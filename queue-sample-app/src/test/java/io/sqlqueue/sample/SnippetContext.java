@@ -4,6 +4,7 @@ import java.time.Instant;
 import java.time.LocalDate;
 
 import io.sqlqueue.JobQueue;
+import io.sqlqueue.admin.QueueAdmin;
 import io.sqlqueue.schedule.Schedules;
 
 /**
@@ -16,6 +17,8 @@ public class SnippetContext {
 	protected JobQueue jobs;
 
 	protected Schedules schedules;
+
+	protected QueueAdmin admin;
 
 	protected Reports reports;
 
