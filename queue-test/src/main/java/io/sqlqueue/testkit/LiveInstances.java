@@ -59,7 +59,8 @@ final class LiveInstances {
 		message.append("\nIt would claim the tests' jobs, and reset() would delete its jobs. Give the tests a "
 				+ "database of their own: where Docker is, a Testcontainers container with @ServiceConnection; "
 				+ "otherwise a database (or schema) that only the tests use, named by spring.datasource.url in "
-				+ "src/test/resources/application.properties. See docs/testing.md#a-database-of-the-tests-own.");
+				+ "src/test/resources/application-test.properties, with @ActiveProfiles(\"test\") on the test "
+				+ "classes. See docs/testing.md#a-database-of-the-tests-own.");
 		throw new IllegalStateException(message.toString());
 	}
 

@@ -50,9 +50,10 @@ import io.sqlqueue.schedule.Schedules;
  * {@link #reset()} empties the queue between tests.
  * <p>
  * The tests need a database of their own: where an instance that is not a test runs on the
- * same database (the development application, say), {@link #reset()} and every call that
- * runs jobs refuse with an {@link IllegalStateException} that names it, since its Manager
- * would claim the tests' jobs and a reset would delete its own.
+ * same database (the development application, say), the test's context does not start
+ * ({@link #requireADatabaseOfItsOwn()}), and {@link #reset()} and every call that runs jobs
+ * refuse, with an {@link IllegalStateException} that names it, since its Manager would claim
+ * the tests' jobs and a reset would delete its own.
  * <p>
  * A job with durable steps (docs/durable-steps.md) runs to its next park: {@link #run(long)}
  * returns {@code PARKED}; {@link #signal} delivers what it waits for, and {@link #wakeUp}
@@ -98,6 +99,17 @@ public class SqlQueueTester {
 		this.schedules = schedules;
 		this.reset = reset;
 		this.liveInstances = new LiveInstances(store.cluster());
+	}
+
+	/**
+	 * Refuses, as {@link #reset()} does, where an instance that is not a test is live on this
+	 * database. The test kit's auto-configuration calls it as the test's context starts: before
+	 * that context declares its schedules and limits in the database, where the running
+	 * application would fire the schedules for handlers it may not have.
+	 * @throws IllegalStateException naming each live instance that is not a test
+	 */
+	public void requireADatabaseOfItsOwn() {
+		this.liveInstances.refuseIfAnyIsNotATest("start the test's application context");
 	}
 
 	/**

@@ -46,6 +46,9 @@ import io.sqlqueue.testkit.SqlQueueTester;
  * starting by a bean post-processor, not by replacing it (and so is the firer), so every other
  * bean of the queue (the reaper, the schedules' declaration, health, metrics) stays as the
  * application has it.
+ * <p>
+ * The context does not start where an instance that is not a test runs on the database
+ * ({@link SqlQueueTester#requireADatabaseOfItsOwn()}).
  */
 @AutoConfiguration(after = SqlQueueAutoConfiguration.class)
 @ConditionalOnBean(JobQueue.class)
@@ -110,8 +113,12 @@ public final class SqlQueueTestAutoConfiguration {
 		List<JobListener> all = listeners.orderedStream().toList();
 		JobRunner runner = new JobRunner(store, handlers, codec, settings.build(), JobListener.all(all),
 				observations.getIfUnique(() -> JobObservations.NONE));
-		return new SqlQueueTester(store, handlers, codec, runner, schedules,
+		SqlQueueTester tester = new SqlQueueTester(store, handlers, codec, runner, schedules,
 				new QueueReset(dataSource, dialect, properties.getJdbc().getSchema()), jobs);
+		// Here, not at the first reset(): the schedules and limits are declared once every bean
+		// is created, and a running application would fire a test's schedules in its database.
+		tester.requireADatabaseOfItsOwn();
+		return tester;
 	}
 
 }

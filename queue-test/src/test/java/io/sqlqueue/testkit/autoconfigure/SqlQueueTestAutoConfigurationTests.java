@@ -16,9 +16,11 @@ import io.sqlqueue.JobQueue;
 import io.sqlqueue.JobStatus;
 import io.sqlqueue.admin.QueueAdmin;
 import io.sqlqueue.boot.autoconfigure.SqlQueueAutoConfiguration;
+import io.sqlqueue.boot.schedule.Recurring;
 import io.sqlqueue.internal.maintenance.Reaper;
 import io.sqlqueue.internal.maintenance.ScheduleFirer;
 import io.sqlqueue.internal.manager.Manager;
+import io.sqlqueue.schedule.Schedules;
 import io.sqlqueue.testkit.SqlQueueTester;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -63,11 +65,14 @@ class SqlQueueTestAutoConfigurationTests {
 
 	/**
 	 * The development application (the starter without the test kit, its Manager running) and
-	 * a test on one database: the test kit refuses to reset or run jobs, naming the
-	 * application's instance, and deletes none of its jobs; once its Manager stopped, the test works.
+	 * tests on one database. A test's context started before it: the test kit refuses to reset
+	 * or run jobs, naming the application's instance, and deletes none of its jobs. A test's
+	 * context started beside it does not start, so it declares no schedule there (which the
+	 * application would fire for a handler it does not have). Tests on another database are
+	 * green meanwhile; once its Manager stopped, tests on its database work too.
 	 */
 	@Test
-	void refusesToResetOrRunJobsBesideAnApplicationOnTheSameDatabase() {
+	void refusesToWorkBesideAnApplicationOnTheSameDatabase() {
 		String database = "spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1";
 		ApplicationContextRunner devApplication = new ApplicationContextRunner()
 			.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
@@ -75,37 +80,59 @@ class SqlQueueTestAutoConfigurationTests {
 			.withPropertyValues(database, "sqlqueue.manager.worker-id=devbox-app",
 					"sqlqueue.manager.poll-interval=50ms", "sqlqueue.manager.shutdown-timeout=1s")
 			.withBean(Echo.class);
-		devApplication.run((dev) -> {
+		this.runner.withPropertyValues(database).run((startedBefore) -> devApplication.run((dev) -> {
 			JobQueue devJobs = dev.getBean(JobQueue.class);
 			long history = devJobs.enqueue("echo", "the developer's job");
 			assertThat(devJobs.await(history, Duration.ofSeconds(10)).status()).isEqualTo(JobStatus.SUCCEEDED);
 			Awaitility.await()
 				.atMost(Duration.ofSeconds(10))
 				.until(() -> !dev.getBean(QueueAdmin.class).instances().isEmpty());
-			this.runner.withPropertyValues(database).run((test) -> {
-				SqlQueueTester tester = test.getBean(SqlQueueTester.class);
-				assertThatThrownBy(tester::reset).isInstanceOf(IllegalStateException.class)
-					.hasMessageContaining("Refusing to reset the queue: this database has a live instance that is "
-							+ "not a test")
-					.hasMessageContaining("devbox-app on host ")
-					.hasMessageContaining(", pid " + ProcessHandle.current().pid() + ", last beat ")
-					.hasMessageContaining("@ServiceConnection")
-					.hasMessageContaining("docs/testing.md");
-				assertThat(devJobs.find(history)).as("the developer's history stays").isPresent();
-				assertThatThrownBy(tester::runDue).isInstanceOf(IllegalStateException.class)
-					.hasMessageStartingWith("Refusing to run jobs");
-				assertThatThrownBy(() -> tester.run(history)).isInstanceOf(IllegalStateException.class);
-				assertThatThrownBy(tester::runUntilSettled).isInstanceOf(IllegalStateException.class);
+
+			SqlQueueTester tester = startedBefore.getBean(SqlQueueTester.class);
+			assertThatThrownBy(tester::reset).isInstanceOf(IllegalStateException.class)
+				.hasMessageContaining("Refusing to reset the queue: this database has a live instance that is "
+						+ "not a test")
+				.hasMessageContaining("devbox-app on host ")
+				.hasMessageContaining(", pid " + ProcessHandle.current().pid() + ", last beat ")
+				.hasMessageContaining("@ServiceConnection")
+				.hasMessageContaining("application-test.properties, with @ActiveProfiles(\"test\")")
+				.hasMessageContaining("docs/testing.md");
+			assertThat(devJobs.find(history)).as("the developer's history stays").isPresent();
+			assertThatThrownBy(tester::runDue).isInstanceOf(IllegalStateException.class)
+				.hasMessageStartingWith("Refusing to run jobs");
+			assertThatThrownBy(() -> tester.run(history)).isInstanceOf(IllegalStateException.class);
+			assertThatThrownBy(tester::runUntilSettled).isInstanceOf(IllegalStateException.class);
+
+			this.runner.withPropertyValues(database).withBean(Beat.class).run((besideIt) -> {
+				assertThat(besideIt).hasFailed();
+				assertThat(besideIt).getFailure()
+					.rootCause()
+					.isInstanceOf(IllegalStateException.class)
+					.hasMessageStartingWith("Refusing to start the test's application context: this database has a "
+							+ "live instance that is not a test")
+					.hasMessageContaining("devbox-app on host ");
 			});
+			assertThat(dev.getBean(Schedules.class).list()).as("no schedule of the refused test declared")
+				.isEmpty();
+
+			this.runner.withBean(Beat.class).run((elsewhere) -> {
+				assertThat(elsewhere).hasNotFailed();
+				SqlQueueTester other = elsewhere.getBean(SqlQueueTester.class);
+				other.reset();
+				assertThat(other.runSchedule("beat").result(String.class)).isEqualTo("beat");
+				long id = elsewhere.getBean(JobQueue.class).enqueue("echo", "hi");
+				assertThat(other.run(id).result(String.class)).isEqualTo("hi");
+			});
+
 			// Its Manager stops, and deletes its row as it does: the tests may work.
 			dev.getBean(Manager.class).stop();
-			this.runner.withPropertyValues(database).run((test) -> {
-				SqlQueueTester tester = test.getBean(SqlQueueTester.class);
-				tester.reset();
-				long id = test.getBean(JobQueue.class).enqueue("echo", "hi");
-				assertThat(tester.run(id).result(String.class)).isEqualTo("hi");
+			this.runner.withPropertyValues(database).run((after) -> {
+				SqlQueueTester test = after.getBean(SqlQueueTester.class);
+				test.reset();
+				long id = after.getBean(JobQueue.class).enqueue("echo", "hi");
+				assertThat(test.run(id).result(String.class)).isEqualTo("hi");
 			});
-		});
+		}));
 	}
 
 	/** A test whose Manager runs in the background says so in its row: other tests on the database work beside it. */
@@ -143,6 +170,16 @@ class SqlQueueTestAutoConfigurationTests {
 	void backsOffWithTheQueue() {
 		this.runner.withPropertyValues("sqlqueue.enabled=false")
 			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(SqlQueueTester.class));
+	}
+
+	static class Beat {
+
+		@JobHandler("beat")
+		@Recurring(every = "1s")
+		String beat() {
+			return "beat";
+		}
+
 	}
 
 	static class Echo {
