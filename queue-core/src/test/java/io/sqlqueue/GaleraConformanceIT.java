@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.sqlqueue.internal.store.LostRaces;
+import io.sqlqueue.test.FlowRowWrites;
 import io.sqlqueue.test.QueueFixture;
 import io.sqlqueue.test.TestDatabase;
 
@@ -65,6 +66,17 @@ class GaleraConformanceIT implements ClaimConformance, FlowControlConformance, F
 	@Override
 	public int concurrencyJobs() {
 		return 1_000;
+	}
+
+	/**
+	 * The dialect, fitted to the server at start-up, knows it runs on a Galera node: a limited
+	 * claim that starts jobs writes its queue's flow row (and undoes the change), so that two
+	 * nodes' claims collide at certification.
+	 */
+	@Test
+	void aLimitedClaimOnAGaleraNodeWritesTheFlowRow() {
+		assertThat(this.database.dialect().rowLocksHoldEveryWriter()).as("fitted to a Galera node").isFalse();
+		assertThat(FlowRowWrites.ofALimitedClaim(this.fixture, this.database)).isEqualTo(2);
 	}
 
 	/**

@@ -28,6 +28,7 @@ import io.sqlqueue.schedule.Recurrence;
 import io.sqlqueue.schedule.ScheduleDefinition;
 import io.sqlqueue.schedule.ScheduleRecord;
 import io.sqlqueue.schedule.Schedules;
+import io.sqlqueue.test.FlowRowWrites;
 import io.sqlqueue.test.OpenTransaction;
 import io.sqlqueue.test.QueueFixture;
 import io.sqlqueue.test.TestDatabase;
@@ -52,6 +53,16 @@ class MariaDbConformanceIT extends QueueConformanceTests {
 		assertThat(claim("mail", "Work")).isEmpty();
 		assertThat(claim("mail", "work")).extracting(JobRecord::id).containsExactly(lower);
 		assertThat(claim("Mail", "Work")).extracting(JobRecord::id).containsExactly(upper);
+	}
+
+	/**
+	 * A plain server's row lock holds every writer: a limited claim that starts jobs leaves its
+	 * queue's flow row unwritten (only a Galera node's writes it, {@link GaleraConformanceIT}).
+	 */
+	@Test
+	void aLimitedClaimLeavesTheFlowRowUnwritten() {
+		assertThat(this.database.dialect().rowLocksHoldEveryWriter()).as("fitted to a plain server").isTrue();
+		assertThat(FlowRowWrites.ofALimitedClaim(this.fixture, this.database)).isZero();
 	}
 
 	/**

@@ -367,6 +367,9 @@ public enum TestDatabase {
 		/** Pools made so far: on Galera, the node of the next one. */
 		private int pools;
 
+		/** {@link #dialect()}, once fitted to the server. */
+		private @Nullable Dialect fitted;
+
 		Isolated(TestDatabase database, String url, String user, String password, @Nullable String schema) {
 			this.database = database;
 			this.url = url;
@@ -441,8 +444,24 @@ public enum TestDatabase {
 			return this.dataSource;
 		}
 
-		public Dialect dialect() {
-			return this.database.dialect();
+		/**
+		 * The dialect fitted to the server, as the starter's start-up does ({@link Dialect#fittedTo}):
+		 * on MariaDB, whether the server is a Galera node is the server's answer, not the test's.
+		 */
+		public synchronized Dialect dialect() {
+			if (this.fitted == null) {
+				Dialect dialect = this.database.dialect();
+				if (dialect instanceof MariaDbDialect) {
+					try (Connection connection = this.dataSource.getConnection()) {
+						dialect = dialect.fittedTo(connection.getMetaData());
+					}
+					catch (SQLException ex) {
+						throw new IllegalStateException("Could not fit the dialect to " + this.database, ex);
+					}
+				}
+				this.fitted = dialect;
+			}
+			return this.fitted;
 		}
 
 		public TestDatabase database() {

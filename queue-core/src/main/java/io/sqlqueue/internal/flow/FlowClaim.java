@@ -169,7 +169,7 @@ public final class FlowClaim implements LimitedClaim {
 		Map<String, Long> closedUntil = this.rateClosed.computeIfAbsent(queue, (q) -> new ConcurrentHashMap<>());
 		closedUntil.values().removeIf((until) -> until <= nowMillis);
 		ClaimResult result = limits.isFair() ? this.fair.claim(request, token, limits, lock, closedUntil)
-				: claimUnderLimits(request, token, limits, lock, closedUntil);
+				: claimUnderLimits(request, token, limits, lock, now, nowMillis, closedUntil);
 		if (!result.jobs().isEmpty()) {
 			// What the limits allowed rests on the locked row: every claim that starts jobs writes
 			// it, so that no two such claims commit without one having seen the other's.
@@ -178,11 +178,10 @@ public final class FlowClaim implements LimitedClaim {
 		return result;
 	}
 
+	/** The claim of a queue with limits and no fair turns, at {@code now} (the lock's clock reading, and in millis). */
 	private ClaimResult claimUnderLimits(ClaimRequest request, long token, QueueLimits limits,
-			FlowStore.FlowLock lock, Map<String, Long> closedUntil) {
+			FlowStore.FlowLock lock, Instant now, long nowMillis, Map<String, Long> closedUntil) {
 		String queue = request.queue();
-		Instant now = lock.now();
-		long nowMillis = now.toEpochMilli();
 		// Where a key may be full, its running jobs are counted before any job is read, so that
 		// full keys are left out of the read; otherwise the queue's running jobs are counted by
 		// the first read of candidates (and by key only if that count says a key may fill up).

@@ -352,7 +352,8 @@ public abstract class Dialect {
 
 	/**
 	 * Whether a row lock taken by a read ({@code FOR UPDATE}) keeps every other writer of the
-	 * database off the row. Not on MariaDB, whose Galera cluster lets every node take writes:
+	 * database off the row. Not on a Galera node (MariaDB's dialect {@link #fittedTo} one at
+	 * start-up; a plain MariaDB or MySQL server's lock does), whose cluster lets every node take writes:
 	 * a lock stays on its node, and certification, which orders the nodes' transactions at
 	 * commit, compares only the keys of rows a transaction wrote; a row locked and not written
 	 * (nor one "written" with its own values, which InnoDB leaves alone) is not among them. There

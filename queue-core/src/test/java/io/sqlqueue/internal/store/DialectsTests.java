@@ -58,6 +58,17 @@ class DialectsTests {
 		assertThat(new MariaDbDialect().insertReturningIds()).isNull();
 	}
 
+	/**
+	 * A plain MariaDB or MySQL server (no {@code wsrep_on}) holds every writer off a locked row:
+	 * only a dialect fitted to a Galera node writes the rows its decisions rest on.
+	 */
+	@Test
+	void fitsTheMariaDbDialectToAPlainServersRowLocks() {
+		assertThat(Dialects.detect(database("MariaDB", "10.11.19-MariaDB-0+deb12u1")).rowLocksHoldEveryWriter())
+			.isTrue();
+		assertThat(Dialects.detect(database("MySQL", "8.0.36")).rowLocksHoldEveryWriter()).isTrue();
+	}
+
 	@Test
 	void refusesMariaDbAndMySqlWithoutSkipLocked() {
 		assertThatIllegalStateException().isThrownBy(() -> Dialects.detect(database("MariaDB", "10.5.27-MariaDB")))

@@ -28,6 +28,14 @@ final class GaleraSettings {
 	private GaleraSettings() {
 	}
 
+	/** Whether the server is a Galera node ({@code wsrep_on}), MariaDB's or a MySQL cluster's. */
+	static boolean isGaleraNode(Connection connection) throws SQLException {
+		try (Statement statement = connection.createStatement();
+				ResultSet rs = statement.executeQuery("SHOW GLOBAL VARIABLES LIKE 'wsrep_on'")) {
+			return rs.next() && "ON".equalsIgnoreCase(rs.getString(2));
+		}
+	}
+
 	/** Refuses a Galera node without the settings the queue needs; logs the cluster it runs on. */
 	static void check(Connection connection) throws SQLException {
 		Map<String, String> variables = new HashMap<>();

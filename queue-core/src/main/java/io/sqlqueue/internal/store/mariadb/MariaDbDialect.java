@@ -65,24 +65,35 @@ public final class MariaDbDialect extends Dialect {
 
 	private final boolean mariaDb;
 
+	/** Whether the server is a Galera node ({@code wsrep_on}), as {@link #fittedTo} found it at start-up. */
+	private final boolean galeraNode;
+
 	/** For MariaDB and MySQL alike: only what both accept. */
 	public MariaDbDialect() {
-		this(false);
+		this(false, false);
 	}
 
-	private MariaDbDialect(boolean mariaDb) {
+	private MariaDbDialect(boolean mariaDb, boolean galeraNode) {
 		this.mariaDb = mariaDb;
+		this.galeraNode = galeraNode;
 	}
 
-	/** For a MariaDB server (10.6+, as {@link #checkDatabase} requires), never MySQL. */
+	/** For a MariaDB server (10.6+, as {@link #checkDatabase} requires), never MySQL, nor a Galera node. */
 	public static MariaDbDialect forMariaDb() {
-		return new MariaDbDialect(true);
+		return new MariaDbDialect(true, false);
 	}
 
-	/** {@link #forMariaDb} on a MariaDB server, else this one. */
+	/**
+	 * {@link #forMariaDb} on a MariaDB server, else this one; and on a Galera node (MariaDB's, or a
+	 * MySQL cluster's), one whose row locks do not hold every writer ({@link #rowLocksHoldEveryWriter}).
+	 * Asked of the server, once, at start-up: a plain server never pays for what only a cluster needs.
+	 */
 	@Override
 	public Dialect fittedTo(DatabaseMetaData metaData) throws SQLException {
-		return (!this.mariaDb && isMariaDb(metaData)) ? forMariaDb() : this;
+		boolean mariaDb = this.mariaDb || isMariaDb(metaData);
+		boolean galeraNode = GaleraSettings.isGaleraNode(metaData.getConnection());
+		return (mariaDb == this.mariaDb && galeraNode == this.galeraNode) ? this
+				: new MariaDbDialect(mariaDb, galeraNode);
 	}
 
 	/**
@@ -197,10 +208,13 @@ public final class MariaDbDialect extends Dialect {
 		return " ON DUPLICATE KEY UPDATE %s = %s".formatted(keyColumn, keyColumn);
 	}
 
-	/** Galera's nodes certify written rows only: see {@link Dialect#rowLocksHoldEveryWriter}. */
+	/**
+	 * Not on a Galera node, whose cluster certifies written rows only: see
+	 * {@link Dialect#rowLocksHoldEveryWriter}. A plain server's InnoDB row lock holds every writer.
+	 */
 	@Override
 	public boolean rowLocksHoldEveryWriter() {
-		return false;
+		return !this.galeraNode;
 	}
 
 	@Override
