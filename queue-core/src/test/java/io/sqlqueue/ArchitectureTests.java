@@ -70,6 +70,24 @@ class ArchitectureTests {
 			.check(CORE);
 	}
 
+	/**
+	 * Flow control's parts of the store (docs "Architecture": they stay in the store's package,
+	 * whose package-private statements and transactions they use) know each other, never the
+	 * {@code FlowStore} that assembles them.
+	 */
+	@Test
+	void flowControlsStorePartsDoNotDependOnTheirAssembler() {
+		noClasses().that()
+			.haveNameMatching("io\\.sqlqueue\\.internal\\.store\\."
+					+ "(FlowLocks|FlowBusyException|LimitDeclarations|WeightRow|RateWindows|RateWindow|LimitedJobs|FairTurnStore|FlowSql)"
+					+ "(\\$.*)?")
+			.should()
+			.dependOnClassesThat()
+			.haveNameMatching("io\\.sqlqueue\\.internal\\.store\\.FlowStore(\\$.*)?")
+			.because("a part of flow control's store is a room of its own; FlowStore only assembles them")
+			.check(CORE);
+	}
+
 	@Test
 	void onlyTheStoreAndTheMigratorTouchJdbc() {
 		noClasses().that()

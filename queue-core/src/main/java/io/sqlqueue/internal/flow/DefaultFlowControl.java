@@ -25,6 +25,9 @@ import io.sqlqueue.flow.LimitDefinition;
 import io.sqlqueue.flow.LimitSource;
 import io.sqlqueue.flow.QueueLimits;
 import io.sqlqueue.internal.store.FlowStore;
+import io.sqlqueue.internal.store.FairTurnStore;
+import io.sqlqueue.internal.store.LimitedJobs;
+import io.sqlqueue.internal.store.WeightRow;
 import io.sqlqueue.internal.store.LimitRow;
 
 /**
@@ -103,27 +106,27 @@ public class DefaultFlowControl implements FlowControl {
 			Duration lifetime = declarationLifetime();
 			Set<List<String>> limitsHere = new HashSet<>();
 			limits.values().forEach(limitsHere::addAll);
-			limitsHere.forEach((limit) -> this.store.keepDeclaredUnlessHeld(limit.get(0), limit.get(1), lifetime));
+			limitsHere.forEach((limit) -> this.store.declarations().keepDeclaredUnlessHeld(limit.get(0), limit.get(1), lifetime));
 			Set<String> fairHere = new HashSet<>();
 			fairness.values().forEach(fairHere::addAll);
-			fairHere.forEach((queue) -> this.store.keepFairnessDeclaredUnlessHeld(queue, lifetime));
+			fairHere.forEach((queue) -> this.store.declarations().keepFairnessDeclaredUnlessHeld(queue, lifetime));
 			Set<String> served = this.served;
-			for (LimitRow row : this.store.all()) {
+			for (LimitRow row : this.store.declarations().all()) {
 				LimitSource source = sourceOf(row.source());
 				List<String> limit = List.of(row.queue(), row.keyPattern());
 				if (source != null && limits.containsKey(source) && served.contains(row.queue())
 						&& !limits.get(source).contains(limit)
-						&& this.store.removeUndeclared(row.queue(), row.keyPattern(), row.source(), true)) {
+						&& this.store.declarations().removeUndeclared(row.queue(), row.keyPattern(), row.source(), true)) {
 					logger.info("Limit of {} ({}) has been declared by no live instance for {}; removed it",
 							where(row.queue(), row.keyPattern()), source, lifetime);
 					changed(row.queue());
 				}
 			}
-			for (FlowStore.WeightRow row : this.store.allWeights()) {
+			for (WeightRow row : this.store.declarations().allWeights()) {
 				LimitSource source = sourceOf(row.source());
 				if (row.keyPattern().equals(LimitRow.QUEUE) && source != null && fairness.containsKey(source)
 						&& served.contains(row.queue()) && !fairness.get(source).contains(row.queue())
-						&& this.store.removeFairnessUndeclared(row.queue(), row.source(), true)) {
+						&& this.store.declarations().removeFairnessUndeclared(row.queue(), row.source(), true)) {
 					logger.info("Fair turns of queue '{}' ({}) have been declared by no live instance for {}; "
 							+ "removed them", row.queue(), source, lifetime);
 					changed(row.queue());
@@ -147,12 +150,12 @@ public class DefaultFlowControl implements FlowControl {
 
 	@Override
 	public List<QueueLimits> all() {
-		return this.store.allLimits();
+		return this.store.declarations().allLimits();
 	}
 
 	@Override
 	public QueueLimits limits(String queue) {
-		return this.store.limits(Names.requireQueue(queue));
+		return this.store.declarations().limits(Names.requireQueue(queue));
 	}
 
 	@Override
@@ -182,21 +185,21 @@ public class DefaultFlowControl implements FlowControl {
 
 	@Override
 	public boolean removeFairness(String queue) {
-		boolean removed = this.store.removeFairness(Names.requireQueue(queue));
+		boolean removed = this.store.declarations().removeFairness(Names.requireQueue(queue));
 		changed(queue);
 		return removed;
 	}
 
 	@Override
 	public List<FairKeyShare> fairShares(String queue) {
-		if (!this.store.limits(Names.requireQueue(queue)).isFair()) {
+		if (!this.store.declarations().limits(Names.requireQueue(queue)).isFair()) {
 			return List.of();
 		}
-		long now = this.store.now().toEpochMilli();
-		FlowStore.DueJobs due = this.store.due(queue);
+		long now = this.store.locks().now().toEpochMilli();
+		LimitedJobs.DueJobs due = this.store.limitedJobs().due(queue);
 		Map<String, Long> recent = new HashMap<>();
-		this.store.fairKeyPlaces(queue).forEach((key, place) -> {
-			long starts = place.window().counted(now, FlowStore.FAIR_SHARE_PERIOD);
+		this.store.fairTurns().fairKeyPlaces(queue).forEach((key, place) -> {
+			long starts = place.window().counted(now, FairTurnStore.FAIR_SHARE_PERIOD);
 			if (starts > 0) {
 				recent.put(key, starts);
 			}
@@ -226,12 +229,12 @@ public class DefaultFlowControl implements FlowControl {
 		fairness.keySet().forEach(Names::requireQueue);
 		// The queue's own row carries the source of its fair turns.
 		Map<String, String> sources = new HashMap<>();
-		this.store.allWeights()
+		this.store.declarations().allWeights()
 			.stream()
 			.filter((row) -> row.keyPattern().equals(LimitRow.QUEUE))
 			.forEach((row) -> sources.put(row.queue(), row.source()));
 		Map<String, Fairness> stored = new HashMap<>();
-		this.store.allLimits().stream().filter(QueueLimits::isFair).forEach((limits) -> stored.put(limits.queue(),
+		this.store.declarations().allLimits().stream().filter(QueueLimits::isFair).forEach((limits) -> stored.put(limits.queue(),
 				limits.fairness()));
 		fairness.forEach((queue, declared) -> {
 			boolean same = source.name().equals(sources.get(queue)) && declared.equals(stored.get(queue));
@@ -239,14 +242,14 @@ public class DefaultFlowControl implements FlowControl {
 				putFairness(queue, declared, source);
 			}
 		});
-		this.store.keepFairnessDeclared(fairness.keySet(), declarationLifetime());
+		this.store.declarations().keepFairnessDeclared(fairness.keySet(), declarationLifetime());
 		Map<LimitSource, Set<String>> declaredHere = new HashMap<>(this.declaredFairness);
 		declaredHere.put(source, Set.copyOf(fairness.keySet()));
 		this.declaredFairness = Map.copyOf(declaredHere);
 		this.served = Set.copyOf(served);
 		sources.forEach((queue, storedSource) -> {
 			if (storedSource.equals(source.name()) && served.contains(queue) && !fairness.containsKey(queue)) {
-				if (this.store.removeFairnessUndeclared(queue, storedSource, false)) {
+				if (this.store.declarations().removeFairnessUndeclared(queue, storedSource, false)) {
 					logger.info("Fair turns of queue '{}' ({}) are no longer declared; removed them", queue, source);
 					changed(queue);
 				}
@@ -259,7 +262,7 @@ public class DefaultFlowControl implements FlowControl {
 	}
 
 	private void putFairness(String queue, Fairness fairness, LimitSource source) {
-		this.store.putFairness(queue, fairness, source.name());
+		this.store.declarations().putFairness(queue, fairness, source.name());
 		changed(queue);
 	}
 
@@ -272,7 +275,7 @@ public class DefaultFlowControl implements FlowControl {
 						+ " (" + source + ")");
 			}
 		}
-		List<LimitRow> stored = this.store.all();
+		List<LimitRow> stored = this.store.declarations().all();
 		for (LimitDefinition limit : limits) {
 			boolean same = stored.stream()
 				.anyMatch((row) -> row.queue().equals(limit.queue()) && row.keyPattern().equals(limit.keys())
@@ -281,7 +284,7 @@ public class DefaultFlowControl implements FlowControl {
 				put(limit, source);
 			}
 		}
-		this.store.keepDeclared(declared, declarationLifetime());
+		this.store.declarations().keepDeclared(declared, declarationLifetime());
 		Map<LimitSource, Set<List<String>>> declaredHere = new HashMap<>(this.declaredLimits);
 		declaredHere.put(source, Set.copyOf(declared));
 		this.declaredLimits = Map.copyOf(declaredHere);
@@ -290,7 +293,7 @@ public class DefaultFlowControl implements FlowControl {
 			.filter((row) -> row.source().equals(source.name()) && served.contains(row.queue())
 					&& !declared.contains(List.of(row.queue(), row.keyPattern())))
 			.forEach((row) -> {
-				if (this.store.removeUndeclared(row.queue(), row.keyPattern(), row.source(), false)) {
+				if (this.store.declarations().removeUndeclared(row.queue(), row.keyPattern(), row.source(), false)) {
 					logger.info("Limit of {} ({}) is no longer declared; removed it",
 							where(row.queue(), row.keyPattern()), source);
 					changed(row.queue());
@@ -306,14 +309,14 @@ public class DefaultFlowControl implements FlowControl {
 	public Map<String, Map<String, Long>> throttled() {
 		// Read without taking the queues' locks: a moment's view.
 		Map<String, Map<String, Long>> held = new LinkedHashMap<>();
-		long now = this.store.now().toEpochMilli();
-		for (QueueLimits limits : this.store.allLimits()) {
+		long now = this.store.locks().now().toEpochMilli();
+		for (QueueLimits limits : this.store.declarations().allLimits()) {
 			String queue = limits.queue();
-			FlowStore.Running running = this.store.running(queue);
+			LimitedJobs.Running running = this.store.limitedJobs().running(queue);
 			Admission admission = new Admission(limits, now, running.total(), running.byKey(),
-					this.store.queueWindow(queue));
-			admission.windowsRead(this.store.keyWindows(queue));
-			FlowStore.DueJobs due = this.store.due(queue);
+					this.store.rateWindows().queueWindow(queue));
+			admission.windowsRead(this.store.rateWindows().keyWindows(queue));
+			LimitedJobs.DueJobs due = this.store.limitedJobs().due(queue);
 			held.put(queue, admission.heldBack(due.byKey(), due.withoutKey()));
 		}
 		return held;
@@ -321,7 +324,7 @@ public class DefaultFlowControl implements FlowControl {
 
 	@Override
 	public int pruneWindows() {
-		return this.store.pruneWindows();
+		return this.store.rateWindows().pruneWindows();
 	}
 
 	@Override
@@ -330,12 +333,12 @@ public class DefaultFlowControl implements FlowControl {
 	}
 
 	private void put(LimitDefinition limit, LimitSource source) {
-		this.store.put(limit.queue(), limit.keys(), limit.limit(), source.name());
+		this.store.declarations().put(limit.queue(), limit.keys(), limit.limit(), source.name());
 		changed(limit.queue());
 	}
 
 	private boolean remove(String queue, String keys) {
-		boolean removed = this.store.remove(queue, keys);
+		boolean removed = this.store.declarations().remove(queue, keys);
 		changed(queue);
 		return removed;
 	}

@@ -18,6 +18,9 @@ import io.sqlqueue.flow.QueueLimits;
 import io.sqlqueue.internal.store.ClaimRequest;
 import io.sqlqueue.internal.store.ClaimResult;
 import io.sqlqueue.internal.store.FlowStore;
+import io.sqlqueue.internal.store.FairTurnStore;
+import io.sqlqueue.internal.store.FlowLocks;
+import io.sqlqueue.internal.store.LimitedJobs;
 import io.sqlqueue.internal.store.RateWindow;
 
 /**
@@ -115,18 +118,18 @@ final class FairClaim {
 		this.limited = limited;
 	}
 
-	ClaimResult claim(ClaimRequest request, long token, QueueLimits limits, FlowStore.FlowLock lock,
+	ClaimResult claim(ClaimRequest request, long token, QueueLimits limits, FlowLocks.FlowLock lock,
 			Map<String, Long> closedUntil) {
 		String queue = request.queue();
 		Instant now = lock.now();
 		long nowMillis = now.toEpochMilli();
-		FlowStore.Running running = limits.limitsConcurrency() ? this.flow.running(queue)
-				: new FlowStore.Running(0, Map.of());
+		LimitedJobs.Running running = limits.limitsConcurrency() ? this.flow.limitedJobs().running(queue)
+				: new LimitedJobs.Running(0, Map.of());
 		Admission admission = new Admission(limits, nowMillis, running.total(), running.byKey(), lock.window());
 		Map<String, KeyMark> queueMarks = this.marks.computeIfAbsent(queue, (q) -> new ConcurrentHashMap<>());
-		List<Map.Entry<String, FlowStore.FairKey>> order = null;
+		List<Map.Entry<String, FairTurnStore.FairKey>> order = null;
 		boolean wholeOrder = false;
-		Map<String, FlowStore.FairKey> stored = new HashMap<>();
+		Map<String, FairTurnStore.FairKey> stored = new HashMap<>();
 		FairTurns turns = new FairTurns(limits.fairness());
 		Looks looks = this.looks.computeIfAbsent(queue, (q) -> new Looks());
 		// Keys read with nothing due at a priority in this claim, and those read with jobs due at one.
@@ -151,19 +154,19 @@ final class FairClaim {
 			Looked looked = lookForKeys(queue, priority, false);
 			lookedAtEvery |= looked != null && looked.everyKey();
 			if (looked != null) {
-				order = FlowStore.inTurnOrder(looked.keys());
+				order = FairTurnStore.inTurnOrder(looked.keys());
 				wholeOrder = true;
 			}
 			else if (order == null) {
 				int first = FIRST_KEYS + closedUntil.size() + admission.fullKeys().size() + looks.countNothingAt(at);
-				order = FlowStore.inTurnOrder(this.flow.firstFairKeyPlaces(queue, first));
+				order = FairTurnStore.inTurnOrder(this.flow.fairTurns().firstFairKeyPlaces(queue, first));
 				wholeOrder = order.size() < first;
 			}
 			boolean anyClosed = false;
 			List<JobRecord> admitted = new ArrayList<>();
 			Map<String, Integer> read = new HashMap<>();
 			Map<String, List<JobRecord>> heads = new HashMap<>();
-			Map<String, FlowStore.Mark> from = new HashMap<>();
+			Map<String, FairTurnStore.Mark> from = new HashMap<>();
 			Set<String> inTurn = new HashSet<>();
 			int next = 0;
 			for (int reads = 0; reads < MAX_READS; reads++) {
@@ -182,12 +185,12 @@ final class FairClaim {
 							break;
 						}
 						// The first keys are used up: every key, in turn order (those seen are skipped below).
-						order = FlowStore.inTurnOrder(this.flow.fairKeyPlaces(queue));
+						order = FairTurnStore.inTurnOrder(this.flow.fairTurns().fairKeyPlaces(queue));
 						wholeOrder = true;
 						next = 0;
 						continue;
 					}
-					Map.Entry<String, FlowStore.FairKey> turn = order.get(next++);
+					Map.Entry<String, FairTurnStore.FairKey> turn = order.get(next++);
 					String key = turn.getKey();
 					stored.putIfAbsent(key, turn.getValue());
 					anyClosed |= closed.contains(key);
@@ -203,7 +206,7 @@ final class FairClaim {
 					}
 					// A job is due at this priority and no key in the turns had one (not for a limit):
 					// its key is one a quick look cannot see; look at every key now, not in 5 s.
-					order = FlowStore.inTurnOrder(lookForKeys(queue, priority, true).keys());
+					order = FairTurnStore.inTurnOrder(lookForKeys(queue, priority, true).keys());
 					lookedAtEvery = true;
 					next = 0;
 					continue;
@@ -262,7 +265,7 @@ final class FairClaim {
 				}
 			}
 			List<JobRecord> taken = admitted.isEmpty() ? admitted
-					: this.flow.claimAdmitted(request, token, now, admitted);
+					: this.flow.limitedJobs().claimAdmitted(request, token, now, admitted);
 			Set<Long> takenIds = new HashSet<>(taken.stream().map(JobRecord::id).toList());
 			for (JobRecord job : admitted) {
 				String key = (job.concurrencyKey() != null) ? job.concurrencyKey() : "";
@@ -292,7 +295,7 @@ final class FairClaim {
 		leaving = withNothingDue(request, now, leaving, levels, bottomReached, looks);
 		leaving.forEach(queueMarks::remove);
 		looks.forget(leaving);
-		this.flow.writeFairTurns(queue, turns.passesOfStarted(), turns.started(), stored, leaving, now);
+		this.flow.fairTurns().writeFairTurns(queue, turns.passesOfStarted(), turns.started(), stored, leaving, now);
 		if (!claimed.isEmpty()) {
 			this.limited.writeWindows(queue, admission);
 			this.limited.pruneWindows(queue, limits, now);
@@ -329,7 +332,7 @@ final class FairClaim {
 				level = levels.get(checked);
 			}
 			else {
-				level = bottomReached ? null : this.flow.fairPriority(request, now, level);
+				level = bottomReached ? null : this.flow.fairTurns().fairPriority(request, now, level);
 				if (level == null) {
 					break;
 				}
@@ -340,7 +343,7 @@ final class FairClaim {
 				Map<String, Integer> wanted = new HashMap<>();
 				unknown.subList(start, Math.min(unknown.size(), start + MAX_KEYS_PER_READ))
 					.forEach((key) -> wanted.put(key, 1));
-				Map<String, List<JobRecord>> found = this.flow.fairHeads(request, now, at, wanted, Map.of());
+				Map<String, List<JobRecord>> found = this.flow.fairTurns().fairHeads(request, now, at, wanted, Map.of());
 				for (String key : wanted.keySet()) {
 					if (found.getOrDefault(key, List.of()).isEmpty()) {
 						looks.noteNothingAt(key, at);
@@ -361,13 +364,13 @@ final class FairClaim {
 	 */
 	private Integer nextPriority(ClaimRequest request, Instant now, Integer served, boolean first) {
 		if (!first) {
-			return this.flow.fairPriority(request, now, served);
+			return this.flow.fairTurns().fairPriority(request, now, served);
 		}
 		Integer last = this.servedPriority.get(request.queue());
-		if (last != null && !this.flow.fairDueAbove(request, now, last)) {
+		if (last != null && !this.flow.fairTurns().fairDueAbove(request, now, last)) {
 			return last;
 		}
-		return this.flow.fairPriority(request, now, null);
+		return this.flow.fairTurns().fairPriority(request, now, null);
 	}
 
 	/**
@@ -376,37 +379,37 @@ final class FairClaim {
 	 * {@code from} keeps where each key was read from in this claim.
 	 */
 	private Map<String, List<JobRecord>> readHeads(ClaimRequest request, Instant now, int priority,
-			Map<String, Integer> wanted, Map<String, FlowStore.Mark> from, Map<String, KeyMark> queueMarks) {
+			Map<String, Integer> wanted, Map<String, FairTurnStore.Mark> from, Map<String, KeyMark> queueMarks) {
 		long at = System.nanoTime();
 		for (String key : wanted.keySet()) {
 			from.computeIfAbsent(key, (k) -> {
 				KeyMark mark = queueMarks.get(k);
 				return (mark != null && mark.priority() == priority && at - mark.headAt() < HEAD_EVERY.toNanos())
-						? mark.position() : FlowStore.Mark.HEAD;
+						? mark.position() : FairTurnStore.Mark.HEAD;
 			});
 		}
-		Map<String, List<JobRecord>> found = this.flow.fairHeads(request, now, priority, wanted, from);
+		Map<String, List<JobRecord>> found = this.flow.fairTurns().fairHeads(request, now, priority, wanted, from);
 		Map<String, Integer> again = new HashMap<>();
 		wanted.forEach((key, count) -> {
-			if (!FlowStore.Mark.HEAD.equals(from.get(key)) && found.getOrDefault(key, List.of()).size() < count) {
+			if (!FairTurnStore.Mark.HEAD.equals(from.get(key)) && found.getOrDefault(key, List.of()).size() < count) {
 				// Short past the mark: jobs may wait behind it.
-				from.put(key, FlowStore.Mark.HEAD);
+				from.put(key, FairTurnStore.Mark.HEAD);
 				again.put(key, count);
 			}
 		});
 		if (!again.isEmpty()) {
-			found.putAll(this.flow.fairHeads(request, now, priority, again, from));
+			found.putAll(this.flow.fairTurns().fairHeads(request, now, priority, again, from));
 			again.keySet().forEach((key) -> found.putIfAbsent(key, List.of()));
 		}
 		return found;
 	}
 
 	/** Marks where this claim took the key's jobs, keeping when it last read the key from its head. */
-	private static void mark(Map<String, KeyMark> queueMarks, String key, JobRecord job, FlowStore.Mark readFrom) {
+	private static void mark(Map<String, KeyMark> queueMarks, String key, JobRecord job, FairTurnStore.Mark readFrom) {
 		KeyMark before = queueMarks.get(key);
-		long headAt = (readFrom == FlowStore.Mark.HEAD || before == null) ? System.nanoTime() : before.headAt();
+		long headAt = (readFrom == FairTurnStore.Mark.HEAD || before == null) ? System.nanoTime() : before.headAt();
 		// A key's jobs are admitted in its run order: the last one taken is where its next read starts.
-		queueMarks.put(key, new KeyMark(job.priority(), new FlowStore.Mark(job.runAt(), job.id()), headAt));
+		queueMarks.put(key, new KeyMark(job.priority(), new FairTurnStore.Mark(job.runAt(), job.id()), headAt));
 	}
 
 	/**
@@ -418,7 +421,7 @@ final class FairClaim {
 	 * claim of the queue on every instance waited for it.
 	 */
 	void lookBeforeTheLock(ClaimRequest request) {
-		if (!this.flow.mayReadBeforeTheLock()) {
+		if (!this.flow.locks().mayReadBeforeTheLock()) {
 			return;
 		}
 		String queue = request.queue();
@@ -439,8 +442,8 @@ final class FairClaim {
 
 	/** Every key with jobs queued at the priority: ids up to here are covered, later ones by the next quick look. */
 	private Look lookAtEveryKey(String queue, int priority, long at) {
-		long upTo = this.flow.lastJobId();
-		return new Look(this.flow.fairKeys(queue, priority), upTo, at);
+		long upTo = this.flow.fairTurns().lastJobId();
+		return new Look(this.flow.fairTurns().fairKeys(queue, priority), upTo, at);
 	}
 
 	/**
@@ -459,7 +462,7 @@ final class FairClaim {
 		// After the first, the periodic look at every key is made before the lock (lookBeforeTheLock),
 		// where the database lets a claim read first.
 		if (every == null && (now || full == null
-				|| (!this.flow.mayReadBeforeTheLock() && at - full >= FULL_SCAN_INTERVAL.toNanos()))) {
+				|| (!this.flow.locks().mayReadBeforeTheLock() && at - full >= FULL_SCAN_INTERVAL.toNanos()))) {
 			every = lookAtEveryKey(queue, priority, at);
 		}
 		if (every != null) {
@@ -470,7 +473,7 @@ final class FairClaim {
 			looks.lastId = Math.max(looks.lastId, every.upTo());
 		}
 		else if (at - looks.quickAt >= SCAN_INTERVAL.toNanos()) {
-			FlowStore.KeysSince since = this.flow.fairKeysSince(queue, looks.lastId);
+			FairTurnStore.KeysSince since = this.flow.fairTurns().fairKeysSince(queue, looks.lastId);
 			found = since.keys();
 			looks.forget(found);
 			looks.quickAt = at;
@@ -479,18 +482,18 @@ final class FairClaim {
 		else {
 			return null;
 		}
-		Map<String, FlowStore.FairKey> inTurns = new HashMap<>(this.flow.fairKeyPlaces(queue));
+		Map<String, FairTurnStore.FairKey> inTurns = new HashMap<>(this.flow.fairTurns().fairKeyPlaces(queue));
 		List<String> entering = found.stream().filter((key) -> !inTurns.containsKey(key)).distinct().toList();
 		if (!entering.isEmpty()) {
-			long smallest = inTurns.values().stream().mapToLong(FlowStore.FairKey::pass).min().orElse(0);
-			this.flow.enterTurns(queue, entering, smallest);
-			entering.forEach((key) -> inTurns.put(key, new FlowStore.FairKey(smallest, RateWindow.EMPTY)));
+			long smallest = inTurns.values().stream().mapToLong(FairTurnStore.FairKey::pass).min().orElse(0);
+			this.flow.fairTurns().enterTurns(queue, entering, smallest);
+			entering.forEach((key) -> inTurns.put(key, new FairTurnStore.FairKey(smallest, RateWindow.EMPTY)));
 		}
 		return new Looked(inTurns, every != null);
 	}
 
 	/** The keys in the turns after a look, and whether it looked at every key. */
-	private record Looked(Map<String, FlowStore.FairKey> keys, boolean everyKey) {
+	private record Looked(Map<String, FairTurnStore.FairKey> keys, boolean everyKey) {
 	}
 
 	/** A look at every key made before a claim took the lock: the keys, the last id it covers, and when. */
@@ -550,7 +553,7 @@ final class FairClaim {
 	}
 
 	/** Where this instance last took a key's jobs, at which priority, and when it last read the key from its head. */
-	private record KeyMark(int priority, FlowStore.Mark position, long headAt) {
+	private record KeyMark(int priority, FairTurnStore.Mark position, long headAt) {
 	}
 
 }

@@ -19,6 +19,8 @@ import io.sqlqueue.flow.QueueLimits;
 import io.sqlqueue.internal.store.ClaimRequest;
 import io.sqlqueue.internal.store.ClaimResult;
 import io.sqlqueue.internal.store.FlowStore;
+import io.sqlqueue.internal.store.FlowLocks;
+import io.sqlqueue.internal.store.LimitedJobs;
 import io.sqlqueue.internal.store.LimitedClaim;
 import io.sqlqueue.internal.store.RateWindow;
 
@@ -62,7 +64,7 @@ public final class FlowClaim implements LimitedClaim {
 	static final int MAX_ROUNDS = 3;
 
 	/** Passed-over jobs after which a claim makes no further round (each round reads without them, by id). */
-	static final int MAX_PASSED_OVER = FlowStore.MAX_IDS;
+	static final int MAX_PASSED_OVER = LimitedJobs.MAX_IDS;
 
 	/** Full keys a read leaves out by name at most; jobs of others are read, and refused one by one. */
 	static final int MAX_EXCLUDED = 512;
@@ -131,7 +133,7 @@ public final class FlowClaim implements LimitedClaim {
 	 */
 	@Override
 	public boolean checkLimited(String queue) {
-		if (!this.flow.hasLimits(queue)) {
+		if (!this.flow.locks().hasLimits(queue)) {
 			return false;
 		}
 		this.limited.putIfAbsent(queue, QueueLimits.none(queue));
@@ -149,7 +151,7 @@ public final class FlowClaim implements LimitedClaim {
 		if (known != null && known.isFair()) {
 			this.fair.lookBeforeTheLock(request);
 		}
-		FlowStore.FlowLock lock = this.flow.lock(queue);
+		FlowLocks.FlowLock lock = this.flow.locks().lock(queue);
 		if (lock == null) {
 			this.limited.remove(queue);
 			this.rateClosed.remove(queue);
@@ -160,7 +162,7 @@ public final class FlowClaim implements LimitedClaim {
 		}
 		QueueLimits limits = this.limited.get(queue);
 		if (limits == null || limits.version() != lock.version() || limits.isEmpty()) {
-			limits = this.flow.limits(queue);
+			limits = this.flow.declarations().limits(queue);
 			this.limited.put(queue, limits);
 			this.rateClosed.remove(queue);
 		}
@@ -173,20 +175,20 @@ public final class FlowClaim implements LimitedClaim {
 		if (!result.jobs().isEmpty()) {
 			// What the limits allowed rests on the locked row: every claim that starts jobs writes
 			// it, so that no two such claims commit without one having seen the other's.
-			this.flow.writeLocked(queue);
+			this.flow.locks().writeLocked(queue);
 		}
 		return result;
 	}
 
 	/** The claim of a queue with limits and no fair turns, at {@code now} (the lock's clock reading, and in millis). */
 	private ClaimResult claimUnderLimits(ClaimRequest request, long token, QueueLimits limits,
-			FlowStore.FlowLock lock, Instant now, long nowMillis, Map<String, Long> closedUntil) {
+			FlowLocks.FlowLock lock, Instant now, long nowMillis, Map<String, Long> closedUntil) {
 		String queue = request.queue();
 		// Where a key may be full, its running jobs are counted before any job is read, so that
 		// full keys are left out of the read; otherwise the queue's running jobs are counted by
 		// the first read of candidates (and by key only if that count says a key may fill up).
 		boolean countByKeyFirst = limits.limitsKeyConcurrency() && mayFillAKey(queue, limits, request.limit());
-		FlowStore.Running running = countByKeyFirst ? this.flow.running(queue) : new FlowStore.Running(0, Map.of());
+		LimitedJobs.Running running = countByKeyFirst ? this.flow.limitedJobs().running(queue) : new LimitedJobs.Running(0, Map.of());
 		Admission admission = new Admission(limits, nowMillis, running.total(), running.byKey(), lock.window());
 		List<JobRecord> claimed = new ArrayList<>();
 		Set<Long> passedOver = new LinkedHashSet<>();
@@ -195,7 +197,7 @@ public final class FlowClaim implements LimitedClaim {
 			List<JobRecord> admitted = admit(request, now, request.limit() - claimed.size(), limits, admission,
 					countByKeyFirst || round > 0, closedUntil.keySet(), passedOver, windowsRead);
 			List<JobRecord> taken = admitted.isEmpty() ? admitted
-					: this.flow.claimAdmitted(request, token, now, admitted);
+					: this.flow.limitedJobs().claimAdmitted(request, token, now, admitted);
 			claimed.addAll(taken);
 			if (taken.size() == admitted.size()) {
 				break;
@@ -230,7 +232,7 @@ public final class FlowClaim implements LimitedClaim {
 		RateWindow queueWindow = keyWindows.remove(Admission.QUEUE_WINDOW);
 		Set<String> stored = new HashSet<>();
 		keyWindows.keySet().stream().filter(admission::isStored).forEach(stored::add);
-		this.flow.writeWindows(queue, admission.limits(), queueWindow, keyWindows, stored);
+		this.flow.rateWindows().writeWindows(queue, admission.limits(), queueWindow, keyWindows, stored);
 	}
 
 	/**
@@ -258,7 +260,7 @@ public final class FlowClaim implements LimitedClaim {
 		Long last = this.prunedAt.get(queue);
 		if (last == null || at - last > PRUNE_INTERVAL.toNanos()) {
 			this.prunedAt.put(queue, at);
-			this.flow.deleteExpiredWindows(queue, now);
+			this.flow.rateWindows().deleteExpiredWindows(queue, now);
 		}
 	}
 
@@ -289,7 +291,7 @@ public final class FlowClaim implements LimitedClaim {
 			if (pages > 0) {
 				page = 2 * (room - admitted.size());
 			}
-			FlowStore.Candidates read = this.flow.candidates(request, excluded(admission, rateClosed), passedOver,
+			LimitedJobs.Candidates read = this.flow.limitedJobs().candidates(request, excluded(admission, rateClosed), passedOver,
 					last, page, pages == 0 && countRunning, now);
 			List<JobRecord> candidates = read.jobs();
 			int running = read.running();
@@ -298,7 +300,7 @@ public final class FlowClaim implements LimitedClaim {
 				if (limits.limitsKeyConcurrency()
 						&& (long) running + wanted >= limits.smallestKeyConcurrency()) {
 					// Some key may be full after all: count by key before admitting anything.
-					FlowStore.Running byKey = this.flow.running(request.queue());
+					LimitedJobs.Running byKey = this.flow.limitedJobs().running(request.queue());
 					admission.running(byKey.total(), byKey.byKey());
 				}
 				else {
@@ -347,7 +349,7 @@ public final class FlowClaim implements LimitedClaim {
 			}
 		}
 		if (!keys.isEmpty()) {
-			admission.windowsRead(this.flow.windows(queue, keys));
+			admission.windowsRead(this.flow.rateWindows().windows(queue, keys));
 		}
 	}
 

@@ -358,7 +358,7 @@ public abstract class Dialect {
 	 * commit, compares only the keys of rows a transaction wrote; a row locked and not written
 	 * (nor one "written" with its own values, which InnoDB leaves alone) is not among them. There
 	 * a transaction whose decision rests on a locked row must write it
-	 * ({@link FlowStore#writeLocked}).
+	 * ({@link FlowLocks#writeLocked}).
 	 */
 	public boolean rowLocksHoldEveryWriter() {
 		return true;
@@ -436,6 +436,16 @@ public abstract class Dialect {
 	 */
 	public @Nullable String claimReturningPast(String table, String readyJobs, String claimedColumns) {
 		return null;
+	}
+
+	/** Binds a parameter: a time as this dialect writes times ({@link #setTimestamp}), anything else as the driver does. */
+	public void setParameter(PreparedStatement statement, int index, Object value) throws SQLException {
+		if (value instanceof Instant at) {
+			setTimestamp(statement, index, at);
+		}
+		else {
+			statement.setObject(index, value);
+		}
 	}
 
 	public void setTimestamp(PreparedStatement statement, int index, @Nullable Instant value) throws SQLException {

@@ -353,7 +353,7 @@ public class JobStore implements QueueStore {
 		try {
 			return this.transactions.inLimitedClaim(() -> this.flowClaim.claim(request, token));
 		}
-		catch (FlowStore.FlowBusyException ex) {
+		catch (FlowBusyException ex) {
 			logger.debug("Claim of queue '{}' takes nothing this time; trying again in {}", request.queue(),
 					FLOW_BUSY_RETRY, ex);
 			return new ClaimResult(List.of(), true, FLOW_BUSY_RETRY, false);

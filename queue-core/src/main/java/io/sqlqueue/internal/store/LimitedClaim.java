@@ -47,7 +47,7 @@ public interface LimitedClaim {
 
 		@Override
 		public boolean checkLimited(String queue) {
-			if (flows.hasLimits(queue)) {
+			if (flows.locks().hasLimits(queue)) {
 				throw new IllegalStateException("Queue '" + queue + "' has limits, and this JobStore was built "
 						+ "without flow control: build it with a LimitedClaim.Factory (io.sqlqueue.internal.flow.FlowClaim::new)");
 			}

@@ -1,5 +1,8 @@
 package io.sqlqueue.internal.store;
 
+import java.sql.ResultSet;
+import java.sql.SQLException;
+
 import io.sqlqueue.flow.RateLimit;
 
 /**
@@ -19,6 +22,11 @@ public record RateWindow(long start, int starts, int previous) {
 
 	/** No starts yet. */
 	public static final RateWindow EMPTY = new RateWindow(Long.MIN_VALUE, 0, 0);
+
+	/** The window of a row read with the flow tables' window columns. */
+	static RateWindow read(ResultSet rs) throws SQLException {
+		return new RateWindow(rs.getLong("window_start"), rs.getInt("window_starts"), rs.getInt("previous_starts"));
+	}
 
 	/**
 	 * This window as of {@code now}: rolled forward when a new window has begun. A {@code now}

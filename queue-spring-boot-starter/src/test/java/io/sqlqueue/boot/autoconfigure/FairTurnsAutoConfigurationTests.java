@@ -15,6 +15,7 @@ import io.sqlqueue.JobHandler;
 import io.sqlqueue.flow.Fairness;
 import io.sqlqueue.flow.FlowControl;
 import io.sqlqueue.internal.store.FlowStore;
+import io.sqlqueue.internal.store.WeightRow;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
@@ -42,7 +43,7 @@ class FairTurnsAutoConfigurationTests {
 				assertThat(flow.limits("imports").fairness()).isEqualTo(Fairness.roundRobin());
 				assertThat(flow.limits("exports").fairness())
 					.isEqualTo(Fairness.roundRobin().withWeight("gold*", 3).withWeight("tin", 1));
-				assertThat(context.getBean(FlowStore.class).allWeights()).extracting(FlowStore.WeightRow::source)
+				assertThat(context.getBean(FlowStore.class).declarations().allWeights()).extracting(WeightRow::source)
 					.containsOnly("PROPERTIES");
 			});
 	}
@@ -53,7 +54,7 @@ class FairTurnsAutoConfigurationTests {
 			.run((context) -> {
 				assertThat(context.getBean(FlowControl.class).limits("imports").fairness())
 					.isEqualTo(Fairness.roundRobin().withWeight("vip:*", 2));
-				assertThat(context.getBean(FlowStore.class).allWeights()).extracting(FlowStore.WeightRow::source)
+				assertThat(context.getBean(FlowStore.class).declarations().allWeights()).extracting(WeightRow::source)
 					.containsOnly("ANNOTATION");
 			});
 		// Configured unfair: the annotation's turns, stored at the last start-up, are removed

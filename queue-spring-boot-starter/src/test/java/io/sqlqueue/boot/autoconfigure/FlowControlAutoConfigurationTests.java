@@ -55,7 +55,7 @@ class FlowControlAutoConfigurationTests {
 				assertThat(payments.limit()).isEqualTo(new Limit(5, RateLimit.parse("100/1m")));
 				assertThat(payments.limitOf("customer:42")).isEqualTo(Limit.concurrency(2));
 				assertThat(payments.limitOf("stripe")).isEqualTo(new Limit(null, RateLimit.parse("10/1s")));
-				assertThat(context.getBean(FlowStore.class).all()).extracting(LimitRow::source)
+				assertThat(context.getBean(FlowStore.class).declarations().all()).extracting(LimitRow::source)
 					.containsOnly("PROPERTIES");
 			});
 	}
@@ -88,7 +88,7 @@ class FlowControlAutoConfigurationTests {
 		this.runner.withBean(Charges.class).run((context) -> {
 			QueueLimits payments = context.getBean(FlowControl.class).limits("payments");
 			assertThat(payments.limitOf("customer:1")).isEqualTo(new Limit(2, RateLimit.parse("10/1s")));
-			assertThat(context.getBean(FlowStore.class).all()).extracting(LimitRow::source).containsOnly("ANNOTATION");
+			assertThat(context.getBean(FlowStore.class).declarations().all()).extracting(LimitRow::source).containsOnly("ANNOTATION");
 		});
 		this.runner.withBean(Charges.class)
 			.withPropertyValues("sqlqueue.queues.payments.key-limits[0].keys=*",
@@ -96,7 +96,7 @@ class FlowControlAutoConfigurationTests {
 			.run((context) -> {
 				QueueLimits payments = context.getBean(FlowControl.class).limits("payments");
 				assertThat(payments.limitOf("customer:1")).isEqualTo(Limit.concurrency(3));
-				assertThat(context.getBean(FlowStore.class).all()).extracting(LimitRow::source)
+				assertThat(context.getBean(FlowStore.class).declarations().all()).extracting(LimitRow::source)
 					.containsOnly("PROPERTIES");
 			});
 	}
