@@ -3,7 +3,6 @@ package io.sqlqueue.internal.manager;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.BitSet;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -23,7 +22,6 @@ import io.sqlqueue.JobStep;
 import io.sqlqueue.LeaseLostException;
 import io.sqlqueue.Names;
 import io.sqlqueue.PayloadCodec;
-import io.sqlqueue.ReplayMismatchException;
 import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.internal.store.StepStore;
 
@@ -53,17 +51,12 @@ final class DurableSteps {
 
 	private final Attempt attempt;
 
-	private final JobStore store;
-
 	private final StepStore steps;
 
 	private final PayloadCodec codec;
 
 	/** The records of earlier runs and this one, by kind and name, in the order they were written; read on first use. */
 	private @Nullable Map<String, JobStep> records;
-
-	/** The bytes of step results recorded, or reserved by a step about to record. */
-	private long resultBytes;
 
 	/** The sleeps this run has reached: the next one's name is one more. */
 	private int sleeps;
@@ -77,19 +70,11 @@ final class DurableSteps {
 	/** The thread that runs the handler: the one a park can unwind. */
 	private final Thread handlerThread;
 
-	/**
-	 * The records of earlier runs, in the order they were written (record {@code i + 1} at
-	 * {@code i}), read with {@link #records}; with the positions of their keys, and which this
-	 * run has met. See {@link #met} and {@link #checkNew} for the order they are checked in.
-	 */
-	private List<JobStep> earlier = List.of();
+	/** This run's calls checked against the records of earlier runs, read with {@link #records}; under the monitor. */
+	private final ReplayOrder order;
 
-	private final Map<String, Integer> positions = new HashMap<>();
-
-	private final BitSet replayed = new BitSet();
-
-	/** The position of the last record of earlier runs that the handler's thread met first; -1 for none. */
-	private int handlerAt = -1;
+	/** The steps' results, encoded, counted and decoded. */
+	private final StepResults results;
 
 	/** The durable calls this run has made (steps, sleeps, waits, patch markers), for the errors' words. */
 	private int calls;
@@ -97,16 +82,14 @@ final class DurableSteps {
 	/** The answers {@link #patched} gave in this run, by name. */
 	private final Map<String, Boolean> patches = new HashMap<>();
 
-	/** The mismatch this run met, thrown again by every later call and at the handler's return. */
-	private @Nullable String mismatch;
-
 	/** Made on the thread that runs the handler, before it does. */
 	DurableSteps(Attempt attempt, JobStore store, PayloadCodec codec) {
 		this.handlerThread = Thread.currentThread();
 		this.attempt = attempt;
-		this.store = store;
 		this.steps = store.steps();
 		this.codec = codec;
+		this.order = new ReplayOrder(attempt.job.id(), this.handlerThread);
+		this.results = new StepResults(attempt.job.id(), store, codec);
 	}
 
 	<T> @Nullable T step(String name, Class<T> type, StepBody<T> body, boolean transactional) throws Exception {
@@ -133,17 +116,17 @@ final class DurableSteps {
 			int call = ++this.calls;
 			recorded = this.records.get(key(STEP, name));
 			if (recorded == null) {
-				checkNew("step '" + name + "'", call);
+				this.order.checkNew("step '" + name + "'", call);
 				checkRoom();
 				this.running.add(name);
 				this.inStep.add(thread);
 			}
 			else {
-				met(key(STEP, name), "step '" + name + "'", call);
+				this.order.met(key(STEP, name), "step '" + name + "'", call);
 			}
 		}
 		if (recorded != null) {
-			return decode(Objects.requireNonNull(recorded.result()), type, "step '" + name + "'");
+			return this.results.decode(Objects.requireNonNull(recorded.result()), type, "step '" + name + "'");
 		}
 		try {
 			// In a transactional handler the record joins the handler's transaction, which
@@ -168,7 +151,7 @@ final class DurableSteps {
 
 	private <T> @Nullable T runAndRecord(String name, Class<T> type, StepBody<T> body) throws Exception {
 		T result = body.run();
-		String json = encode(name, result);
+		String json = this.results.encode(name, result);
 		boolean recorded = false;
 		try {
 			own(() -> {
@@ -182,7 +165,7 @@ final class DurableSteps {
 		}
 		finally {
 			if (!recorded) {
-				unreserve(json);
+				this.results.unreserve(json);
 			}
 		}
 		remember(STEP, name, json);
@@ -199,7 +182,7 @@ final class DurableSteps {
 		synchronized (this) {
 			records().put(key(STEP, name), recorded);
 		}
-		return decode(Objects.requireNonNull(recorded.result()), type, "step '" + name + "'");
+		return this.results.decode(Objects.requireNonNull(recorded.result()), type, "step '" + name + "'");
 	}
 
 	private <T> @Nullable T runInTransaction(String name, Class<T> type, StepBody<T> body) throws Exception {
@@ -216,7 +199,7 @@ final class DurableSteps {
 				catch (Exception ex) {
 					throw new BodyFailed(ex);
 				}
-				json[0] = encode(name, value);
+				json[0] = this.results.encode(name, value);
 				try {
 					this.steps.recordStep(jobId(), name, json[0]);
 				}
@@ -234,7 +217,7 @@ final class DurableSteps {
 		}
 		catch (RuntimeException | Error ex) {
 			if (json[0] != null) {
-				unreserve(json[0]);
+				this.results.unreserve(json[0]);
 			}
 			throw ex;
 		}
@@ -253,10 +236,10 @@ final class DurableSteps {
 			int call = ++this.calls;
 			recorded = records().get(key(SLEEP, name));
 			if (recorded != null) {
-				met(key(SLEEP, name), "sleep '" + name + "'", call);
+				this.order.met(key(SLEEP, name), "sleep '" + name + "'", call);
 			}
 			else {
-				checkNew("sleep '" + name + "'", call);
+				this.order.checkNew("sleep '" + name + "'", call);
 			}
 		}
 		Instant wakeAt;
@@ -292,7 +275,7 @@ final class DurableSteps {
 			call = ++this.calls;
 			recorded = records().get(key(SLEEP, name));
 			if (recorded != null) {
-				met(key(SLEEP, name), "sleep '" + name + "'", call);
+				this.order.met(key(SLEEP, name), "sleep '" + name + "'", call);
 			}
 		}
 		Instant wakeAt = (recorded != null) ? Objects.requireNonNull(recorded.wakeAt()) : time;
@@ -303,7 +286,7 @@ final class DurableSteps {
 		}
 		if (recorded == null) {
 			synchronized (this) {
-				checkNew("sleep '" + name + "'", call);
+				this.order.checkNew("sleep '" + name + "'", call);
 			}
 			checkRoom();
 			own(() -> {
@@ -342,7 +325,7 @@ final class DurableSteps {
 			call = ++this.calls;
 			recorded = records().get(key(SIGNAL, name));
 			if (recorded != null) {
-				met(key(SIGNAL, name), "wait for signal '" + name + "'", call);
+				this.order.met(key(SIGNAL, name), "wait for signal '" + name + "'", call);
 			}
 			wentOn = recorded != null && recorded.timedOut() && recordedAfter(key(SIGNAL, name));
 		}
@@ -374,7 +357,7 @@ final class DurableSteps {
 		}
 		if (recorded == null) {
 			synchronized (this) {
-				checkNew("wait for signal '" + name + "'", call);
+				this.order.checkNew("wait for signal '" + name + "'", call);
 			}
 			checkRoom();
 			own(() -> this.steps.recordSignalWait(jobId(), name, timeout.toMillis()));
@@ -412,11 +395,11 @@ final class DurableSteps {
 				return answered;
 			}
 			if (this.records.get(key) != null) {
-				met(key, "patch '" + name + "'", call);
+				this.order.met(key, "patch '" + name + "'", call);
 				this.patches.put(name, true);
 				return true;
 			}
-			if (firstUnreplayed(true) >= 0) {
+			if (this.order.firstUnreplayed(true) >= 0) {
 				// Earlier runs recorded past this point without the marker: the old branch, unrecorded.
 				this.patches.put(name, false);
 				return false;
@@ -442,125 +425,10 @@ final class DurableSteps {
 	synchronized void handlerReturning() {
 		// A run that made no durable call read no records: it costs nothing, and is not checked.
 		if (this.records != null) {
-			throwMismatchMet();
-			int left = firstUnreplayed(true);
-			if (left >= 0) {
-				throw mismatch(record(left) + ", which this run did not replay before its handler returned: a "
-						+ "call the handler no longer makes");
-			}
+			this.order.checkReturn();
 		}
 	}
 
-	/**
-	 * A call met its record. When the record is one of earlier runs that this run meets for
-	 * the first time on the handler's thread, it must come after the last such record (the
-	 * handler's thread makes its calls in order, and so wrote them), and no sleep or wait of
-	 * earlier runs may lie unreplayed between the two (those are the handler's thread's only,
-	 * so that thread passed it by). Steps in between may be replayed by other threads of the
-	 * run; they are checked when a call records something new, the job parks or the handler
-	 * returns. Under the monitor.
-	 */
-	private void met(String key, String call, int ordinal) {
-		Integer at = this.positions.get(key);
-		if (at == null || this.replayed.get(at)) {
-			return;
-		}
-		if (Thread.currentThread() == this.handlerThread) {
-			if (at < this.handlerAt) {
-				throw mismatch(record(at) + " and " + record(this.handlerAt) + "; this run's " + ordinal(ordinal)
-						+ " durable call is " + call + ", after " + describe(this.earlier.get(this.handlerAt))
-						+ ": the order changed");
-			}
-			for (int i = this.handlerAt + 1; i < at; i++) {
-				JobStep skipped = this.earlier.get(i);
-				if (!this.replayed.get(i) && (skipped.kind() == JobStep.Kind.SLEEP
-						|| skipped.kind() == JobStep.Kind.SIGNAL)) {
-					throw mismatch(record(i) + ", which this run has not reached; this run's " + ordinal(ordinal)
-							+ " durable call is " + call + ", " + record(at) + ": a call was removed or renamed");
-				}
-			}
-			this.handlerAt = at;
-		}
-		this.replayed.set(at);
-	}
-
-	/**
-	 * A call is about to record something new (and run a step's body): every record of earlier
-	 * runs must have been replayed (patch markers aside), or this call takes the place of one
-	 * (renamed, removed, or inserted before it). A step of another thread than the handler's
-	 * is stopped only by an unreplayed sleep or wait: the steps its siblings replay may come
-	 * later. Under the monitor.
-	 */
-	private void checkNew(String call, int ordinal) {
-		int left = firstUnreplayed(Thread.currentThread() == this.handlerThread);
-		if (left >= 0) {
-			throw mismatch(record(left) + ", which this run has not replayed; this run's " + ordinal(ordinal)
-					+ " durable call is " + call + ", which has no record: its body does not run");
-		}
-	}
-
-	/** The job parks on the record of this key: every record of earlier runs before it must have been replayed. */
-	private synchronized void checkParkAt(String key) {
-		Integer at = this.positions.get(key);
-		int until = (at != null) ? at : this.earlier.size();
-		for (int i = 0; i < until; i++) {
-			if (!this.replayed.get(i) && this.earlier.get(i).kind() != JobStep.Kind.PATCH) {
-				throw mismatch(record(i) + ", which this run did not replay before it parked on "
-						+ describe(Objects.requireNonNull(this.records.get(key))) + ": a call the handler no longer makes");
-			}
-		}
-	}
-
-	/** The first record of earlier runs not replayed (patch markers aside; only sleeps and waits unless {@code steps}), or -1. */
-	private int firstUnreplayed(boolean steps) {
-		for (int i = this.replayed.nextClearBit(0); i < this.earlier.size(); i = this.replayed.nextClearBit(i + 1)) {
-			JobStep.Kind kind = this.earlier.get(i).kind();
-			if (kind != JobStep.Kind.PATCH && (steps || kind != JobStep.Kind.STEP)) {
-				return i;
-			}
-		}
-		return -1;
-	}
-
-	private ReplayMismatchException mismatch(String detail) {
-		this.mismatch = "Job " + jobId() + " does not replay as it was recorded (did its handler change while it "
-				+ "was in flight?): " + detail + ". The job fails without retries; see "
-				+ "docs/durable-steps.md#changing-a-durable-handler (a patched(...) branch, QueueAdmin.retryFrom)";
-		return new ReplayMismatchException(this.mismatch);
-	}
-
-	private void throwMismatchMet() {
-		if (this.mismatch != null) {
-			throw new ReplayMismatchException(this.mismatch);
-		}
-	}
-
-	private String record(int at) {
-		return "record " + (at + 1) + " is " + describe(this.earlier.get(at));
-	}
-
-	private static String describe(JobStep record) {
-		return switch (record.kind()) {
-			case STEP -> "step '" + record.name() + "'";
-			case SLEEP -> "sleep '" + record.name() + "'";
-			case SIGNAL -> "wait for signal '" + record.name() + "'";
-			case PATCH -> "patch '" + record.name() + "'";
-		};
-	}
-
-	private static String ordinal(int n) {
-		return switch (n) {
-			case 1 -> "first";
-			case 2 -> "second";
-			case 3 -> "third";
-			default -> n + (((n % 100) / 10 == 1) ? "th" : switch (n % 10) {
-				case 1 -> "st";
-				case 2 -> "nd";
-				case 3 -> "rd";
-				default -> "th";
-			});
-		};
-	}
 
 	private static void requireParkLength(String what, Duration length) {
 		Objects.requireNonNull(length, "duration");
@@ -591,7 +459,7 @@ final class DurableSteps {
 		List<JobStep> list = own(() -> this.steps.recordsOf(jobId()));
 		long bytes = 0;
 		for (JobStep record : list) {
-			read.put(key(kind(record.kind()), record.name()), record);
+			read.put(ReplayOrder.key(record), record);
 			if (record.result() != null) {
 				bytes += record.result().getBytes(StandardCharsets.UTF_8).length;
 			}
@@ -599,11 +467,8 @@ final class DurableSteps {
 		synchronized (this) {
 			if (this.records == null) {
 				this.records = read;
-				this.resultBytes += bytes;
-				this.earlier = List.copyOf(list);
-				for (int i = 0; i < list.size(); i++) {
-					this.positions.put(key(kind(list.get(i).kind()), list.get(i).name()), i);
-				}
+				this.results.countRecorded(bytes);
+				this.order.learn(list);
 			}
 			return this.records;
 		}
@@ -632,18 +497,19 @@ final class DurableSteps {
 		return false;
 	}
 
+	/** The job parks on the record of this key: every record of earlier runs before it must have been replayed. */
+	private synchronized void checkParkAt(String key) {
+		this.order.checkParkAt(key, Objects.requireNonNull(records().get(key)));
+	}
+
 	/** Notes a record this run wrote (a step's result's bytes were reserved by {@link #encode}). */
 	private synchronized void remember(String kind, String name, @Nullable String result) {
 		JobStep.Kind recordKind = JobStep.Kind.valueOf(kind.toUpperCase(java.util.Locale.ROOT));
 		records().put(key(kind, name), new JobStep(recordKind, name, result, null, false, Instant.EPOCH));
 	}
 
-	private static String kind(JobStep.Kind kind) {
-		return kind.name().toLowerCase(java.util.Locale.ROOT);
-	}
-
 	private static String key(String kind, String name) {
-		return kind + '\0' + name;
+		return ReplayOrder.key(kind, name);
 	}
 
 	private long jobId() {
@@ -656,7 +522,7 @@ final class DurableSteps {
 					+ "steps and parks its job only while the handler runs");
 		}
 		synchronized (this) {
-			throwMismatchMet();
+			this.order.throwMismatchMet();
 		}
 	}
 
@@ -699,51 +565,6 @@ final class DurableSteps {
 		Names.requireKey("A " + kind + " name", name);
 	}
 
-	private String encode(String name, @Nullable Object result) {
-		String json;
-		try {
-			json = Objects.requireNonNullElse(this.codec.encodeResult(result), "null");
-		}
-		catch (RuntimeException ex) {
-			throw new IllegalStateException("The result of step '" + name + "' cannot be encoded as JSON, so it "
-					+ "cannot be recorded: " + ex.getMessage(), ex);
-		}
-		String problem = this.store.whyNotStorable(json);
-		if (problem != null) {
-			throw new IllegalStateException("The result of step '" + name + "' cannot be recorded: " + problem);
-		}
-		long bytes = json.getBytes(StandardCharsets.UTF_8).length;
-		reserve(name, bytes);
-		return json;
-	}
-
-	/** Counts a result's bytes against the job's limit before it is recorded; {@link #unreserve} if it is not. */
-	private synchronized void reserve(String name, long bytes) {
-		if (this.resultBytes + bytes > JobContext.MAX_STEP_RESULT_BYTES) {
-			throw new IllegalStateException("The result of step '" + name + "' (" + bytes + " bytes of JSON) would "
-					+ "take job " + jobId() + "'s step results over " + JobContext.MAX_STEP_RESULT_BYTES
-					+ " bytes (JobContext.MAX_STEP_RESULT_BYTES); record a reference to large data instead");
-		}
-		this.resultBytes += bytes;
-	}
-
-	/** Gives back what {@link #reserve} counted for a result that was not recorded. */
-	private synchronized void unreserve(String json) {
-		this.resultBytes -= json.getBytes(StandardCharsets.UTF_8).length;
-	}
-
-	private <T> @Nullable T decode(String json, Class<T> type, String what) {
-		if (type == Void.class) {
-			return null;
-		}
-		try {
-			return this.codec.decodeResult(json, type, jobId());
-		}
-		catch (IllegalArgumentException ex) {
-			throw new IllegalStateException("The recorded " + what + " of job " + jobId() + " cannot be decoded as "
-					+ type.getName() + " (did its type change since?): " + ex.getMessage(), ex);
-		}
-	}
 
 	/** Another run of the job recorded the step first (one that had lost the job, and ran on). */
 	private static final class RecordedElsewhere extends RuntimeException {
