@@ -132,7 +132,7 @@ public class FlowLocks {
 	}
 
 	/**
-	 * Locks the queue's flow row for a change of {@code source}'s limits by a background pass,
+	 * Locks the queue's flow row for a change of its limits by a background pass,
 	 * which passes over a row another transaction holds (where the database can tell) when
 	 * {@code unlessHeld}; else as {@link #lockToChange}.
 	 */
