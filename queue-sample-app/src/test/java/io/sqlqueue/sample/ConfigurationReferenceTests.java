@@ -257,20 +257,19 @@ class ConfigurationReferenceTests {
 		catch (IOException ex) {
 			throw new IllegalStateException(ex);
 		}
-		String body = text;
-		if (type != outer) {
-			Matcher declaration = Pattern.compile("\\bclass\\s+" + type.getSimpleName() + "\\b[^{]*\\{").matcher(text);
-			if (!declaration.find()) {
-				throw new IllegalStateException("No class " + type.getSimpleName() + " in " + source);
-			}
-			int depth = 1;
-			int i = declaration.end();
-			while (depth > 0) {
-				char c = text.charAt(i++);
-				depth += (c == '{') ? 1 : (c == '}') ? -1 : 0;
-			}
-			body = text.substring(declaration.end(), i - 1);
+		// The class's own body, also for a top-level class: from the start of the file, the class's
+		// Javadoc would be read as its first field's.
+		Matcher declaration = Pattern.compile("\\bclass\\s+" + type.getSimpleName() + "\\b[^{]*\\{").matcher(text);
+		if (!declaration.find()) {
+			throw new IllegalStateException("No class " + type.getSimpleName() + " in " + source);
 		}
+		int depth = 1;
+		int i = declaration.end();
+		while (depth > 0) {
+			char c = text.charAt(i++);
+			depth += (c == '{') ? 1 : (c == '}') ? -1 : 0;
+		}
+		String body = text.substring(declaration.end(), i - 1);
 		Map<String, String> javadoc = new LinkedHashMap<>();
 		Matcher field = Pattern
 			.compile("/\\*\\*(.*?)\\*/\\s*(?:@[\\w.]+(?:\\([^)]*\\))?\\s+)*private\\s+(?:final\\s+)?[^=;(]*?(\\w+)\\s*[=;]",

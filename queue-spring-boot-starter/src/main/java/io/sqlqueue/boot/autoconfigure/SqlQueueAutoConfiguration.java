@@ -335,9 +335,9 @@ public final class SqlQueueAutoConfiguration {
 				limits.add(LimitDeclarer.definition("Limit of " + prefix, queue, LimitRow.QUEUE,
 						settings.getGlobalConcurrency(), settings.getRateLimit()));
 			}
-			List<SqlQueueProperties.KeyLimitProperties> keyLimits = settings.getKeyLimits();
+			List<KeyLimitProperties> keyLimits = settings.getKeyLimits();
 			for (int i = 0; i < keyLimits.size(); i++) {
-				SqlQueueProperties.KeyLimitProperties keyLimit = keyLimits.get(i);
+				KeyLimitProperties keyLimit = keyLimits.get(i);
 				String what = "Limit " + prefix + ".key-limits[" + i + "]";
 				if (keyLimit.getKeys() == null || keyLimit.getKeys().isBlank()) {
 					throw new IllegalStateException(what + " is invalid: it names no keys (a key, a prefix "
