@@ -31,7 +31,7 @@ final class WorkerPoolSizer implements SmartInitializingSingleton {
 	@Override
 	public void afterSingletonsInstantiated() {
 		if (this.executor instanceof ThreadPoolTaskExecutor pool) {
-			int workers = SqlQueueAutoConfiguration.totalWorkers(this.handlers, this.settings.get());
+			int workers = PropertyManagerSettings.totalWorkers(this.handlers, this.settings.get());
 			if (workers > pool.getMaxPoolSize()) {
 				pool.setMaxPoolSize(workers);
 				pool.setCorePoolSize(workers);
