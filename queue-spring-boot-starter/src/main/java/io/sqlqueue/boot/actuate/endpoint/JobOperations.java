@@ -15,8 +15,8 @@ import io.sqlqueue.admin.QueueAdmin;
 
 /**
  * One job, for {@link SqlQueueEndpoint}: reading it with its place in a workflow, its
- * attempts and its durable progress ({@code GET /sqlqueue/{id}}), and retrying or cancelling
- * it ({@code POST /sqlqueue/{id}}).
+ * attempts and its durable progress ({@code GET /sqlqueue/{id}}), and retrying it (also from
+ * one of its records) or cancelling it ({@code POST /sqlqueue/{id}}).
  */
 final class JobOperations {
 
@@ -49,14 +49,38 @@ final class JobOperations {
 		return yetToRun ? this.jobs.unknownHandlerNotice(job.handler()).orElse(null) : null;
 	}
 
-	/** Retries ({@code action=retry}) or cancels ({@code action=cancel}) the job, as {@code admin}. */
-	ActionDescriptor act(QueueAdmin admin, long id, String action) {
-		if (!action.equals("retry") && !action.equals("cancel")) {
-			throw new InvalidEndpointRequestException("Unknown action '" + action + "'; use 'retry' or 'cancel'",
-					"Unknown action");
+	/**
+	 * Retries ({@code action=retry}), retries from a record ({@code action=retry-from} with
+	 * {@code record}, 1 or more) or cancels ({@code action=cancel}) the job, as {@code admin}.
+	 * A {@code record} with another action is a 400 rather than ignored: an operator who sends
+	 * one means a retry from it, and a plain retry would keep the records they meant to delete.
+	 */
+	ActionDescriptor act(QueueAdmin admin, long id, String action, @Nullable Integer record) {
+		if (!action.equals("retry-from") && record != null) {
+			throw new InvalidEndpointRequestException("'record' is only for action 'retry-from', not '" + action + "'",
+					"Unexpected record");
 		}
-		AdminResult result = action.equals("retry") ? admin.retry(id) : admin.cancel(id);
+		AdminResult result = switch (action) {
+			case "retry" -> admin.retry(id);
+			case "cancel" -> admin.cancel(id);
+			case "retry-from" -> admin.retryFrom(id, firstRecord(record));
+			default -> throw new InvalidEndpointRequestException(
+					"Unknown action '" + action + "'; use 'retry', 'retry-from' or 'cancel'", "Unknown action");
+		};
 		return new ActionDescriptor(id, action, result.done(), result.status(), result.message());
+	}
+
+	/** The record a retry from one starts at: numbered from 1, as the job's {@code steps} list them. */
+	private static int firstRecord(@Nullable Integer record) {
+		if (record == null) {
+			throw new InvalidEndpointRequestException("Action 'retry-from' needs 'record': the number, from 1, of "
+					+ "the first of the job's records to delete", "Missing record");
+		}
+		if (record < 1) {
+			throw new InvalidEndpointRequestException("'record' is numbered from 1, as the job's steps list them; "
+					+ record + " is not a record", "Invalid record");
+		}
+		return record;
 	}
 
 }

@@ -25,8 +25,8 @@ import io.sqlqueue.schedule.Schedules;
 
 /**
  * The {@code sqlqueue} Actuator endpoint, for operators: the jobs per queue and state
- * (read when asked), one job by id, retrying a {@code FAILED} job, cancelling a
- * {@code QUEUED} one, and retrying the failed jobs of a queue or handler; the recurring
+ * (read when asked), one job by id, retrying a {@code FAILED} job (a durable one also from
+ * one of its records), cancelling a {@code QUEUED} one, and retrying the failed jobs of a queue or handler; the recurring
  * jobs' schedules, and pausing, resuming or triggering one
  * ({@code POST /sqlqueue/schedules/{name}} with an {@code action}); each queue's limits and
  * the due jobs they hold back, and setting or removing a limit
@@ -218,14 +218,29 @@ public class SqlQueueEndpoint {
 	 * {@code RUNNING} one to stop it; says what happened.
 	 */
 	public ActionDescriptor jobAction(long id, String action) {
-		return jobAction(id, action, null, null);
+		return jobAction(id, action, null, null, null);
+	}
+
+	/**
+	 * As {@link #jobAction(long, String)}, and {@code action=retry-from} with {@code record}:
+	 * {@link QueueAdmin#retryFrom} a {@code FAILED} durable job, deleting its records from that
+	 * one (numbered from 1, as its {@code steps} list them) on. Without {@code record}, or with
+	 * one below 1, that is a 400, as is a {@code record} with another action.
+	 */
+	public ActionDescriptor jobAction(long id, String action, @Nullable Integer record) {
+		return jobAction(id, action, record, null, null);
 	}
 
 	/** As {@link #jobAction(long, String)}, for the signed-in user, else for {@code by}. */
+	public ActionDescriptor jobAction(long id, String action, @Nullable String by, @Nullable Principal principal) {
+		return jobAction(id, action, null, by, principal);
+	}
+
+	/** As {@link #jobAction(long, String, Integer)}, for the signed-in user, else for {@code by}. */
 	@WriteOperation
-	public ActionDescriptor jobAction(@Selector long id, String action, @Nullable String by,
-			@Nullable Principal principal) {
-		return this.job.act(actingFor(principal, by), id, action);
+	public ActionDescriptor jobAction(@Selector long id, String action, @Nullable Integer record,
+			@Nullable String by, @Nullable Principal principal) {
+		return this.job.act(actingFor(principal, by), id, action, record);
 	}
 
 	/**

@@ -394,6 +394,65 @@ class SqlQueueEndpointAutoConfigurationTests {
 		});
 	}
 
+	/**
+	 * The operator's way out for a durable job that stopped on a replay mismatch
+	 * (docs/durable-steps.md#the-operators-way-out): {@code retry-from} deletes its records from
+	 * the one named on and queues it again, refused as retry is and for a record it lacks; a
+	 * missing or non-positive record, or one with another action, is a 400 and changes nothing.
+	 */
+	@Test
+	void retriesAFailedDurableJobFromARecord() {
+		this.runner.run((context) -> {
+			JobQueue jobs = context.getBean(JobQueue.class);
+			JobStore store = context.getBean(JobStore.class);
+			long failed = jobs.enqueue("order.ship", null);
+			store.steps().recordStep(failed, "charge", "1");
+			store.steps().recordStep(failed, "ship", "2");
+			store.steps().recordStep(failed, "mail", "3");
+			fail(store, JobQueue.DEFAULT_QUEUE, "order.ship");
+			long queued = jobs.enqueue(Job.of("mail.send", null).delay(Duration.ofHours(1)));
+			SqlQueueEndpoint endpoint = context.getBean(SqlQueueEndpoint.class);
+
+			assertThatExceptionOfType(InvalidEndpointRequestException.class)
+				.isThrownBy(() -> endpoint.jobAction(failed, "retry-from"))
+				.withMessage("Action 'retry-from' needs 'record': the number, from 1, of the first of the job's "
+						+ "records to delete");
+			assertThatExceptionOfType(InvalidEndpointRequestException.class)
+				.isThrownBy(() -> endpoint.jobAction(failed, "retry-from", 0))
+				.withMessage("'record' is numbered from 1, as the job's steps list them; 0 is not a record");
+			assertThatExceptionOfType(InvalidEndpointRequestException.class)
+				.isThrownBy(() -> endpoint.jobAction(failed, "retry", 2))
+				.withMessage("'record' is only for action 'retry-from', not 'retry'");
+			assertThatExceptionOfType(InvalidEndpointRequestException.class)
+				.isThrownBy(() -> endpoint.jobAction(failed, "retry-to", 2))
+				.withMessage("'record' is only for action 'retry-from', not 'retry-to'");
+
+			ActionDescriptor noRecord = endpoint.jobAction(failed, "retry-from", 4);
+			assertThat(noRecord.done()).isFalse();
+			assertThat(noRecord.status()).isEqualTo(JobStatus.FAILED);
+			assertThat(noRecord.message()).isEqualTo("Job " + failed + " has 3 records; there is no record 4 to retry from");
+			ActionDescriptor notFailed = endpoint.jobAction(queued, "retry-from", 1);
+			assertThat(notFailed.done()).isFalse();
+			assertThat(notFailed.status()).isEqualTo(JobStatus.QUEUED);
+			assertThat(notFailed.message()).isEqualTo("Job " + queued + " is QUEUED; only a FAILED job can be retried");
+			ActionDescriptor unknown = endpoint.jobAction(Long.MAX_VALUE, "retry-from", 1);
+			assertThat(unknown.done()).isFalse();
+			assertThat(unknown.status()).isNull();
+			assertThat(unknown.message()).isEqualTo("No job " + Long.MAX_VALUE);
+			assertThat(jobs.steps(failed)).hasSize(3);
+			assertThat(endpoint.queues().audit()).isEmpty();
+
+			ActionDescriptor retried = endpoint.jobAction(failed, "retry-from", 2, "alice", null);
+			assertThat(retried.done()).as(retried.message()).isTrue();
+			assertThat(retried.action()).isEqualTo("retry-from");
+			assertThat(retried.status()).isEqualTo(JobStatus.QUEUED);
+			assertThat(jobs.find(failed)).map(JobRecord::attempts).hasValue(0);
+			assertThat(jobs.steps(failed)).extracting(JobStep::name).containsExactly("charge");
+			assertThat(endpoint.queues().audit()).extracting("action", "actor", "jobId")
+				.containsExactly(org.assertj.core.groups.Tuple.tuple("retry-from", "alice", failed));
+		});
+	}
+
 	@Test
 	void retriesTheFailedJobsOfAQueueOrAHandler() {
 		this.runner.run((context) -> {
