@@ -15,7 +15,8 @@ import io.sqlqueue.JobStep;
  * application allows it.
  *
  * @param payloadShown whether the payload is shown ({@code management.endpoint.sqlqueue.show-payload})
- * @param actions what may be done with the job in its state: {@code retry}, {@code cancel}
+ * @param actions what may be done with the job in its state: {@code retry}, {@code cancel}, and
+ * {@code retry-from} (one of its records, the step rows' own action) for a failed job with records
  * @param workflow its place in a workflow, or {@code null} for a job outside any
  * @param handlerNotice for a job yet to run whose handler this instance neither has nor lists
  * as remote: that it has none, the closest name, and that the job never runs if no running

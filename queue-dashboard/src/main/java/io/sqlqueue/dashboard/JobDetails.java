@@ -64,7 +64,7 @@ public class JobDetails {
 				job.lastError(), job.result(), this.showPayload ? job.payload() : null, this.showPayload,
 				timeline(job, this.admin.attempts(job.id()).orElse(List.of()), park,
 						park != null && signalled(park, signals)),
-				actions(job.status()), workflow(job.id()), handlerNotice(job),
+				actions(job.status(), !steps.isEmpty()), workflow(job.id()), handlerNotice(job),
 				steps.stream().map(JobDetail.Step::of).toList(),
 				signals.stream()
 					.map((signal) -> new JobDetail.Signal(signal.name(), this.showPayload ? signal.payload() : null,
@@ -137,10 +137,14 @@ public class JobDetails {
 		return this.jobs.batch(id);
 	}
 
-	/** The actions a job's state allows; the same rules as {@link JobQueue#retry} and {@link JobQueue#cancel}. */
-	static List<String> actions(JobStatus status) {
+	/**
+	 * The actions a job's state allows; the same rules as {@link JobQueue#retry} and
+	 * {@link JobQueue#cancel}, and for a failed job with records, {@link QueueAdmin#retryFrom}
+	 * one of them (the way out of a replay mismatch).
+	 */
+	static List<String> actions(JobStatus status, boolean hasRecords) {
 		return switch (status) {
-			case FAILED -> List.of("retry");
+			case FAILED -> hasRecords ? List.of("retry", "retry-from") : List.of("retry");
 			case WAITING, QUEUED, RUNNING -> List.of("cancel");
 			default -> List.of();
 		};

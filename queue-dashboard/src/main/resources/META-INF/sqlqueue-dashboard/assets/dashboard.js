@@ -842,11 +842,20 @@
         function head(titles) {
             return el('thead', null, el('tr', null, titles.map(function (title) { return el('th', null, title); })));
         }
-        var steps = job.steps.map(function (step) {
+        // A failed job's records each offer the way out of a replay mismatch: a retry from there.
+        var retryFrom = settings.actions && job.actions.indexOf('retry-from') >= 0;
+        var confirmation = retryFrom ? el('div', {id: 'retry-from-confirm', 'class': 'confirm', hidden: 'hidden'}) : '';
+        var steps = job.steps.map(function (step, index) {
+            var from = null;
+            if (retryFrom) {
+                from = el('button', {type: 'button', 'class': 'danger small retry-from', 'data-record': index + 1},
+                    'Retry from here');
+                from.addEventListener('click', function () { askRetryFrom(job, index + 1, confirmation); });
+            }
             return el('tr', null, el('td', null, step.kind), el('td', null, step.name),
                 el('td', {'class': 'json'}, step.kind === 'STEP' ? JSON.stringify(step.result) : ''),
                 el('td', null, step.wakeAt ? time(step.wakeAt) + (step.timedOut ? ' (timed out)' : '') : ''),
-                el('td', null, preciseTime(step.recordedAt)));
+                el('td', null, preciseTime(step.recordedAt)), retryFrom ? el('td', null, from) : null);
         });
         var signals = job.signals.map(function (signal) {
             return el('tr', null, el('td', null, signal.name),
@@ -855,9 +864,28 @@
         });
         return [el('h2', null, 'Steps and signals'),
             steps.length ? el('div', {'class': 'panel'}, el('table', {id: 'steps'},
-                head(['Kind', 'Name', 'Result', 'Wakes at', 'Recorded']), el('tbody', null, steps))) : '',
+                head(['Kind', 'Name', 'Result', 'Wakes at', 'Recorded'].concat(retryFrom ? [''] : [])),
+                el('tbody', null, steps)), confirmation) : '',
             signals.length ? el('div', {'class': 'panel progress-signals'}, el('table', {id: 'signals'},
                 head(['Signal', 'Payload', 'Sent']), el('tbody', null, signals))) : ''];
+    }
+
+    // A retry from a record asks first, as a bulk action does: it deletes records, and the
+    // bodies of the steps among them run again (docs/durable-steps.md#the-operators-way-out).
+    function askRetryFrom(job, record, confirmation) {
+        var last = job.steps.length;
+        confirmation.textContent = '';
+        confirmation.hidden = false;
+        var go = el('button', {type: 'button', id: 'retry-from-go', 'class': 'danger'}, 'Retry from record ' + record);
+        var keep = el('button', {type: 'button', id: 'retry-from-keep'}, 'Keep them');
+        go.addEventListener('click', function () {
+            go.disabled = true;
+            act('api/jobs/' + job.id + '/retry-from?record=' + record, go);
+        });
+        keep.addEventListener('click', function () { confirmation.hidden = true; });
+        append(confirmation, [el('p', {id: 'retry-from-text'}, 'This deletes record' + (record === last ? ' ' + record
+            : 's ' + record + ' to ' + last) + ' and queues the job again: its next run replays the '
+            + (record - 1) + ' before and runs on from there, the bodies of the deleted steps again.'), go, ' ', keep]);
     }
 
     // --- Workflows: a job's dependencies, dependents, batch and the graph around it; a batch's progress

@@ -15,7 +15,7 @@ import io.sqlqueue.dashboard.ActionResult;
 
 /**
  * The dashboard's actions, each a POST that passes the {@link ActionGuard} first:
- * {@code api/jobs/{id}/retry}, {@code api/jobs/{id}/cancel},
+ * {@code api/jobs/{id}/retry}, {@code api/jobs/{id}/retry-from?record=N}, {@code api/jobs/{id}/cancel},
  * {@code api/jobs/retry-failed?queue=&handler=} and
  * {@code api/schedules/{name}/trigger|pause|resume}, {@code api/queues/{name}/pause|resume} and
  * {@code api/bulk/retry|cancel|delete} with a filter's parameters.
@@ -36,6 +36,14 @@ final class DashboardActions {
 
 	ServerResponse retry(ServerRequest request) {
 		return guarded(request, () -> answer(admin(request).retry(DashboardApi.pathId(request))));
+	}
+
+	/**
+	 * Retries a failed durable job from one of its records ({@link QueueAdmin#retryFrom});
+	 * a {@code record} missing, not a number or below 1 is a 400.
+	 */
+	ServerResponse retryFrom(ServerRequest request) {
+		return guarded(request, () -> answer(admin(request).retryFrom(DashboardApi.pathId(request), record(request))));
 	}
 
 	ServerResponse cancel(ServerRequest request) {
@@ -112,6 +120,22 @@ final class DashboardActions {
 	 */
 	private QueueAdmin admin(ServerRequest request) {
 		return this.admin.by(request.principal().map(Principal::getName).orElse(null));
+	}
+
+	/** The record a retry from one starts at: numbered from 1, as the job's steps list them. */
+	private static int record(ServerRequest request) {
+		String text = request.param("record").map(String::strip).orElse("");
+		try {
+			int record = Integer.parseInt(text);
+			if (record >= 1) {
+				return record;
+			}
+		}
+		catch (NumberFormatException ex) {
+			// Said below, as for a number below 1.
+		}
+		throw new DashboardApi.BadRequest("'record' must be the number, from 1, of the first of the job's records "
+				+ "to delete; not '" + text + "'");
 	}
 
 	private static ServerResponse answer(AdminResult result) {

@@ -56,6 +56,7 @@ public final class DashboardRouter implements RouterFunction<ServerResponse> {
 			.POST(path + "/api/jobs/retry-failed", actions::retryFailed)
 			.POST(path + "/api/bulk/{action}", actions::bulk)
 			.POST(path + "/api/jobs/{id}/retry", actions::retry)
+			.POST(path + "/api/jobs/{id}/retry-from", actions::retryFrom)
 			.POST(path + "/api/jobs/{id}/cancel", actions::cancel)
 			.POST(path + "/api/schedules/{name}/{action}", actions::schedule)
 			.POST(path + "/api/queues/{name}/{action}", actions::queue)

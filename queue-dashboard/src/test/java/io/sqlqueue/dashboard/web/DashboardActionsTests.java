@@ -118,6 +118,62 @@ class DashboardActionsTests {
 		});
 	}
 
+	/**
+	 * The way out of a replay mismatch (docs/durable-steps.md#the-operators-way-out): a failed
+	 * durable job's page offers a retry from each record, done through the same admin path and
+	 * guard as a retry; refusals answer as a retry's, a bad record is a 400 that changes nothing.
+	 */
+	@Test
+	void operatorRetriesAFailedDurableJobFromARecord() {
+		DashboardContexts.runner().withPropertyValues("sqlqueue.dashboard.actions-enabled=true").run((context) -> {
+			MockMvc mvc = DashboardContexts.mvc(context);
+			JobStore store = context.getBean(JobStore.class);
+			long id = context.getBean(JobQueue.class).enqueue(Job.of("order.ship", 1).queue("orders"));
+			store.steps().recordStep(id, "charge", "1");
+			store.steps().recordStep(id, "ship", "2");
+			DashboardContexts.fail(context, "orders", "broken", "order.ship");
+			long plain = failedJob(context, "reports", "report.build");
+			String retryFrom = "/sqlqueue/api/jobs/" + id + "/retry-from";
+			mvc.perform(get("/sqlqueue/api/jobs/" + id).with(user("ops")))
+				.andExpect(jsonPath("$.actions").value(contains("retry", "retry-from")));
+			mvc.perform(get("/sqlqueue/api/jobs/" + plain).with(user("ops")))
+				.andExpect(jsonPath("$.actions").value(contains("retry")));
+
+			for (String bad : new String[] { "", "0", "-1", "two" }) {
+				mvc.perform(fromThePage(retryFrom).queryParam("record", bad))
+					.andExpect(status().isBadRequest())
+					.andExpect(jsonPath("$.detail").value("'record' must be the number, from 1, of the first of the "
+							+ "job's records to delete; not '" + bad + "'"));
+			}
+			mvc.perform(fromThePage(retryFrom)).andExpect(status().isBadRequest());
+			mvc.perform(post(retryFrom).queryParam("record", "1").header(ActionGuard.HEADER, "1").with(user("ops")))
+				.andExpect(status().isForbidden());
+			mvc.perform(fromThePage(retryFrom).queryParam("record", "3"))
+				.andExpect(status().isOk())
+				.andExpect(jsonPath("$.done").value(false))
+				.andExpect(jsonPath("$.status").value("FAILED"))
+				.andExpect(jsonPath("$.message").value("Job " + id + " has 2 records; there is no record 3 to retry from"));
+			mvc.perform(fromThePage("/sqlqueue/api/jobs/424242/retry-from").queryParam("record", "1"))
+				.andExpect(jsonPath("$.done").value(false))
+				.andExpect(jsonPath("$.message").value("No job 424242"));
+			assertThat(context.getBean(JobQueue.class).steps(id)).hasSize(2);
+
+			mvc.perform(fromThePage(retryFrom).queryParam("record", "2"))
+				.andExpect(status().isOk())
+				.andExpect(jsonPath("$.done").value(true))
+				.andExpect(jsonPath("$.status").value("QUEUED"));
+			assertThat(stateOf(context, id)).isEqualTo(JobStatus.QUEUED);
+			assertThat(context.getBean(JobQueue.class).steps(id)).extracting(io.sqlqueue.JobStep::name)
+				.containsExactly("charge");
+			mvc.perform(fromThePage(retryFrom).queryParam("record", "1"))
+				.andExpect(jsonPath("$.done").value(false))
+				.andExpect(jsonPath("$.message").value("Job " + id + " is QUEUED; only a FAILED job can be retried"));
+			mvc.perform(get("/sqlqueue/api/audit").with(user("ops")))
+				.andExpect(jsonPath("$[*].action").value(contains("retry-from")))
+				.andExpect(jsonPath("$[0].actor").value("ops"));
+		});
+	}
+
 	@Test
 	void actionsCallTheApplicationsQueueAdminAndAnswerAsBefore() {
 		QueueAdmin admin = mock(QueueAdmin.class);
