@@ -333,7 +333,14 @@ class DocumentedCallsTests {
 					assertThat((String) done.json("$.result.messageId")).matches("<[0-9a-f-]{36}@sample\\.sqlqueue\\.io>");
 					assertThat(call.app().bean(PaymentClient.class).charges(1)).as("charges of job 1").isEqualTo(1);
 				}),
-				step(paymentCallback, Call::send)));
+				step(paymentCallback, Call::send),
+				step("""
+						curl -X POST localhost:8080/actuator/sqlqueue/1 -H 'Content-Type: application/json' \
+						     -d '{"action": "retry-from", "record": 3}'""", (call) -> {
+					call.send();
+					assertThat(call.app().job(1).json("$.steps[*].name")).as("records kept")
+						.isEqualTo(List.of("charge", "payment", "ship", "mail"));
+				})));
 	}
 
 	private static AnswerCheck status(String status) {
