@@ -883,9 +883,11 @@
             act('api/jobs/' + job.id + '/retry-from?record=' + record, go);
         });
         keep.addEventListener('click', function () { confirmation.hidden = true; });
-        append(confirmation, [el('p', {id: 'retry-from-text'}, 'This deletes record' + (record === last ? ' ' + record
-            : 's ' + record + ' to ' + last) + ' and queues the job again: its next run replays the '
-            + (record - 1) + ' before and runs on from there, the bodies of the deleted steps again.'), go, ' ', keep]);
+        var deleted = record === last ? 'record ' + record : 'records ' + record + ' to ' + last;
+        var replayed = record === 1 ? 'starts afresh' : 'replays ' + (record === 2 ? 'record 1'
+            : 'records 1 to ' + (record - 1)) + ' and runs on from there';
+        append(confirmation, [el('p', {id: 'retry-from-text'}, 'This deletes ' + deleted + ' and queues the job '
+            + 'again: its next run ' + replayed + ', running the bodies of the deleted steps again.'), go, ' ', keep]);
     }
 
     // --- Workflows: a job's dependencies, dependents, batch and the graph around it; a batch's progress
