@@ -172,8 +172,8 @@ public class DefaultQueueAdmin implements QueueAdmin {
 		}, () -> log("retry-from", null, id, null, 1, "from record " + record));
 		if (retried) {
 			return AdminResult.done("Job " + id + " is queued again with a fresh set of attempts; its records from "
-					+ record + " on (" + records.get() + ") are deleted, so its next run replays the " + (record - 1)
-					+ " before and runs on from there", JobStatus.QUEUED, List.of(id));
+					+ record + " on (" + records.get() + ") are deleted, so its next run " + replays(record - 1)
+					+ " and runs on from there", JobStatus.QUEUED, List.of(id));
 		}
 		if (taken.get() != null) {
 			return AdminResult.refused(Refusal.UNIQUE_KEY_TAKEN, current(id), id, taken.get().getMessage());
@@ -183,6 +183,14 @@ public class DefaultQueueAdmin implements QueueAdmin {
 			return AdminResult.refused(Refusal.NO_SUCH_RECORD, now, id, records.get(), record);
 		}
 		return notInState(Refusal.NOT_FAILED, id);
+	}
+
+	private static String replays(int kept) {
+		return switch (kept) {
+			case 0 -> "replays none";
+			case 1 -> "replays the one before";
+			default -> "replays the " + kept + " before";
+		};
 	}
 
 	@Override
