@@ -2,6 +2,7 @@ package io.sqlqueue.internal.store;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.List;
 import java.util.TreeSet;
 
@@ -34,6 +35,20 @@ final class IdChunks {
 			chunks.add(padded);
 		}
 		return chunks;
+	}
+
+	/** {@code count} parameter markers, as an {@code IN (…)} list binds them. */
+	static String placeholders(int count) {
+		return String.join(", ", Collections.nCopies(count, "?"));
+	}
+
+	/** These ids as the parameters of one statement; refused when they need more than one. */
+	static Object[] one(Collection<Long> ids) {
+		List<Object[]> chunks = of(ids);
+		if (chunks.size() > 1) {
+			throw new IllegalArgumentException("At most " + MAX + " ids at once, not " + ids.size());
+		}
+		return chunks.isEmpty() ? new Object[0] : chunks.get(0);
 	}
 
 	/** The power of two at or above {@code count} (at least 1). */

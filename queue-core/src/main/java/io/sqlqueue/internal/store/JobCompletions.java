@@ -32,7 +32,7 @@ final class JobCompletions {
 
 	private final JdbcTemplate jdbc;
 
-	private final JobSql sql;
+	private final JobEndSql sql;
 
 	private final StoreTransactions transactions;
 
@@ -44,7 +44,7 @@ final class JobCompletions {
 
 	private final AttemptHistory attempts;
 
-	JobCompletions(JdbcTemplate jdbc, JobSql sql, StoreTransactions transactions, WorkflowStore workflows,
+	JobCompletions(JdbcTemplate jdbc, JobEndSql sql, StoreTransactions transactions, WorkflowStore workflows,
 			JobLeases leases, JobEnds ends, AttemptHistory attempts) {
 		this.attempts = attempts;
 		this.jdbc = jdbc;

@@ -35,7 +35,9 @@ final class JobEnds {
 
 	private final JdbcTemplate jdbc;
 
-	private final JobSql sql;
+	private final JobEndSql sql;
+
+	private final LeaseSql leaseSql;
 
 	private final Dialect dialect;
 
@@ -51,11 +53,12 @@ final class JobEnds {
 
 	private final List<SettleListener> settleListeners = new CopyOnWriteArrayList<>();
 
-	JobEnds(JdbcTemplate jdbc, JobSql sql, Dialect dialect, StoreTransactions transactions, WorkflowStore workflows,
+	JobEnds(JdbcTemplate jdbc, JobEndSql sql, LeaseSql leaseSql, Dialect dialect, StoreTransactions transactions, WorkflowStore workflows,
 			AttemptHistory attempts, @Nullable String notifyChannel, @Nullable WorkAnnouncer announcer) {
 		this.jdbc = jdbc;
 		this.attempts = attempts;
 		this.sql = sql;
+		this.leaseSql = leaseSql;
 		this.dialect = dialect;
 		this.transactions = transactions;
 		this.workflows = workflows;
@@ -259,7 +262,7 @@ final class JobEnds {
 
 	/** See {@link JobStore#reapExpired}. */
 	List<ReapedJob> reapExpired(int limit, int maxCrashes) {
-		return sweep((locked) -> reap(locked ? this.sql.lockExpiredLeases : this.sql.expiredLeases, limit,
+		return sweep((locked) -> reap(locked ? this.leaseSql.lockExpiredLeases : this.leaseSql.expiredLeases, limit,
 				maxCrashes));
 	}
 
@@ -310,7 +313,7 @@ final class JobEnds {
 					job.status().name(), job.error(), stopped ? 0 : 1, job.id(), job.token())) {
 				done.add(job);
 				if (stopped) {
-					this.jdbc.update(this.sql.dropLeaseExtension, job.id(), job.token());
+					this.jdbc.update(this.leaseSql.dropLeaseExtension, job.id(), job.token());
 				}
 			}
 		}

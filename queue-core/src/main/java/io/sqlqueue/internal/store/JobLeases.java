@@ -26,11 +26,11 @@ final class JobLeases {
 
 	private final JdbcTemplate jdbc;
 
-	private final JobSql sql;
+	private final LeaseSql sql;
 
 	private final Dialect dialect;
 
-	JobLeases(JdbcTemplate jdbc, JobSql sql, Dialect dialect) {
+	JobLeases(JdbcTemplate jdbc, LeaseSql sql, Dialect dialect) {
 		this.jdbc = jdbc;
 		this.sql = sql;
 		this.dialect = dialect;
@@ -54,7 +54,7 @@ final class JobLeases {
 	 * Writes the leases' new expiry beside their rows, which another transaction holds: a row
 	 * of {@code queue_lease_extension} each, which nobody else locks, replacing the one an
 	 * earlier beat wrote. The reaper reads a lease as ended only when both have passed
-	 * ({@link JobSql#expiredLeases}), so a job whose row a caller held past its lease is not
+	 * ({@link LeaseSql#expiredLeases}), so a job whose row a caller held past its lease is not
 	 * taken from this instance when the caller lets go; the next beat extends the row itself.
 	 */
 	void extendBeside(List<Lease> leases, Duration duration) {
@@ -142,7 +142,7 @@ final class JobLeases {
 		return lock(leases, this.sql::lockRunning);
 	}
 
-	/** As {@link #lock}, of the jobs whose end settles nothing else ({@link JobSql#lockPlainRunning}). */
+	/** As {@link #lock}, of the jobs whose end settles nothing else ({@link LeaseSql#lockPlainRunning}). */
 	Set<Lease> lockPlain(List<Lease> leases) {
 		return lock(leases, this.sql::lockPlainRunning);
 	}

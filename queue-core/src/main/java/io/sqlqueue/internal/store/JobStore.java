@@ -86,6 +86,14 @@ public class JobStore implements QueueStore {
 
 	private final JobSql sql;
 
+	private final JobEndSql endSql;
+
+	private final LeaseSql leaseSql;
+
+	private final JobReadSql readSql;
+
+	private final JobBulkSql bulkSql;
+
 	private final JdbcTemplate jdbc;
 
 	private final @Nullable String notifyChannel;
@@ -168,6 +176,10 @@ public class JobStore implements QueueStore {
 		this.dialect = dialect;
 		this.claimMethod = claimMethod;
 		this.sql = new JobSql(dialect, schema);
+		this.endSql = new JobEndSql(dialect, schema);
+		this.leaseSql = new LeaseSql(dialect, schema);
+		this.readSql = new JobReadSql(dialect, schema);
+		this.bulkSql = new JobBulkSql(dialect, schema);
 		this.jdbc = jdbcTemplate(dataSource, dialect);
 		this.transactions = new StoreTransactions(dataSource, dialect);
 		WorkAnnouncer announcer = (notifyChannel != null)
@@ -181,13 +193,13 @@ public class JobStore implements QueueStore {
 		this.cluster = new ClusterStore(this.jdbc, this.transactions, dialect, schema);
 		this.flowClaim = limitedClaims.create(this.flows);
 		this.workflows = new WorkflowStore(this.jdbc, dialect, schema);
-		this.leases = new JobLeases(this.jdbc, this.sql, dialect);
+		this.leases = new JobLeases(this.jdbc, this.leaseSql, dialect);
 		this.attempts = new AttemptHistory(this.jdbc, dialect, schema);
 		this.audit = new AuditLog(this.jdbc, this.transactions, dialect, schema);
 		this.steps = new StepStore(this.jdbc, dialect, this.transactions, announcer, this.sql.tableName, schema);
-		this.ends = new JobEnds(this.jdbc, this.sql, dialect, this.transactions, this.workflows, this.attempts,
+		this.ends = new JobEnds(this.jdbc, this.endSql, this.leaseSql, dialect, this.transactions, this.workflows, this.attempts,
 				notifyChannel, announcer);
-		this.completions = new JobCompletions(this.jdbc, this.sql, this.transactions, this.workflows, this.leases,
+		this.completions = new JobCompletions(this.jdbc, this.endSql, this.transactions, this.workflows, this.leases,
 				this.ends, this.attempts);
 		this.tableHealth = dialect.tableHealthReader(this.jdbc, Names.requireSchema(schema));
 		this.counter = dialect.queueCounter(this.jdbc, this.sql.tableName, this::countAll);
@@ -450,7 +462,7 @@ public class JobStore implements QueueStore {
 		}
 		Set<Lease> finished = new HashSet<>();
 		for (Object[] chunk : IdChunks.of(leases.stream().map(Lease::jobId).toList())) {
-			this.jdbc.query(this.sql.finishedUnder(chunk.length), (rs) -> {
+			this.jdbc.query(this.readSql.finishedUnder(chunk.length), (rs) -> {
 				long token = rs.getLong("lease_token");
 				if (!rs.wasNull()) {
 					finished.add(new Lease(rs.getLong("id"), token));
@@ -554,7 +566,7 @@ public class JobStore implements QueueStore {
 		}
 		// In job id order, as completions are written, so the two never lock rows in opposite orders.
 		List<Lease> ordered = leases.stream().sorted(java.util.Comparator.comparingLong(Lease::jobId)).toList();
-		Set<Lease> extended = this.transactions.inNewForLeases(this.sql.extendLeases == null,
+		Set<Lease> extended = this.transactions.inNewForLeases(this.leaseSql.extendLeases == null,
 				() -> this.leases.extend(ordered, duration));
 		List<Lease> missed = ordered.stream().filter((lease) -> !extended.contains(lease)).toList();
 		Set<Lease> passedOver = missed.isEmpty() ? Set.of() : this.leases.running(missed);
@@ -608,7 +620,7 @@ public class JobStore implements QueueStore {
 	 */
 	@Override
 	public boolean requestCancel(long id) {
-		boolean requested = isThere(id) && this.jdbc.update(this.sql.requestCancel, id) == 1;
+		boolean requested = isThere(id) && this.jdbc.update(this.endSql.requestCancel, id) == 1;
 		if (requested) {
 			this.ends.announceCancel(id);
 		}
@@ -623,7 +635,7 @@ public class JobStore implements QueueStore {
 	@Override
 	public void markAwaited(long id) {
 		if (this.notifyChannel != null) {
-			this.transactions.inNewTransaction(() -> this.jdbc.update(this.sql.markAwaited, id));
+			this.transactions.inNewTransaction(() -> this.jdbc.update(this.endSql.markAwaited, id));
 		}
 	}
 
@@ -635,7 +647,7 @@ public class JobStore implements QueueStore {
 		}
 		Set<Long> requested = new HashSet<>();
 		for (Object[] chunk : IdChunks.of(ids)) {
-			requested.addAll(this.jdbc.queryForList(this.sql.cancelRequested(chunk.length), Long.class, chunk));
+			requested.addAll(this.jdbc.queryForList(this.readSql.cancelRequested(chunk.length), Long.class, chunk));
 		}
 		return requested;
 	}
@@ -648,7 +660,7 @@ public class JobStore implements QueueStore {
 	public List<JobRecord> findAll(Collection<Long> ids) {
 		List<JobRecord> found = new ArrayList<>();
 		for (Object[] chunk : IdChunks.of(ids)) {
-			found.addAll(this.jdbc.query(this.sql.findAll(chunk.length), jobRows(), chunk));
+			found.addAll(this.jdbc.query(this.readSql.findAll(chunk.length), jobRows(), chunk));
 		}
 		return found;
 	}
@@ -656,7 +668,7 @@ public class JobStore implements QueueStore {
 	/** The job of this id as stored now, with its labels. */
 	@Override
 	public Optional<JobRecord> find(long id) {
-		return this.labels.withLabels(this.jdbc.query(this.sql.find, jobRows(), id)).stream().findFirst();
+		return this.labels.withLabels(this.jdbc.query(this.readSql.find, jobRows(), id)).stream().findFirst();
 	}
 
 	/**
@@ -685,7 +697,7 @@ public class JobStore implements QueueStore {
 	 */
 	private boolean isThere(long id) {
 		return !this.transactions.callerHasOne() || this.sql.writeLockFirst != null
-				|| !this.jdbc.queryForList(this.sql.exists, Integer.class, id).isEmpty();
+				|| !this.jdbc.queryForList(this.readSql.exists, Integer.class, id).isEmpty();
 	}
 
 	/**
@@ -702,8 +714,8 @@ public class JobStore implements QueueStore {
 				return false;
 			}
 			return this.transactions.callerHasOne()
-					? this.transactions.inSavepoint(() -> this.jdbc.update(this.sql.retryFailed, id) == 1)
-					: this.jdbc.update(this.sql.retryFailed, id) == 1;
+					? this.transactions.inSavepoint(() -> this.jdbc.update(this.endSql.retryFailed, id) == 1)
+					: this.jdbc.update(this.endSql.retryFailed, id) == 1;
 		}
 		catch (DuplicateKeyException ex) {
 			String key = find(id).map(JobRecord::uniqueKey).orElse("?");
@@ -719,12 +731,12 @@ public class JobStore implements QueueStore {
 	 */
 	@Override
 	public List<Long> retryAllFailed(@Nullable String queue, @Nullable String handler, int limit) {
-		List<Long> ids = this.jdbc.queryForList(this.sql.failedJobs, Long.class,
+		List<Long> ids = this.jdbc.queryForList(this.endSql.failedJobs, Long.class,
 				new SqlParameterValue(Types.VARCHAR, queue), new SqlParameterValue(Types.VARCHAR, handler), limit);
 		List<Long> retried = new ArrayList<>(ids.size());
 		for (long id : ids) {
 			try {
-				if (this.jdbc.update(this.sql.retryFailed, id) == 1) {
+				if (this.jdbc.update(this.endSql.retryFailed, id) == 1) {
 					retried.add(id);
 				}
 			}
@@ -738,7 +750,7 @@ public class JobStore implements QueueStore {
 	/** Due jobs per queue and handler, with the age of the oldest. */
 	@Override
 	public List<Backlog> dueBacklog() {
-		return this.jdbc.query(this.sql.dueBacklog, (rs, row) -> {
+		return this.jdbc.query(this.readSql.dueBacklog, (rs, row) -> {
 			Instant oldest = this.dialect.getTimestamp(rs, "oldest_run_at");
 			Instant now = this.dialect.getTimestamp(rs, "db_now");
 			Duration age = (oldest != null && now != null && now.isAfter(oldest)) ? Duration.between(oldest, now)
@@ -778,7 +790,7 @@ public class JobStore implements QueueStore {
 	/** Up to {@code limit} jobs of this handler in this state, oldest (lowest id) first. */
 	@Override
 	public List<JobRecord> findByHandler(String handler, JobStatus status, int limit) {
-		return this.jdbc.query(this.sql.findByHandler, jobRows(), handler, status.name(), limit);
+		return this.jdbc.query(this.readSql.findByHandler, jobRows(), handler, status.name(), limit);
 	}
 
 	/** One statement per item, sent in one round trip; the update count per item. */
@@ -814,7 +826,7 @@ public class JobStore implements QueueStore {
 	 */
 	@Override
 	public boolean vacuum() {
-		if (this.sql.vacuum == null) {
+		if (this.bulkSql.vacuum == null) {
 			return false;
 		}
 		String horizon = horizon();
@@ -824,10 +836,10 @@ public class JobStore implements QueueStore {
 			return false;
 		}
 		try {
-			this.jdbc.execute(this.sql.vacuum);
+			this.jdbc.execute(this.bulkSql.vacuum);
 		}
 		catch (BadSqlGrammarException ex) {
-			for (String statement : this.sql.vacuumEach) {
+			for (String statement : this.bulkSql.vacuumEach) {
 				try {
 					this.jdbc.execute(statement);
 				}
@@ -845,11 +857,11 @@ public class JobStore implements QueueStore {
 	 * read: a role that may vacuum but not read one of the views must not stop the vacuum.
 	 */
 	private @Nullable String horizon() {
-		if (this.sql.horizon == null) {
+		if (this.bulkSql.horizon == null) {
 			return null;
 		}
 		try {
-			List<String> oldest = this.jdbc.queryForList(this.sql.horizon, String.class);
+			List<String> oldest = this.jdbc.queryForList(this.bulkSql.horizon, String.class);
 			return oldest.isEmpty() ? null : oldest.get(0);
 		}
 		catch (DataAccessException ex) {
@@ -896,7 +908,7 @@ public class JobStore implements QueueStore {
 	 * every database but PostgreSQL), and what the benchmark times the counter against.
 	 */
 	public List<QueueCount> countAll() {
-		return this.jdbc.query(this.sql.countsByQueue, (rs, row) -> {
+		return this.jdbc.query(this.readSql.countsByQueue, (rs, row) -> {
 			Instant oldest = this.dialect.getTimestamp(rs, "oldest_due");
 			Instant now = this.dialect.getTimestamp(rs, "db_now");
 			Duration age = (oldest != null && now != null && now.isAfter(oldest)) ? Duration.between(oldest, now)
@@ -934,8 +946,8 @@ public class JobStore implements QueueStore {
 			throw new IllegalArgumentException("Only finished jobs are pruned, not " + status);
 		}
 		boolean lock = this.transactions.rowLocks();
-		String statement = (from == null) ? (lock ? this.sql.lockFinishedBefore : this.sql.finishedBefore)
-				: (lock ? this.sql.lockFinishedFrom : this.sql.finishedFrom);
+		String statement = (from == null) ? (lock ? this.bulkSql.lockFinishedBefore : this.bulkSql.finishedBefore)
+				: (lock ? this.bulkSql.lockFinishedFrom : this.bulkSql.finishedFrom);
 		// The jobs and their attempts in one transaction: no attempt outlives its job.
 		PrunedJobs pruned = this.transactions.inCallerOrNewReadCommitted(() -> prune(statement, status, age, from, limit));
 		return (pruned != null) ? pruned : new PrunedJobs(0, from);
@@ -957,7 +969,7 @@ public class JobStore implements QueueStore {
 			ids.add(rs.getLong(1));
 			last[0] = this.dialect.getTimestamp(rs, 2);
 		});
-		int[] counts = batch(this.jdbc, this.sql.deleteFinished, ids, (ps, id) -> {
+		int[] counts = batch(this.jdbc, this.bulkSql.deleteFinished, ids, (ps, id) -> {
 			ps.setLong(1, id);
 			ps.setString(2, status.name());
 		});
@@ -991,13 +1003,13 @@ public class JobStore implements QueueStore {
 		boolean lock = this.transactions.rowLocks();
 		List<CancelledJob> cancelled = this.transactions.inCallerOrNewReadCommitted(() -> {
 			takeWriteLockFirst();
-			List<CancelledJob> plain = this.jdbc.query(this.sql.plainQueuedAmong(chunk.length, lock),
+			List<CancelledJob> plain = this.jdbc.query(this.endSql.plainQueuedAmong(chunk.length, lock),
 					(rs, row) -> new CancelledJob(rs.getLong(1), rs.getString(2), rs.getString(3)), chunk);
 			if (plain.isEmpty()) {
 				return List.<CancelledJob>of();
 			}
 			Object[] held = IdChunks.of(plain.stream().map(CancelledJob::id).toList()).get(0);
-			int changed = this.jdbc.update(this.sql.cancelPlainAmong(held.length), held);
+			int changed = this.jdbc.update(this.endSql.cancelPlainAmong(held.length), held);
 			if (changed != plain.size()) {
 				// Only where rows cannot be locked, and the write lock came first: never expected.
 				throw new IllegalStateException("Cancelled " + changed + " of " + plain.size() + " jobs read as queued");
@@ -1043,13 +1055,13 @@ public class JobStore implements QueueStore {
 		boolean lock = this.transactions.rowLocks();
 		List<Long> deleted = this.transactions.inCallerOrNewReadCommitted(() -> {
 			takeWriteLockFirst();
-			List<Long> finished = this.jdbc.queryForList(this.sql.finishedAmong(chunk.length, lock), Long.class,
+			List<Long> finished = this.jdbc.queryForList(this.bulkSql.finishedAmong(chunk.length, lock), Long.class,
 					chunk);
 			if (finished.isEmpty()) {
 				return List.<Long>of();
 			}
 			Object[] held = IdChunks.of(finished).get(0);
-			this.jdbc.update(this.sql.deleteFinishedAmong(held.length), held);
+			this.jdbc.update(this.bulkSql.deleteFinishedAmong(held.length), held);
 			this.workflows.forget(finished);
 			this.attempts.forget(finished);
 			this.labels.forget(finished);

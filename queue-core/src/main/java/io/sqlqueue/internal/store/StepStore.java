@@ -171,7 +171,7 @@ public final class StepStore {
 		this.fence = """
 				UPDATE %s SET updated_at = %s
 				WHERE id = ? AND lease_token = ? AND status = 'RUNNING' AND %s"""
-			.formatted(jobTable, now, JobSql.leaseHolds(prefix + "queue_lease_extension", dialect.currentTime()));
+			.formatted(jobTable, now, LeaseSql.leaseHolds(prefix + "queue_lease_extension", dialect.currentTime()));
 		String endWaits = """
 				UPDATE %s SET wake_at = %s
 				WHERE job_id = ? AND kind IN (%s) AND wake_at > %s""";

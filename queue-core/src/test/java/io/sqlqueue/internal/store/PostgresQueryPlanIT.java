@@ -36,6 +36,12 @@ class PostgresQueryPlanIT {
 
 	private static JobSql sql;
 
+	private static JobEndSql ends;
+
+	private static LeaseSql leases;
+
+	private static JobReadSql reads;
+
 	private static JobBrowser browser;
 
 	private static WorkflowSql workflowSql;
@@ -46,6 +52,9 @@ class PostgresQueryPlanIT {
 		new QueueSchemaMigrator(database.dataSource(), database.dialect(), database.schema()).migrate();
 		jdbc = new JdbcTemplate(database.dataSource());
 		sql = new JobSql(database.dialect(), database.schema());
+		ends = new JobEndSql(database.dialect(), database.schema());
+		leases = new LeaseSql(database.dialect(), database.schema());
+		reads = new JobReadSql(database.dialect(), database.schema());
 		browser = new JobBrowser(database.dataSource(), database.dialect(), database.schema());
 		jdbc.execute("""
 				INSERT INTO queue_job (queue, handler, payload, status, max_attempts, finished_at)
@@ -142,21 +151,21 @@ class PostgresQueryPlanIT {
 
 	@Test
 	void fencedWritesFindTheJobByItsKey() {
-		assertThat(plan(sql.complete, "{}", null, 1L, 1L)).contains("queue_job_pkey");
-		assertThat(plan(sql.extendLease, 1000L, 1L, 1L)).contains("queue_job_pkey");
+		assertThat(plan(ends.complete, "{}", null, 1L, 1L)).contains("queue_job_pkey");
+		assertThat(plan(leases.extendLease, 1000L, 1L, 1L)).contains("queue_job_pkey");
 		// The heartbeat: one statement that passes over locked rows, by the primary key as the flush.
-		assertThat(plan(sql.extendLeases, new Long[] { 1L, 2L }, new Long[] { 1L, 2L }, 1000L))
+		assertThat(plan(leases.extendLeases, new Long[] { 1L, 2L }, new Long[] { 1L, 2L }, 1000L))
 			.contains("queue_job_pkey")
 			.contains("LockRows")
 			.doesNotContain("queue_job_lease_idx")
 			.doesNotContain("Seq Scan on queue_job");
-		assertThat(plan(sql.running(2), 1L, 2L)).containsAnyOf("queue_job_pkey", "queue_job_lease_idx")
+		assertThat(plan(leases.running(2), 1L, 2L)).containsAnyOf("queue_job_pkey", "queue_job_lease_idx")
 			.doesNotContain("Seq Scan");
-		assertThat(plan(sql.reschedule, 1000L, "error", 1L, 1L)).contains("queue_job_pkey");
+		assertThat(plan(ends.reschedule, 1000L, "error", 1L, 1L)).contains("queue_job_pkey");
 		// The primary key, never the running jobs' index: read whole, with the dead entries of every
 		// job run since the last vacuum, it made each flush cost more than the last. It locks the
 		// rows first, passing over those another transaction holds, as the heartbeat.
-		assertThat(plan(sql.completeAll, new Long[] { 1L, 2L }, new Long[] { 1L, 2L }, new String[] { null, "1" },
+		assertThat(plan(ends.completeAll, new Long[] { 1L, 2L }, new Long[] { 1L, 2L }, new String[] { null, "1" },
 				new String[] { null, null }))
 			.contains("queue_job_pkey")
 			.contains("LockRows")
@@ -167,7 +176,7 @@ class PostgresQueryPlanIT {
 	/** What a job's end settles is found by keys: its row, its edges, its dependents, its batch. */
 	@Test
 	void settlingFindsEveryRowByItsKey() {
-		assertThat(plan(sql.plain(sql.complete), "{}", null, 1L, 1L)).contains("queue_job_pkey");
+		assertThat(plan(ends.plain(ends.complete), "{}", null, 1L, 1L)).contains("queue_job_pkey");
 		assertThat(plan(workflowSql.runningToSettle(2), 1L, 2L)).containsAnyOf("queue_job_pkey", "queue_job_lease_idx")
 			.doesNotContain("Seq Scan");
 		assertThat(plan(workflowSql.ended(2), 1L, 2L)).contains("queue_job_pkey");
@@ -181,27 +190,27 @@ class PostgresQueryPlanIT {
 
 	@Test
 	void reaperUsesTheLeaseIndex() {
-		assertThat(plan(sql.expiredLeases, 100)).contains("queue_job_lease_idx");
-		assertThat(plan(sql.lockExpiredLeases, 100)).contains("queue_job_lease_idx").contains("LockRows");
+		assertThat(plan(leases.expiredLeases, 100)).contains("queue_job_lease_idx");
+		assertThat(plan(leases.lockExpiredLeases, 100)).contains("queue_job_lease_idx").contains("LockRows");
 	}
 
 	@Test
 	void deadlineSweepUsesTheDeadlineIndexAndCancelChecksTheKey() {
-		assertThat(plan(sql.passedDeadlines, 500)).contains("queue_job_deadline_idx");
+		assertThat(plan(ends.passedDeadlines, 500)).contains("queue_job_deadline_idx");
 		// The sweep locks what it ends first, passing over rows other transactions hold.
-		assertThat(plan(sql.lockPassedDeadlines, 500)).contains("queue_job_deadline_idx").contains("LockRows")
+		assertThat(plan(ends.lockPassedDeadlines, 500)).contains("queue_job_deadline_idx").contains("LockRows")
 			.doesNotContain("Seq Scan");
-		assertThat(plan(sql.expire, "passed", 1L)).containsAnyOf("queue_job_pkey", "queue_job_deadline_idx")
+		assertThat(plan(ends.expire, "passed", 1L)).containsAnyOf("queue_job_pkey", "queue_job_deadline_idx")
 			.doesNotContain("Seq Scan");
-		assertThat(plan(sql.requestCancel, 1L)).contains("queue_job_pkey");
+		assertThat(plan(ends.requestCancel, 1L)).contains("queue_job_pkey");
 		// Either the primary key, or the running jobs' partial index (a small set).
-		assertThat(plan(sql.cancelRequested(3), 1L, 2L, 3L)).containsAnyOf("queue_job_pkey", "queue_job_lease_idx")
+		assertThat(plan(reads.cancelRequested(3), 1L, 2L, 3L)).containsAnyOf("queue_job_pkey", "queue_job_lease_idx")
 			.doesNotContain("Seq Scan");
 	}
 
 	@Test
 	void backlogUsesTheReadyIndex() {
-		assertThat(plan(sql.dueBacklog)).containsAnyOf("queue_job_ready_idx", "queue_job_fair_idx")
+		assertThat(plan(reads.dueBacklog)).containsAnyOf("queue_job_ready_idx", "queue_job_fair_idx")
 			.doesNotContain("Seq Scan");
 	}
 

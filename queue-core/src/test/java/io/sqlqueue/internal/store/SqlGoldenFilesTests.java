@@ -48,7 +48,8 @@ import static org.assertj.core.api.Assertions.fail;
  * rendered with one handler and batches of 100. {@code -Dsqlqueue.sql.write=true} writes the
  * files anew.
  * <p>
- * Every statement field and method of {@link JobSql}, {@link FlowSql}, {@link WorkflowSql},
+ * Every statement field and method of {@link JobSql}, {@link JobEndSql}, {@link LeaseSql},
+ * {@link JobReadSql}, {@link JobBulkSql}, {@link FlowSql}, {@link WorkflowSql},
  * {@link ScheduleSql} and {@link ClusterSql} is rendered: the test fails when one is added without being listed
  * here.
  */
@@ -130,36 +131,47 @@ class SqlGoldenFilesTests {
 	static Map<String, String> statements(Dialect dialect) {
 		Statements all = new Statements();
 		JobSql jobs = new JobSql(dialect, null);
+		JobEndSql ends = new JobEndSql(dialect, null);
+		LeaseSql leases = new LeaseSql(dialect, null);
+		JobReadSql reads = new JobReadSql(dialect, null);
+		JobBulkSql bulk = new JobBulkSql(dialect, null);
 		FlowSql flows = new FlowSql(dialect, null);
 		WorkflowSql workflows = new WorkflowSql(dialect, null);
 		ScheduleSql schedules = new ScheduleSql(dialect, null);
 		claims(dialect, jobs, flows, all);
+		// The jobs' table's statements, one class per use, under one prefix: job-<statement>.
 		all.fields("job-", jobs, Set.of("tableName"));
-		all.covered(JobSql.class, "plain", "makeDue", "insertRows", "claimReturning", "claimReturningPast", "limitedCandidates", "claimQueued",
+		all.fields("job-", ends, Set.of());
+		all.fields("job-", leases, Set.of());
+		all.fields("job-", reads, Set.of());
+		all.fields("job-", bulk, Set.of());
+		all.covered(JobSql.class, "makeDue", "insertRows", "claimReturning", "claimReturningPast", "limitedCandidates", "claimQueued",
 				"claimQueuedPassingOverLocked", "lockQueued", "claimedWith", "lockReadyJobs", "readyJobsQuery",
-				"claimIds", "fairPriority", "fairDueAbove", "fairKeys", "fairHeads", "finishedUnder", "findAll", "cancelRequested", "lockRunning", "lockPlainRunning", "completeLocked",
-				"running", "awaitedAmong",
-				"finishedAmong", "deleteFinishedAmong", "plainQueuedAmong", "cancelPlainAmong");
+				"claimIds", "fairPriority", "fairDueAbove", "fairKeys", "fairHeads");
+		all.covered(JobEndSql.class, "plain", "completeLocked", "awaitedAmong", "plainQueuedAmong", "cancelPlainAmong");
+		all.covered(LeaseSql.class, "lockRunning", "lockPlainRunning", "running");
+		all.covered(JobReadSql.class, "finishedUnder", "findAll", "cancelRequested");
+		all.covered(JobBulkSql.class, "finishedAmong", "deleteFinishedAmong");
 		for (String write : List.of("complete", "reschedule", "finish", "release", "cancel", "expire", "reap",
 				"completeWhileLeased")) {
-			all.put("job-" + kebab(write) + "-plain", jobs.plain(field(jobs, write)));
+			all.put("job-" + kebab(write) + "-plain", ends.plain(field(ends, write)));
 		}
 		all.put("job-make-due", jobs.makeDue(HANDLERS));
 		all.put("job-insert-rows", jobs.insertRows(3));
-		all.put("job-complete-locked", jobs.completeLocked(4));
-		all.put("job-lock-plain-running", jobs.lockPlainRunning(BATCH));
-		all.put("job-finished-under", jobs.finishedUnder(BATCH));
-		all.put("job-find-all", jobs.findAll(BATCH));
-		all.put("job-cancel-requested", jobs.cancelRequested(BATCH));
-		all.put("job-lock-running", jobs.lockRunning(BATCH));
-		all.put("job-running", jobs.running(BATCH));
-		all.put("job-awaited-among", jobs.awaitedAmong(BATCH));
+		all.put("job-complete-locked", ends.completeLocked(4));
+		all.put("job-lock-plain-running", leases.lockPlainRunning(BATCH));
+		all.put("job-finished-under", reads.finishedUnder(BATCH));
+		all.put("job-find-all", reads.findAll(BATCH));
+		all.put("job-cancel-requested", reads.cancelRequested(BATCH));
+		all.put("job-lock-running", leases.lockRunning(BATCH));
+		all.put("job-running", leases.running(BATCH));
+		all.put("job-awaited-among", ends.awaitedAmong(BATCH));
 		all.put("job-bulk-delete", sequence("-- 1. Lock the finished jobs of the chunk, passing over locked rows.",
-				jobs.finishedAmong(BATCH, dialect.supports(ClaimMethod.LOCK_THEN_UPDATE)),
-				"-- 2. Delete those (then their edges and labels).", jobs.deleteFinishedAmong(BATCH)));
+				bulk.finishedAmong(BATCH, dialect.supports(ClaimMethod.LOCK_THEN_UPDATE)),
+				"-- 2. Delete those (then their edges and labels).", bulk.deleteFinishedAmong(BATCH)));
 		all.put("job-bulk-cancel", sequence("-- 1. Lock the chunk's queued jobs that settle nothing, passing over locked rows.",
-				jobs.plainQueuedAmong(BATCH, dialect.supports(ClaimMethod.LOCK_THEN_UPDATE)),
-				"-- 2. Cancel those; the others go one by one.", jobs.cancelPlainAmong(BATCH)));
+				ends.plainQueuedAmong(BATCH, dialect.supports(ClaimMethod.LOCK_THEN_UPDATE)),
+				"-- 2. Cancel those; the others go one by one.", ends.cancelPlainAmong(BATCH)));
 		all.fields("flow-", flows, Set.of());
 		all.covered(FlowSql.class, "windowsOf");
 		all.put("flow-windows-of", flows.windowsOf(BATCH));
