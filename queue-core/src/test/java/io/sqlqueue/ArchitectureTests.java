@@ -8,12 +8,17 @@ import com.tngtech.archunit.library.dependencies.SliceAssignment;
 import com.tngtech.archunit.library.dependencies.SliceIdentifier;
 import org.junit.jupiter.api.Test;
 
+import io.sqlqueue.internal.store.JobStore;
+
+import static com.tngtech.archunit.base.DescribedPredicate.not;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.belongToAnyOf;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 
 /**
  * The core's package structure (docs "Architecture"): the API imports nothing internal, no
- * two packages depend on each other, and the store is the bottom of the runtime.
+ * two packages depend on each other, the store is the bottom of the runtime, and no part of
+ * the store depends on its assembly.
  */
 class ArchitectureTests {
 
@@ -85,6 +90,20 @@ class ArchitectureTests {
 			.dependOnClassesThat()
 			.haveNameMatching("io\\.sqlqueue\\.internal\\.store\\.FlowStore(\\$.*)?")
 			.because("a part of flow control's store is a room of its own; FlowStore only assembles them")
+			.check(CORE);
+	}
+
+	@Test
+	void noPartOfTheStoreDependsOnItsAssembly() {
+		noClasses().that()
+			.resideInAPackage("io.sqlqueue.internal.store..")
+			.and(not(belongToAnyOf(JobStore.class)))
+			.should()
+			.dependOnClassesThat()
+			.belongToAnyOf(JobStore.class)
+			.because("JobStore only assembles the store's parts and hands each verb to one: a part receives what it "
+					+ "works on (a StoreContext, its statements, the parts it calls) in its constructor, and never "
+					+ "reaches back into the facade")
 			.check(CORE);
 	}
 

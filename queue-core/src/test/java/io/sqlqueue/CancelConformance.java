@@ -19,6 +19,7 @@ import org.junit.jupiter.api.Test;
 
 import io.sqlqueue.internal.maintenance.Reaper;
 import io.sqlqueue.internal.store.ClaimRequest;
+import io.sqlqueue.internal.store.EndReasons;
 import io.sqlqueue.internal.store.JobStore;
 import io.sqlqueue.internal.store.Lease;
 import io.sqlqueue.test.OpenTransaction;
@@ -63,7 +64,7 @@ interface CancelConformance extends ConformanceSupport {
 		assertThat(fixture().queue().cancel(id)).isTrue();
 		JobResult result = fixture().queue().await(id, WAIT);
 		assertThat(result.status()).isEqualTo(JobStatus.CANCELLED);
-		assertThat(result.error()).isEqualTo(JobStore.CANCELLED_WHILE_RUNNING);
+		assertThat(result.error()).isEqualTo(EndReasons.CANCELLED_WHILE_RUNNING);
 		await().atMost(WAIT).untilTrue(interrupted);
 		assertThat(sawRequest).isTrue();
 		JobRecord job = fixture().job(id);
@@ -162,7 +163,7 @@ interface CancelConformance extends ConformanceSupport {
 			assertThat(fixture().status(id)).isEqualTo(JobStatus.CANCELLED);
 			assertThat(fixture().job(id).finishedAt()).isNotNull();
 		}
-		assertThat(fixture().job(lost).lastError()).startsWith(JobStore.CANCELLED_WHILE_RUNNING);
+		assertThat(fixture().job(lost).lastError()).startsWith(EndReasons.CANCELLED_WHILE_RUNNING);
 		assertThat(fixture().listener().events("reaped")).containsExactly("reaped work cancelled");
 		assertThat(store.requestCancel(failing)).isFalse();
 	}

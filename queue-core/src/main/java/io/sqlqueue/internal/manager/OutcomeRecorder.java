@@ -15,6 +15,7 @@ import org.slf4j.LoggerFactory;
 import io.sqlqueue.JobListener;
 import io.sqlqueue.JobOutcome;
 import io.sqlqueue.handler.RetryPolicy;
+import io.sqlqueue.internal.store.EndReasons;
 import io.sqlqueue.internal.store.JobStore;
 
 /**
@@ -81,7 +82,7 @@ final class OutcomeRecorder {
 	 */
 	private void stopped(Attempt attempt, Throwable failure) {
 		logger.info("{} given back: its instance stopped while it ran ({})", attempt, failure.getClass().getSimpleName());
-		write(attempt, JobOutcome.STOPPED, List.of(JobStore.STOPPED_WHILE_RUNNING),
+		write(attempt, JobOutcome.STOPPED, List.of(EndReasons.STOPPED_WHILE_RUNNING),
 				(text) -> this.store.giveBackStopped(attempt.lease, text));
 	}
 
@@ -140,7 +141,7 @@ final class OutcomeRecorder {
 	void parked(Attempt attempt, Park park) {
 		logger.debug("{} parked", attempt);
 		// A park leaves alone a job whose cancel was asked for: that job ends CANCELLED instead.
-		writeEnding(attempt, JobOutcome.PARKED, List.of(JobStore.CANCELLED_WHILE_RUNNING), false, (text) -> {
+		writeEnding(attempt, JobOutcome.PARKED, List.of(EndReasons.CANCELLED_WHILE_RUNNING), false, (text) -> {
 			if (this.store.park(attempt.lease, park.kind, park.name, park.delay)) {
 				return JobOutcome.PARKED;
 			}
@@ -156,7 +157,7 @@ final class OutcomeRecorder {
 	/** The attempt's cancel was asked for: the job ends {@code CANCELLED}, never retried. */
 	void cancelled(Attempt attempt) {
 		logger.info("{} cancelled as asked", attempt);
-		write(attempt, JobOutcome.CANCELLED, List.of(JobStore.CANCELLED_WHILE_RUNNING),
+		write(attempt, JobOutcome.CANCELLED, List.of(EndReasons.CANCELLED_WHILE_RUNNING),
 				(text) -> this.store.cancelRunning(attempt.lease, text));
 	}
 
@@ -164,7 +165,7 @@ final class OutcomeRecorder {
 	void expired(Attempt attempt) {
 		Instant deadline = attempt.job.deadline();
 		logger.info("{} not started: its deadline {} passed", attempt, deadline);
-		write(attempt, JobOutcome.EXPIRED, List.of(JobStore.deadlinePassed(Objects.requireNonNull(deadline))),
+		write(attempt, JobOutcome.EXPIRED, List.of(EndReasons.deadlinePassed(Objects.requireNonNull(deadline))),
 				(text) -> this.store.cancelRunning(attempt.lease, text));
 	}
 

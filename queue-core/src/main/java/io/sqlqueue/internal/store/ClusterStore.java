@@ -44,7 +44,7 @@ public class ClusterStore {
 
 	private final ClusterSql sql;
 
-	/** The cluster store of a {@link JobStore}, on its template and transactions. */
+	/** The cluster store of a store, on its template and transactions. */
 	ClusterStore(JdbcTemplate jdbc, StoreTransactions transactions, Dialect dialect, @Nullable String schema) {
 		this.dialect = dialect;
 		this.jdbc = jdbc;
@@ -193,12 +193,12 @@ public class ClusterStore {
 
 	/**
 	 * Runs {@code work} on the turn's row in a transaction of its own whose wait for that row
-	 * lasts at most {@link JobStore#OWN_LOCK_WAIT}: an instance frozen (or cut off) while it
+	 * lasts at most {@link StoreTransactions#OWN_LOCK_WAIT}: an instance frozen (or cut off) while it
 	 * holds the row keeps no other instance's stats pass waiting; the pass fails and the next
 	 * tries again. SQLite: its busy timeout bounds the wait.
 	 */
 	private <T> T onTurnRow(Supplier<T> work) {
-		return this.transactions.rowLocks() ? this.transactions.inNewBoundedLockWait(this.jdbc, JobStore.OWN_LOCK_WAIT, work)
+		return this.transactions.rowLocks() ? this.transactions.inNewBoundedLockWait(this.jdbc, StoreTransactions.OWN_LOCK_WAIT, work)
 				: this.transactions.inNewTransaction(work);
 	}
 

@@ -21,7 +21,8 @@ import org.springframework.jdbc.support.SQLExceptionTranslator;
 /**
  * What differs between database families: a few SQL fragments (the clock, time
  * arithmetic, JSON parameters), how timestamps cross JDBC, and how jobs are claimed.
- * The statements themselves are written once, in {@link JobSql}, from these pieces.
+ * The statements themselves are written once, in {@link JobSql} and the other statement
+ * classes of the store, from these pieces.
  * Time always comes from the database's clock (DESIGN.md, promise 5).
  */
 public abstract class Dialect {

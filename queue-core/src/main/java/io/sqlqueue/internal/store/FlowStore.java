@@ -41,7 +41,7 @@ public class FlowStore {
 	 * announce changed limits there too; {@code null} for none
 	 */
 	public FlowStore(DataSource dataSource, Dialect dialect, @Nullable String schema, @Nullable String notifyChannel) {
-		this(JobStore.jdbcTemplate(dataSource, dialect), new StoreTransactions(dataSource, dialect), dialect,
+		this(StoreContext.jdbcTemplate(dataSource, dialect), new StoreTransactions(dataSource, dialect), dialect,
 				new JobSql(dialect, schema), schema, notifyChannel);
 	}
 

@@ -59,10 +59,10 @@ public class JobBrowser {
 	private final JobLabels labels;
 
 	public JobBrowser(DataSource dataSource, Dialect dialect, @Nullable String schema) {
-		this(JobStore.jdbcTemplate(dataSource, dialect), new StoreTransactions(dataSource, dialect), dialect, schema);
+		this(StoreContext.jdbcTemplate(dataSource, dialect), new StoreTransactions(dataSource, dialect), dialect, schema);
 	}
 
-	/** The browser of a {@link JobStore}, on its template and transactions. */
+	/** The browser of a store, on its template and transactions. */
 	JobBrowser(JdbcTemplate jdbc, StoreTransactions transactions, Dialect dialect, @Nullable String schema) {
 		this.dialect = dialect;
 		this.jdbc = jdbc;

@@ -17,8 +17,8 @@ import io.sqlqueue.JobStatus;
 
 /**
  * The claim of a queue without limits, by one of the three claim methods (DESIGN.md, "the
- * claim protocol"); a limited queue's claim is flow control's ({@link LimitedClaim}). {@link JobStore} retries a
- * claim that lost a race for a group's turn.
+ * claim protocol"); a limited queue's claim is flow control's ({@link LimitedClaim}).
+ * {@link QueueClaims} retries a claim that lost a race for a group's turn.
  * <p>
  * Through a backlog, where the database has a claim past a mark ({@link Dialect#claimReturningPast},
  * PostgreSQL), a claim starts where the one before it ended rather than at the head of the

@@ -5,6 +5,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
@@ -24,11 +25,14 @@ import io.sqlqueue.JobStatus;
 /**
  * The writes of attempts' successes, each fenced by its lease: a completion flush (many jobs
  * in one round trip and one commit) and a transactional handler's completion with its work.
- * {@link JobStore} calls it; the transactions are {@link StoreTransactions}'.
+ * the store calls it; the transactions are {@link StoreTransactions}'.
  */
 final class JobCompletions {
 
 	private static final Logger logger = LoggerFactory.getLogger(JobCompletions.class);
+
+	/** How often {@link #complete} tries again a success whose row another transaction holds. */
+	private static final Duration HELD_RETRY = Duration.ofMillis(100);
 
 	private final JdbcTemplate jdbc;
 
@@ -55,7 +59,38 @@ final class JobCompletions {
 		this.ends = ends;
 	}
 
-	/** See {@link JobStore#completeUnlessHeld}. */
+	/**
+	 * Marks the jobs {@code SUCCEEDED} as {@link #completeUnlessHeld} does, and writes those
+	 * it passes over again every {@link #HELD_RETRY} until it can: for tools that run jobs
+	 * on the calling thread ({@code JobRunner}), which wait for their write as the statement
+	 * once waited for the row. Returns, per completion, whether its lease still held (false
+	 * for those still held when the thread is interrupted).
+	 */
+	boolean[] complete(List<Completion> completions) {
+		Set<Lease> recorded = new HashSet<>();
+		List<Completion> left = completions;
+		while (!left.isEmpty()) {
+			CompletedJobs done = completeUnlessHeld(left);
+			recorded.addAll(done.recorded());
+			left = left.stream().filter((completion) -> done.passedOver().contains(completion.lease())).toList();
+			if (!left.isEmpty()) {
+				try {
+					Thread.sleep(HELD_RETRY.toMillis());
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					break;
+				}
+			}
+		}
+		boolean[] held = new boolean[completions.size()];
+		for (int i = 0; i < held.length; i++) {
+			held[i] = recorded.contains(completions.get(i).lease());
+		}
+		return held;
+	}
+
+	/** See {@link QueueStore#completeUnlessHeld}. */
 	CompletedJobs completeUnlessHeld(List<Completion> completions) {
 		Set<Lease> recorded = completePlain(completions);
 		List<Completion> missed = completions.stream()
@@ -118,7 +153,7 @@ final class JobCompletions {
 
 	/** One fenced statement per job, in one round trip; the update counts say which it recorded. */
 	private Set<Lease> completeEach(List<Completion> completions) {
-		boolean[] held = JobStore.held(JobStore.batch(this.jdbc, this.sql.plain(this.sql.complete), completions,
+		boolean[] held = Batches.held(Batches.batch(this.jdbc, this.sql.plain(this.sql.complete), completions,
 				JobCompletions::bindCompletion));
 		Set<Lease> recorded = new HashSet<>();
 		for (int i = 0; i < held.length; i++) {
@@ -190,7 +225,7 @@ final class JobCompletions {
 	/**
 	 * Completes jobs whose end settles others, and settles it, in a transaction of its own;
 	 * returns the leases it recorded. Where the database has {@code SKIP LOCKED} it passes over
-	 * the jobs' rows another transaction holds, and waits at most {@link JobStore#OWN_LOCK_WAIT}
+	 * the jobs' rows another transaction holds, and waits at most {@link StoreTransactions#OWN_LOCK_WAIT}
 	 * for any other row (a batch's, a dependent's): past that, the whole transaction is rolled
 	 * back and each job is tried alone, so that one held row leaves only its own job for later.
 	 */
@@ -200,7 +235,7 @@ final class JobCompletions {
 		}
 		try {
 			return this.transactions.inNewForSettling(() -> this.transactions.withBoundedLockWaits(this.jdbc,
-					JobStore.OWN_LOCK_WAIT, () -> settleCompleted(unheld(completions))));
+					StoreTransactions.OWN_LOCK_WAIT, () -> settleCompleted(unheld(completions))));
 		}
 		catch (PessimisticLockingFailureException ex) {
 			if (completions.size() > 1) {
@@ -210,14 +245,14 @@ final class JobCompletions {
 			}
 			logger.debug("The success of job {} is left for a later flush: settling its end needs a row that another "
 					+ "transaction has held for longer than {} ({})", completions.get(0).lease().jobId(),
-					JobStore.OWN_LOCK_WAIT, ex.getMessage());
+					StoreTransactions.OWN_LOCK_WAIT, ex.getMessage());
 			return Set.of();
 		}
 	}
 
 	private Set<Lease> settleCompleted(List<Completion> completions) {
-		boolean[] held = JobStore
-			.held(JobStore.batch(this.jdbc, this.sql.complete, completions, JobCompletions::bindCompletion));
+		boolean[] held = Batches
+			.held(Batches.batch(this.jdbc, this.sql.complete, completions, JobCompletions::bindCompletion));
 		List<WorkflowStore.Ended> ended = new ArrayList<>();
 		Set<Lease> recorded = new HashSet<>();
 		for (int i = 0; i < held.length; i++) {
@@ -249,7 +284,7 @@ final class JobCompletions {
 		ps.setLong(4, completion.lease().token());
 	}
 
-	/** See {@link JobStore#completeWhileLeased}. */
+	/** See {@link QueueStore#completeWhileLeased}. */
 	boolean completeWhileLeased(Completion completion) {
 		boolean held = this.ends.endAttempt(this.sql.completeWhileLeased, completion.lease().jobId(), completion.result(),
 				completion.note(), completion.lease().jobId(), completion.lease().token());

@@ -27,7 +27,7 @@ import io.sqlqueue.ReapedJob;
  * than success (a retry, a failure, a cancel, a give-back), the sweeps' ends (the reaper's,
  * the deadline sweep's), an operator's cancel; the settling of a job's end (its dependents,
  * its batch, {@link WorkflowStore}) and the announcements of jobs that finished. Every write is
- * fenced; {@link JobStore} calls it, and the transactions are {@link StoreTransactions}'.
+ * fenced; the store calls it, and the transactions are {@link StoreTransactions}'.
  */
 final class JobEnds {
 
@@ -117,7 +117,7 @@ final class JobEnds {
 				this.transactions.rowLocks() ? bounded(giveBack) : this.transactions.inNewTransaction(giveBack));
 	}
 
-	/** See {@link JobStore#giveBackStopped}. */
+	/** See {@link QueueStore#giveBackStopped}. */
 	boolean giveBackStopped(Lease lease, String error) {
 		// No attempt spent, so no row of history: the next claim counts the same attempt again.
 		Supplier<Boolean> giveBack = () -> end(this.transactions::inCallerOrNewForSettling, this.sql.stopped, null,
@@ -193,7 +193,7 @@ final class JobEnds {
 	 * over those another transaction holds (a caller's open transaction that enqueued a job to
 	 * run after one of them, or cancels it; a worker frozen in its completion), so that the
 	 * sweep never waits for them and ends them at a later pass. What it locks besides while
-	 * it settles the jobs' ends it waits for at most {@link JobStore#OWN_LOCK_WAIT}; a job whose
+	 * it settles the jobs' ends it waits for at most {@link StoreTransactions#OWN_LOCK_WAIT}; a job whose
 	 * settling waits longer is left for the next pass ({@link #endInSweep}). SQLite has one
 	 * writer at a time: its sweep writes when no other transaction does, within its busy
 	 * timeout. The function is told whether its rows are to be locked.
@@ -207,11 +207,11 @@ final class JobEnds {
 
 	/**
 	 * Runs {@code work} in a short READ COMMITTED transaction of its own whose waits for a row
-	 * another transaction holds last at most {@link JobStore#OWN_LOCK_WAIT}, then fail as a
+	 * another transaction holds last at most {@link StoreTransactions#OWN_LOCK_WAIT}, then fail as a
 	 * {@code CannotAcquireLockException}. Only where the database has row locks.
 	 */
 	private <T> T bounded(Supplier<T> work) {
-		return this.transactions.inNewBoundedLockWait(this.jdbc, JobStore.OWN_LOCK_WAIT, work);
+		return this.transactions.inNewBoundedLockWait(this.jdbc, StoreTransactions.OWN_LOCK_WAIT, work);
 	}
 
 	/**
@@ -250,7 +250,7 @@ final class JobEnds {
 		}
 		catch (PessimisticLockingFailureException ex) {
 			logger.info("Job {} is left as it was until the next pass: settling its end needs a row that another "
-					+ "transaction has held for longer than {} ({})", id, JobStore.OWN_LOCK_WAIT, ex.getMessage());
+					+ "transaction has held for longer than {} ({})", id, StoreTransactions.OWN_LOCK_WAIT, ex.getMessage());
 			return false;
 		}
 		catch (RuntimeException ex) {
@@ -260,7 +260,7 @@ final class JobEnds {
 		}
 	}
 
-	/** See {@link JobStore#reapExpired}. */
+	/** See {@link QueueStore#reapExpired}. */
 	List<ReapedJob> reapExpired(int limit, int maxCrashes) {
 		return sweep((locked) -> reap(locked ? this.leaseSql.lockExpiredLeases : this.leaseSql.expiredLeases, limit,
 				maxCrashes));
@@ -285,20 +285,20 @@ final class JobEnds {
 			String error;
 			if (cancelRequested) {
 				status = JobStatus.CANCELLED;
-				error = JobStore.CANCELLED_WHILE_RUNNING + "; its worker was lost before it stopped";
+				error = EndReasons.CANCELLED_WHILE_RUNNING + "; its worker was lost before it stopped";
 			}
 			else if (stopped) {
 				status = (rs.getInt("attempts") >= rs.getInt("max_attempts")) ? JobStatus.FAILED : JobStatus.QUEUED;
-				error = JobStore.LEFT_AT_STOP;
+				error = EndReasons.LEFT_AT_STOP;
 			}
 			else if (crashes >= maxCrashes) {
 				status = JobStatus.FAILED;
-				error = "Worker lost " + crashes + " times (" + JobStore.LEASE_EXPIRED.toLowerCase(Locale.ROOT)
+				error = "Worker lost " + crashes + " times (" + EndReasons.LEASE_EXPIRED.toLowerCase(Locale.ROOT)
 						+ "); sqlqueue.retry.max-crashes is " + maxCrashes;
 			}
 			else {
 				status = (rs.getInt("attempts") >= rs.getInt("max_attempts")) ? JobStatus.FAILED : JobStatus.QUEUED;
-				error = JobStore.LEASE_EXPIRED;
+				error = EndReasons.LEASE_EXPIRED;
 			}
 			reaped.add(new ReapedJob(rs.getLong("id"), rs.getString("queue"), rs.getString("handler"),
 					String.valueOf(rs.getString("lease_owner")), status, crashes, rs.getLong("lease_token"), error));
@@ -321,7 +321,7 @@ final class JobEnds {
 		return done;
 	}
 
-	/** See {@link JobStore#expirePassedDeadlines}. */
+	/** See {@link QueueStore#expirePassedDeadlines}. */
 	List<ExpiredJob> expirePassedDeadlines(int limit) {
 		return sweep((locked) -> expire(locked ? this.sql.lockPassedDeadlines : this.sql.passedDeadlines, limit));
 	}
@@ -336,7 +336,7 @@ final class JobEnds {
 		}, limit);
 		List<ExpiredJob> expired = new ArrayList<>(passed.size());
 		for (ExpiredJob job : passed) {
-			if (endInSweep(this.sql.expire, null, job.id(), JobStore.deadlinePassed(job.deadline()), job.id())) {
+			if (endInSweep(this.sql.expire, null, job.id(), EndReasons.deadlinePassed(job.deadline()), job.id())) {
 				expired.add(job);
 			}
 		}

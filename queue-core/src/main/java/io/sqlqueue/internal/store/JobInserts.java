@@ -18,7 +18,7 @@ import org.springframework.jdbc.core.JdbcTemplate;
 import io.sqlqueue.DuplicateJobException;
 
 /**
- * The insert of new jobs, in the transaction {@link JobStore} opened or joined: one statement
+ * The insert of new jobs, in the transaction the store opened or joined: one statement
  * where the dialect has one for many rows (arrays on PostgreSQL; a multi-row
  * {@code INSERT … RETURNING} per chunk on MariaDB), else a JDBC batch, else row by row; a taken
  * unique key inserts nothing and throws. The jobs' labels ({@link JobLabels}) in the same transaction.

@@ -5,6 +5,8 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -20,7 +22,8 @@ import org.springframework.jdbc.core.JdbcTemplate;
  * commits) must not hold up the leases of every other job of the instance until they
  * expire and the reaper hands them to someone else. SQLite has one writer at a time: a
  * transaction that has written holds every writer, this one included, until it ends.
- * {@link JobStore} chooses the transaction.
+ * Each of its verbs runs in a transaction of its own, never the caller's; {@link #lock} and
+ * {@link #lockPlain} run in the completion's.
  */
 final class JobLeases {
 
@@ -30,17 +33,74 @@ final class JobLeases {
 
 	private final Dialect dialect;
 
-	JobLeases(JdbcTemplate jdbc, LeaseSql sql, Dialect dialect) {
-		this.jdbc = jdbc;
+	private final StoreTransactions transactions;
+
+	JobLeases(StoreContext context, LeaseSql sql) {
+		this.jdbc = context.jdbc();
 		this.sql = sql;
-		this.dialect = dialect;
+		this.dialect = context.dialect();
+		this.transactions = context.transactions();
+	}
+
+	/**
+	 * Moves the leases' expiry to now plus {@code duration}, in a transaction of its own;
+	 * says which it extended, which it passed over (their row was locked by another
+	 * transaction: their expiry is written beside the row instead, so they hold as if
+	 * extended) and which were lost. Never waits for a row lock, and holds one connection at
+	 * a time, however many rows others hold.
+	 */
+	ExtendedLeases extendAll(Collection<Lease> leases, Duration duration) {
+		if (leases.isEmpty()) {
+			return ExtendedLeases.NONE;
+		}
+		// In job id order, as completions are written, so the two never lock rows in opposite orders.
+		List<Lease> ordered = leases.stream().sorted(Comparator.comparingLong(Lease::jobId)).toList();
+		Set<Lease> extended = this.transactions.inNewForLeases(this.sql.extendLeases == null,
+				() -> extend(ordered, duration));
+		List<Lease> missed = ordered.stream().filter((lease) -> !extended.contains(lease)).toList();
+		Set<Lease> passedOver = missed.isEmpty() ? Set.of() : running(missed);
+		if (!passedOver.isEmpty()) {
+			List<Lease> beside = ordered.stream().filter(passedOver::contains).toList();
+			this.transactions.inNewTransaction(() -> {
+				extendBeside(beside, duration);
+				return null;
+			});
+		}
+		return new ExtendedLeases(extended, passedOver,
+				missed.stream().filter((lease) -> !passedOver.contains(lease)).toList());
+	}
+
+	/**
+	 * Notes that this instance stopped while the handlers of these leases still ran (they did
+	 * not end when interrupted): when their leases expire, the reaper re-queues their jobs
+	 * without counting a crash. In a transaction of its own: a note each, replacing an
+	 * extension an earlier beat wrote.
+	 */
+	void leaveAtStop(Collection<Lease> leases) {
+		if (!leases.isEmpty()) {
+			List<Lease> left = List.copyOf(leases);
+			this.transactions.inNewTransaction(() -> {
+				dropExtensions(left);
+				return this.jdbc.batchUpdate(this.sql.leaveAtStop, left, left.size(), JobLeases::bindLease);
+			});
+		}
+	}
+
+	/**
+	 * After a pass of the reaper, deletes the extensions whose expiry has passed, in a
+	 * transaction of its own; only where rows can be passed over are leases extended beside them.
+	 */
+	void dropEndedExtensions() {
+		if (this.transactions.rowLocks()) {
+			this.transactions.inNewTransaction(() -> this.jdbc.update(this.sql.dropEndedLeaseExtensions));
+		}
 	}
 
 	/**
 	 * Extends the leases whose job runs under them and whose row no other transaction holds
 	 * (where the database can tell); returns those it extended.
 	 */
-	Set<Lease> extend(List<Lease> leases, Duration duration) {
+	private Set<Lease> extend(List<Lease> leases, Duration duration) {
 		if (this.sql.extendLeases != null) {
 			return inOneStatement(leases, duration);
 		}
@@ -57,7 +117,7 @@ final class JobLeases {
 	 * ({@link LeaseSql#expiredLeases}), so a job whose row a caller held past its lease is not
 	 * taken from this instance when the caller lets go; the next beat extends the row itself.
 	 */
-	void extendBeside(List<Lease> leases, Duration duration) {
+	private void extendBeside(List<Lease> leases, Duration duration) {
 		if (leases.isEmpty()) {
 			return;
 		}
@@ -69,12 +129,6 @@ final class JobLeases {
 		});
 	}
 
-	/** See {@link JobStore#leaveAtStop}: a note each, replacing an extension an earlier beat wrote. */
-	void leaveAtStop(List<Lease> leases) {
-		dropExtensions(leases);
-		this.jdbc.batchUpdate(this.sql.leaveAtStop, leases, leases.size(), JobLeases::bindLease);
-	}
-
 	/** Deletes the rows these leases have in {@code queue_lease_extension}, before one is written anew. */
 	private void dropExtensions(List<Lease> leases) {
 		this.jdbc.batchUpdate(this.sql.dropLeaseExtension, leases, leases.size(), JobLeases::bindLease);
@@ -83,11 +137,6 @@ final class JobLeases {
 	private static void bindLease(java.sql.PreparedStatement ps, Lease lease) throws java.sql.SQLException {
 		ps.setLong(1, lease.jobId());
 		ps.setLong(2, lease.token());
-	}
-
-	/** Deletes the extensions whose expiry has passed; returns how many. */
-	int dropEndedExtensions() {
-		return this.jdbc.update(this.sql.dropEndedLeaseExtensions);
 	}
 
 	/** Of these leases, those whose job still runs under them, as last committed (no lock taken). */
@@ -167,7 +216,7 @@ final class JobLeases {
 			ps.setLong(2, lease.jobId());
 			ps.setLong(3, lease.token());
 		})[0];
-		boolean[] held = JobStore.held(counts);
+		boolean[] held = Batches.held(counts);
 		Set<Lease> extended = new HashSet<>();
 		for (int i = 0; i < held.length; i++) {
 			if (held[i]) {

@@ -5,7 +5,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * The claim of queues with limits (docs/flow-control.md): flow control's admission
  * ({@code io.sqlqueue.internal.flow.FlowClaim}), which runs the store's verbs ({@link FlowStore}) in
- * the transaction {@link JobStore#claimJobs} chooses for it. The store defines it and flow
+ * the transaction {@link QueueStore#claimJobs} chooses for it. The store defines it and flow
  * control implements it, so that the store depends on no admission of its own.
  */
 public interface LimitedClaim {

@@ -36,7 +36,7 @@ public class QueueReset {
 	private final List<String> statements;
 
 	public QueueReset(DataSource dataSource, Dialect dialect, @Nullable String schema) {
-		this.jdbc = JobStore.jdbcTemplate(dataSource, dialect);
+		this.jdbc = StoreContext.jdbcTemplate(dataSource, dialect);
 		this.transactions = new StoreTransactions(dataSource, dialect);
 		String checkedSchema = Names.requireSchema(schema);
 		String prefix = (checkedSchema != null) ? dialect.quote(checkedSchema) + "." : "";

@@ -27,18 +27,21 @@ import io.sqlqueue.admin.Staleness;
  */
 public final class ReadStore {
 
-	private final JobStore store;
+	private final JobBrowser browser;
+
+	private final Supplier<List<QueueCount>> countsByQueue;
 
 	private final @Nullable ReplicaLagReader lag;
 
-	private ReadStore(JobStore store, @Nullable ReplicaLagReader lag) {
-		this.store = store;
+	private ReadStore(JobBrowser browser, Supplier<List<QueueCount>> countsByQueue, @Nullable ReplicaLagReader lag) {
+		this.browser = browser;
+		this.countsByQueue = countsByQueue;
 		this.lag = lag;
 	}
 
 	/** The reads on the queue's own store: nothing behind. */
-	public static ReadStore of(JobStore store) {
-		return new ReadStore(store, null);
+	public static ReadStore of(QueueStore store) {
+		return new ReadStore(store.browser(), store::countsByQueue, null);
 	}
 
 	/**
@@ -46,8 +49,11 @@ public final class ReadStore {
 	 * Opens no connection until the first read, so a replica that is down delays nothing.
 	 */
 	public static ReadStore replica(DataSource replica, Dialect dialect, @Nullable String schema) {
-		JobStore store = new JobStore(replica, dialect, schema);
-		return new ReadStore(store, dialect.replicaLagReader(JobStore.jdbcTemplate(replica, dialect)));
+		StoreContext context = StoreContext.on(replica, dialect);
+		JobReads reads = new JobReads(context, new JobReadSql(dialect, schema),
+				new JobLabels(context.jdbc(), dialect, schema), new JobSql(dialect, schema).tableName);
+		return new ReadStore(new JobBrowser(context.jdbc(), context.transactions(), dialect, schema),
+				reads::countsByQueue, dialect.replicaLagReader(context.jdbc()));
 	}
 
 	/** Whether these reads go to a replica. */
@@ -70,32 +76,32 @@ public final class ReadStore {
 
 	/** As {@link JobBrowser#olderThan}. */
 	public JobPage olderThan(JobFilter filter, @Nullable Long before, int limit) {
-		return read("search jobs", () -> this.store.browser().olderThan(filter, before, limit));
+		return read("search jobs", () -> this.browser.olderThan(filter, before, limit));
 	}
 
 	/** As {@link JobBrowser#newerThan}. */
 	public JobPage newerThan(JobFilter filter, long after, int limit) {
-		return read("search jobs", () -> this.store.browser().newerThan(filter, after, limit));
+		return read("search jobs", () -> this.browser.newerThan(filter, after, limit));
 	}
 
 	/** As {@link JobBrowser#count}. */
 	public long count(JobFilter filter) {
-		return read("count jobs", () -> this.store.browser().count(filter));
+		return read("count jobs", () -> this.browser.count(filter));
 	}
 
-	/** As {@link JobStore#countsByQueue}. */
+	/** As {@link QueueStore#countsByQueue}. */
 	public List<QueueCount> countsByQueue() {
-		return read("count jobs per queue", this.store::countsByQueue);
+		return read("count jobs per queue", this.countsByQueue::get);
 	}
 
 	/** As {@link JobBrowser#queuedByQueue}. */
 	public List<QueuedCount> queuedByQueue() {
-		return read("count queued jobs", () -> this.store.browser().queuedByQueue());
+		return read("count queued jobs", () -> this.browser.queuedByQueue());
 	}
 
 	/** As {@link JobBrowser#finishedPerMinute}. */
 	public List<FinishedCount> finishedPerMinute(int minutes) {
-		return read("count finished jobs", () -> this.store.browser().finishedPerMinute(minutes));
+		return read("count finished jobs", () -> this.browser.finishedPerMinute(minutes));
 	}
 
 	private <T> T read(String what, Supplier<T> read) {

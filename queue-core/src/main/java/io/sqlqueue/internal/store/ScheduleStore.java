@@ -47,10 +47,10 @@ public class ScheduleStore {
 	private final ScheduleSql sql;
 
 	public ScheduleStore(DataSource dataSource, Dialect dialect, @Nullable String schema) {
-		this(JobStore.jdbcTemplate(dataSource, dialect), new StoreTransactions(dataSource, dialect), dialect, schema);
+		this(StoreContext.jdbcTemplate(dataSource, dialect), new StoreTransactions(dataSource, dialect), dialect, schema);
 	}
 
-	/** The schedule store of a {@link JobStore}, on its template and transactions. */
+	/** The schedule store of a store, on its template and transactions. */
 	ScheduleStore(JdbcTemplate jdbc, StoreTransactions transactions, Dialect dialect, @Nullable String schema) {
 		this.dialect = dialect;
 		this.jdbc = jdbc;

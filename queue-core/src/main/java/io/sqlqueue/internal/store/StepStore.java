@@ -332,7 +332,7 @@ public final class StepStore {
 	/**
 	 * Wakes the job if it is parked waiting for the signal {@code name} and the signal is
 	 * there, in a short transaction of its own (its wait for a parked job's row that another
-	 * transaction holds bounded by {@link JobStore#OWN_LOCK_WAIT}), and announces its queue;
+	 * transaction holds bounded by {@link StoreTransactions#OWN_LOCK_WAIT}), and announces its queue;
 	 * after the commit of a signal or of a park that waits for one. Returns whether it woke the job.
 	 */
 	public boolean wake(long jobId, String name, String queue) {
@@ -340,7 +340,7 @@ public final class StepStore {
 		// signal rows it reads, and wait for a caller's open transaction that inserted one.
 		Supplier<Boolean> wake = () -> this.jdbc.update(this.wake, jobId, jobId, name, jobId, name) == 1;
 		boolean woke = Boolean.TRUE.equals(this.transactions.rowLocks()
-				? this.transactions.inNewBoundedLockWait(this.jdbc, JobStore.OWN_LOCK_WAIT, wake)
+				? this.transactions.inNewBoundedLockWait(this.jdbc, StoreTransactions.OWN_LOCK_WAIT, wake)
 				: this.transactions.inNewTransaction(wake));
 		if (woke && this.announcer != null) {
 			this.announcer.announce(List.of(queue));

@@ -25,6 +25,17 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 final class StoreTransactions {
 
+	/**
+	 * How long a sweep (the reaper's, the deadline sweep's) or a completion flush waits for a
+	 * row that another transaction holds while it settles what a job's end settles (its
+	 * dependents, its batch, a batch's callback), where the database can bound it
+	 * ({@link Dialect#boundLockWaits}): then that job is left for the next pass or flush,
+	 * and the others are ended meanwhile. The queue's own writes of an attempt's end other
+	 * than success wait as long, then fail as a transient error and are tried again. See
+	 * docs/locking.md.
+	 */
+	static final Duration OWN_LOCK_WAIT = Duration.ofSeconds(1);
+
 	/** The caller's, else a new one, at the connection's own isolation. */
 	private final TransactionTemplate callerOrNew;
 

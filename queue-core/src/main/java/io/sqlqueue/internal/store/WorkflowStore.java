@@ -31,11 +31,11 @@ import io.sqlqueue.WorkflowGraph;
 /**
  * The verbs of workflows as SQL: writing jobs with their links, settling what a job's end
  * settles (its dependents, its batch), and reading where a job stands. Every write runs in
- * the transaction of {@link JobStore} that calls it, so a job's end and what it settles
+ * the transaction of the store's part that calls it, so a job's end and what it settles
  * commit together.
  * <p>
  * {@code settles} on a job says what its end still has to settle: {@link #DEPENDENTS}, its
- * {@link #BATCH}, or both; plain jobs have none, and {@link JobStore} writes their ends
+ * {@link #BATCH}, or both; plain jobs have none, and {@link JobEnds} and {@link JobCompletions} write their ends
  * with one statement that leaves jobs with something to settle alone.
  */
 public class WorkflowStore {

@@ -183,7 +183,7 @@ class PostgresNotificationsIT {
 		assertThat(this.producer.cancel(id)).isTrue();
 		JobResult result = this.producer.await(id, LONG_POLL.dividedBy(4));
 		assertThat(result.status()).isEqualTo(JobStatus.CANCELLED);
-		assertThat(result.error()).isEqualTo(JobStore.CANCELLED_WHILE_RUNNING);
+		assertThat(result.error()).isEqualTo(EndReasons.CANCELLED_WHILE_RUNNING);
 	}
 
 	@Test
