@@ -24,10 +24,12 @@ import io.sqlqueue.admin.TableHealth;
  * own short transaction. A claim never leaves a transaction open. Which transaction each verb
  * runs in is the JDBC implementation's policy, in one place ({@code StoreTransactions}).
  * <p>
- * {@link JobStore} is the JDBC implementation; it builds every sub-store once
- * ({@link #flows()}, {@link #schedules()}, {@link #workflows()}, {@link #browser()}), on one
- * template and one transaction manager, and the claim of a limited queue uses the same
- * {@link FlowStore} as flow control does.
+ * {@link JobStore} is the JDBC implementation, and only assembles it: it builds every part once
+ * on one {@code StoreContext} (one template, one transaction policy, the dialect), the stores
+ * this seam hands out ({@link #flows()}, {@link #schedules()}, {@link #workflows()},
+ * {@link #browser()}, …) among them, and hands each verb to one part; the claim of a limited
+ * queue uses the same {@link FlowStore} as flow control does. The verbs below are grouped by
+ * entity, in the order {@link JobStore} implements them.
  */
 public interface QueueStore {
 
