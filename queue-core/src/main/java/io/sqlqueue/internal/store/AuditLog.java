@@ -32,11 +32,11 @@ public final class AuditLog {
 
 	private volatile boolean enabled = true;
 
-	AuditLog(JdbcTemplate jdbc, StoreTransactions transactions, Dialect dialect, @Nullable String schema) {
-		this.jdbc = jdbc;
-		this.transactions = transactions;
-		this.dialect = dialect;
-		this.sql = new AuditSql(dialect, schema);
+	AuditLog(StoreContext context, @Nullable String schema) {
+		this.jdbc = context.jdbc();
+		this.transactions = context.transactions();
+		this.dialect = context.dialect();
+		this.sql = new AuditSql(this.dialect, schema);
 	}
 
 	/** Whether actions are logged (and read). Set while the store is wired. */

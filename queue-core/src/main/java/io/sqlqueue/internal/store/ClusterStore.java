@@ -44,12 +44,12 @@ public class ClusterStore {
 
 	private final ClusterSql sql;
 
-	/** The cluster store of a store, on its template and transactions. */
-	ClusterStore(JdbcTemplate jdbc, StoreTransactions transactions, Dialect dialect, @Nullable String schema) {
-		this.dialect = dialect;
-		this.jdbc = jdbc;
-		this.transactions = transactions;
-		this.sql = new ClusterSql(dialect, schema);
+	/** The cluster store of a store, on its context. */
+	ClusterStore(StoreContext context, @Nullable String schema) {
+		this.dialect = context.dialect();
+		this.jdbc = context.jdbc();
+		this.transactions = context.transactions();
+		this.sql = new ClusterSql(this.dialect, schema);
 	}
 
 	/**

@@ -59,14 +59,16 @@ public class JobBrowser {
 	private final JobLabels labels;
 
 	public JobBrowser(DataSource dataSource, Dialect dialect, @Nullable String schema) {
-		this(StoreContext.jdbcTemplate(dataSource, dialect), new StoreTransactions(dataSource, dialect), dialect, schema);
+		this(StoreContext.on(dataSource, dialect), schema);
 	}
 
-	/** The browser of a store, on its template and transactions. */
-	JobBrowser(JdbcTemplate jdbc, StoreTransactions transactions, Dialect dialect, @Nullable String schema) {
+	/** The browser of a store, on its context. */
+	JobBrowser(StoreContext context, @Nullable String schema) {
+		Dialect dialect = context.dialect();
+		JdbcTemplate jdbc = context.jdbc();
 		this.dialect = dialect;
 		this.jdbc = jdbc;
-		this.transactions = transactions;
+		this.transactions = context.transactions();
 		String checkedSchema = Names.requireSchema(schema);
 		this.table = (checkedSchema != null) ? dialect.quote(checkedSchema) + ".queue_job" : "queue_job";
 		String prefix = (checkedSchema != null) ? dialect.quote(checkedSchema) + "." : "";

@@ -61,13 +61,12 @@ final class JobClaims {
 	/** Where the last full claim of a queue (and its handlers) ended, and when one last started at the head. */
 	private final Map<List<String>, Mark> marks = new ConcurrentHashMap<>();
 
-	JobClaims(JdbcTemplate jdbc, JobSql sql, Dialect dialect, ClaimMethod claimMethod,
-			StoreTransactions transactions) {
-		this.jdbc = jdbc;
+	JobClaims(StoreContext context, JobSql sql, ClaimMethod claimMethod) {
+		this.jdbc = context.jdbc();
 		this.sql = sql;
-		this.dialect = dialect;
+		this.dialect = context.dialect();
 		this.claimMethod = claimMethod;
-		this.transactions = transactions;
+		this.transactions = context.transactions();
 	}
 
 	/** Claims due jobs of a queue without limits by this store's claim method. */

@@ -48,12 +48,12 @@ final class JobCompletions {
 
 	private final AttemptHistory attempts;
 
-	JobCompletions(JdbcTemplate jdbc, JobEndSql sql, StoreTransactions transactions, WorkflowStore workflows,
-			JobLeases leases, JobEnds ends, AttemptHistory attempts) {
+	JobCompletions(StoreContext context, JobEndSql sql, WorkflowStore workflows, JobLeases leases, JobEnds ends,
+			AttemptHistory attempts) {
 		this.attempts = attempts;
-		this.jdbc = jdbc;
+		this.jdbc = context.jdbc();
 		this.sql = sql;
-		this.transactions = transactions;
+		this.transactions = context.transactions();
 		this.workflows = workflows;
 		this.leases = leases;
 		this.ends = ends;

@@ -53,14 +53,14 @@ final class JobEnds {
 
 	private final List<SettleListener> settleListeners = new CopyOnWriteArrayList<>();
 
-	JobEnds(JdbcTemplate jdbc, JobEndSql sql, LeaseSql leaseSql, Dialect dialect, StoreTransactions transactions, WorkflowStore workflows,
-			AttemptHistory attempts, @Nullable String notifyChannel, @Nullable WorkAnnouncer announcer) {
-		this.jdbc = jdbc;
+	JobEnds(StoreContext context, JobEndSql sql, LeaseSql leaseSql, WorkflowStore workflows, AttemptHistory attempts,
+			@Nullable String notifyChannel, @Nullable WorkAnnouncer announcer) {
+		this.jdbc = context.jdbc();
 		this.attempts = attempts;
 		this.sql = sql;
 		this.leaseSql = leaseSql;
-		this.dialect = dialect;
-		this.transactions = transactions;
+		this.dialect = context.dialect();
+		this.transactions = context.transactions();
 		this.workflows = workflows;
 		this.notifyChannel = notifyChannel;
 		this.announcer = announcer;

@@ -134,21 +134,19 @@ public class JobStore implements QueueStore {
 		JobLabels labels = new JobLabels(jdbc, dialect, schema);
 		this.inserts = new JobInserts(jdbc, sql, dialect, announcer, labels);
 		this.flows = new FlowStore(jdbc, this.transactions, dialect, sql, schema, notifyChannel);
-		this.schedules = new ScheduleStore(jdbc, this.transactions, dialect, schema);
-		this.browser = new JobBrowser(jdbc, this.transactions, dialect, schema);
-		this.cluster = new ClusterStore(jdbc, this.transactions, dialect, schema);
+		this.schedules = new ScheduleStore(context, schema);
+		this.browser = new JobBrowser(context, schema);
+		this.cluster = new ClusterStore(context, schema);
 		this.workflows = new WorkflowStore(jdbc, dialect, schema);
 		this.leases = new JobLeases(context, leaseSql);
 		this.attempts = new AttemptHistory(jdbc, dialect, schema);
-		this.audit = new AuditLog(jdbc, this.transactions, dialect, schema);
+		this.audit = new AuditLog(context, schema);
 		this.steps = new StepStore(jdbc, dialect, this.transactions, announcer, sql.tableName, schema);
-		this.ends = new JobEnds(jdbc, endSql, leaseSql, dialect, this.transactions, this.workflows,
-				this.attempts, notifyChannel, announcer);
-		this.completions = new JobCompletions(jdbc, endSql, this.transactions, this.workflows, this.leases,
-				this.ends, this.attempts);
+		this.ends = new JobEnds(context, endSql, leaseSql, this.workflows, this.attempts, notifyChannel, announcer);
+		this.completions = new JobCompletions(context, endSql, this.workflows, this.leases, this.ends, this.attempts);
 		this.reads = new JobReads(context, readSql, labels, sql.tableName);
 		this.claims = new QueueClaims(context, sql,
-				new JobClaims(jdbc, sql, dialect, claimMethod, this.transactions),
+				new JobClaims(context, sql, claimMethod),
 				limitedClaims.create(this.flows), this.reads::find);
 		this.operators = new OperatorWrites(context, sql, endSql, readSql, this.reads, this.ends,
 				notifyChannel);

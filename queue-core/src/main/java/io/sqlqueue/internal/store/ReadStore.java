@@ -52,7 +52,7 @@ public final class ReadStore {
 		StoreContext context = StoreContext.on(replica, dialect);
 		JobReads reads = new JobReads(context, new JobReadSql(dialect, schema),
 				new JobLabels(context.jdbc(), dialect, schema), new JobSql(dialect, schema).tableName);
-		return new ReadStore(new JobBrowser(context.jdbc(), context.transactions(), dialect, schema),
+		return new ReadStore(new JobBrowser(context, schema),
 				reads::countsByQueue, dialect.replicaLagReader(context.jdbc()));
 	}
 

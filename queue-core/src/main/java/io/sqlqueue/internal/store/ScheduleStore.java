@@ -47,15 +47,15 @@ public class ScheduleStore {
 	private final ScheduleSql sql;
 
 	public ScheduleStore(DataSource dataSource, Dialect dialect, @Nullable String schema) {
-		this(StoreContext.jdbcTemplate(dataSource, dialect), new StoreTransactions(dataSource, dialect), dialect, schema);
+		this(StoreContext.on(dataSource, dialect), schema);
 	}
 
-	/** The schedule store of a store, on its template and transactions. */
-	ScheduleStore(JdbcTemplate jdbc, StoreTransactions transactions, Dialect dialect, @Nullable String schema) {
-		this.dialect = dialect;
-		this.jdbc = jdbc;
-		this.transactions = transactions;
-		this.sql = new ScheduleSql(dialect, schema);
+	/** The schedule store of a store, on its context. */
+	ScheduleStore(StoreContext context, @Nullable String schema) {
+		this.dialect = context.dialect();
+		this.jdbc = context.jdbc();
+		this.transactions = context.transactions();
+		this.sql = new ScheduleSql(this.dialect, schema);
 	}
 
 	/** Every schedule, by name. */
