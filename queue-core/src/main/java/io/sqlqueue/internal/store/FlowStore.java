@@ -41,13 +41,14 @@ public class FlowStore {
 	 * announce changed limits there too; {@code null} for none
 	 */
 	public FlowStore(DataSource dataSource, Dialect dialect, @Nullable String schema, @Nullable String notifyChannel) {
-		this(StoreContext.jdbcTemplate(dataSource, dialect), new StoreTransactions(dataSource, dialect), dialect,
-				new JobSql(dialect, schema), schema, notifyChannel);
+		this(StoreContext.on(dataSource, dialect), new JobSql(dialect, schema), schema, notifyChannel);
 	}
 
-	/** The flow store of a {@link JobStore}, on its template, transactions and statements. */
-	FlowStore(JdbcTemplate jdbc, StoreTransactions transactions, Dialect dialect, JobSql jobSql,
-			@Nullable String schema, @Nullable String notifyChannel) {
+	/** The flow store of a {@link JobStore}, on its context and statements. */
+	FlowStore(StoreContext context, JobSql jobSql, @Nullable String schema, @Nullable String notifyChannel) {
+		Dialect dialect = context.dialect();
+		JdbcTemplate jdbc = context.jdbc();
+		StoreTransactions transactions = context.transactions();
 		FlowSql sql = new FlowSql(dialect, schema);
 		this.locks = new FlowLocks(dialect, jdbc, sql);
 		this.declarations = new LimitDeclarations(dialect, jdbc, sql, this.locks, transactions, notifyChannel);

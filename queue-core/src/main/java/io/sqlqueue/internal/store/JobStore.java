@@ -133,7 +133,7 @@ public class JobStore implements QueueStore {
 				? new WorkAnnouncer(dataSource, dialect.notifyStatement(), notifyChannel) : null;
 		JobLabels labels = new JobLabels(jdbc, dialect, schema);
 		this.inserts = new JobInserts(jdbc, sql, dialect, announcer, labels);
-		this.flows = new FlowStore(jdbc, this.transactions, dialect, sql, schema, notifyChannel);
+		this.flows = new FlowStore(context, sql, schema, notifyChannel);
 		this.schedules = new ScheduleStore(context, schema);
 		this.browser = new JobBrowser(context, schema);
 		this.cluster = new ClusterStore(context, schema);
