@@ -18,6 +18,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfEnvironmentVariable;
 import org.junit.jupiter.api.parallel.ResourceLock;
 
 import io.sqlqueue.handler.HandlerDefinition;
@@ -36,10 +37,14 @@ import static org.awaitility.Awaitility.await;
  * the killed node goes on through the next node of its URL ({@code jdbc:mariadb:sequential://}
  * its own node first), the others never stop. No job is lost, and none runs again but those
  * the killed node's instance had in hand. Needs the cluster of {@code .ci/galera} on this
- * machine (it kills node 3, and starts it again through that script, which rejoins it by IST);
- * skipped where no Galera cluster answers, unless {@code SQLQUEUE_TEST_REQUIRE_DATABASES} names
- * {@code galera}.
+ * machine (it kills and restarts node 3 through that script).
+ * <p>
+ * Opt-in ({@code SQLQUEUE_TEST_GALERA_FAULT=1}), so not in {@code ./mvnw verify} or CI: on this
+ * machine a surviving node's memory sometimes runs away after the kill (past 20 GiB, or to its
+ * 3 GiB cap, where it crashes), which takes the cluster down with it; the cause is not found.
  */
+@EnabledIfEnvironmentVariable(named = "SQLQUEUE_TEST_GALERA_FAULT", matches = "1",
+		disabledReason = "opt-in: SQLQUEUE_TEST_GALERA_FAULT=1 (a surviving node's memory may run away, see the class)")
 @ResourceLock(TestDatabase.GALERA_SERVER)
 class GaleraFaultIT {
 
@@ -157,23 +162,15 @@ class GaleraFaultIT {
 
 	private static long pidOf(int node) throws IOException {
 		Path directory = Path.of(System.getenv().getOrDefault("SQLQUEUE_GALERA_DIR", "/tmp/sqlqueue-galera"));
-		Path pidFile = directory.resolve("node" + node).resolve("mariadbd.pid");
-		if (!Files.isReadable(pidFile)) {
-			throw new IllegalStateException("No " + pidFile + ": this test kills a node of the cluster that " + SCRIPT
-					+ " runs on this machine, in SQLQUEUE_GALERA_DIR (default /tmp/sqlqueue-galera)");
-		}
-		return Long.parseLong(Files.readString(pidFile).trim());
+		return Long.parseLong(Files.readString(directory.resolve("node" + node).resolve("mariadbd.pid")).trim());
 	}
 
 	/** Starts the node again (it rejoins by IST), unless it runs. */
 	private static void startNode(int node) throws IOException, InterruptedException {
-		long started = System.nanoTime();
 		Process start = new ProcessBuilder(SCRIPT.toString(), "start-node", String.valueOf(node)).inheritIO().start();
 		if (!start.waitFor(3, TimeUnit.MINUTES) || start.exitValue() != 0) {
 			throw new IllegalStateException("Could not start Galera node " + node + " again with " + SCRIPT);
 		}
-		System.out.printf("Galera node %d synced again %d ms after its start%n", node,
-				TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
 	}
 
 }
