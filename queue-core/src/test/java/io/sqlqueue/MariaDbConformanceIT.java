@@ -100,25 +100,6 @@ class MariaDbConformanceIT extends QueueConformanceTests {
 		}
 	}
 
-	/**
-	 * No index of the queue's tables is on a VIRTUAL generated column (migration V19): InnoDB's
-	 * purge computes such a column's old values by opening the table from a background thread,
-	 * and on MariaDB 10.11 a failed open made purge loop and the server's memory grow until it
-	 * crashed (docs/databases.md#mariadb-galera). The generated columns are STORED.
-	 */
-	@Test
-	void indexedGeneratedColumnsAreStoredNotVirtual() {
-		org.springframework.jdbc.core.JdbcTemplate jdbc = new org.springframework.jdbc.core.JdbcTemplate(
-				this.database.dataSource());
-		String indexedGenerated = "SELECT DISTINCT c.COLUMN_NAME FROM information_schema.COLUMNS c"
-				+ " JOIN information_schema.STATISTICS s ON s.TABLE_SCHEMA = c.TABLE_SCHEMA"
-				+ " AND s.TABLE_NAME = c.TABLE_NAME AND s.COLUMN_NAME = c.COLUMN_NAME"
-				+ " WHERE c.TABLE_SCHEMA = DATABASE() AND c.EXTRA LIKE ?";
-		assertThat(jdbc.queryForList(indexedGenerated, String.class, "%VIRTUAL%")).isEmpty();
-		assertThat(jdbc.queryForList(indexedGenerated, String.class, "%STORED%"))
-			.containsExactlyInAnyOrder("live_unique_key", "running_group_key", "queued_deadline");
-	}
-
 	/** DATETIME(6) holds UTC: a session in another time zone reads and writes the same instants. */
 	@Test
 	void timesAreUtcWhateverTheSessionTimeZone() {
