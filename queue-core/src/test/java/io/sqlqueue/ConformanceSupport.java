@@ -1,14 +1,17 @@
 package io.sqlqueue;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.sqlqueue.handler.HandlerDefinition;
 import io.sqlqueue.handler.JobInvoker;
+import io.sqlqueue.internal.flow.DefaultFlowControl;
 import io.sqlqueue.internal.store.ClaimMethod;
 import io.sqlqueue.internal.store.ClaimRequest;
 import io.sqlqueue.internal.store.Completion;
+import io.sqlqueue.internal.store.Dialect;
 import io.sqlqueue.internal.store.Lease;
 import io.sqlqueue.test.QueueFixture;
 import io.sqlqueue.test.TestDatabase;
@@ -84,6 +87,34 @@ interface ConformanceSupport {
 	default String table(String name) {
 		String schema = isolatedDatabase().schema();
 		return (schema != null) ? schema + "." + name : name;
+	}
+
+	/**
+	 * The database's clock now: the clock the queue's times (run_at, declared_until ...) are
+	 * written and compared by, for a test that waits until one of them has passed.
+	 */
+	default Instant databaseNow() {
+		Dialect dialect = isolatedDatabase().dialect();
+		return fixture().jdbc().queryForObject("SELECT " + dialect.currentTime() + " AS db_now",
+				(rs, row) -> dialect.getTimestamp(rs, "db_now"));
+	}
+
+	/**
+	 * Keeps the declarations of two instances of flow control, {@code older} refreshing every
+	 * {@code olderRefresh}, until a declaration that {@code older} alone had kept from now on would
+	 * have lapsed (three of its refreshes, by the database's clock), and once more after that: a
+	 * limit or turns that {@code older} must leave in force are still there after refreshes
+	 * that would have removed them had {@code older} judged them by its own lifetime.
+	 */
+	default void keepBothPastTheOlderOnesLapse(DefaultFlowControl older, DefaultFlowControl newer,
+			Duration olderRefresh) {
+		Instant lapsed = databaseNow().plus(olderRefresh.multipliedBy(3));
+		await().atMost(WAIT).pollInterval(olderRefresh).until(() -> {
+			boolean past = databaseNow().isAfter(lapsed);
+			older.keepDeclarations();
+			newer.keepDeclarations();
+			return past;
+		});
 	}
 
 	/** Skips a test of row locks on a database without them. */
