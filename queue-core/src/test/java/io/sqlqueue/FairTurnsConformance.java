@@ -155,15 +155,15 @@ interface FairTurnsConformance extends ConformanceSupport {
 		assertThat(fixture().status(later)).isEqualTo(JobStatus.RUNNING);
 	}
 
-	/** Past the time after which an instance looks for keys that are not in a fair queue's turns. */
-	private static void sleepPastTheLookForKeys() {
-		try {
-			Thread.sleep(2 * FlowClaim.FAIR_SCAN_INTERVAL.toMillis());
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException(ex);
-		}
+	/**
+	 * Waits until the interval after which an instance looks again for keys not in a fair
+	 * queue's turns has passed since {@code lastClaim} (by {@link System#nanoTime()} of the
+	 * moment the last claim returned, the clock the claim's looks are timed by): the next claim
+	 * looks.
+	 */
+	private static void awaitPastTheLookForKeys(long lastClaim) {
+		await().atMost(WAIT).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(5))
+			.until(() -> System.nanoTime() - lastClaim >= FlowClaim.FAIR_SCAN_INTERVAL.toNanos());
 	}
 
 	/**
@@ -180,11 +180,12 @@ interface FairTurnsConformance extends ConformanceSupport {
 		fixture().queue().enqueueAll(jobsOf("late", 30));
 		boolean beforeTheNextLook = System.nanoTime() - looked < FlowClaim.FAIR_SCAN_INTERVAL.toNanos();
 		List<String> next = claimKeys(2);
+		long lastClaim = System.nanoTime();
 		if (beforeTheNextLook) {
 			// A machine that took longer than the interval for the enqueue looked again, rightly.
 			assertThat(next).as("a new key enters the turns at the next look for keys").containsOnly("early");
 		}
-		sleepPastTheLookForKeys();
+		awaitPastTheLookForKeys(lastClaim);
 		assertThat(counts(claimKeys(10))).containsExactlyInAnyOrderEntriesOf(Map.of("early", 5, "late", 5));
 		assertThat(counts(claimKeys(10))).containsExactlyInAnyOrderEntriesOf(Map.of("early", 5, "late", 5));
 	}
@@ -196,16 +197,21 @@ interface FairTurnsConformance extends ConformanceSupport {
 	 * it, rather than in {@code FULL_SCAN_INTERVAL}.
 	 */
 	@Test
-	default void aKeyWhoseJobBecomesDueLaterIsFound() throws Exception {
+	default void aKeyWhoseJobBecomesDueLaterIsFound() {
 		flow().setFairness("default", Fairness.roundRobin());
 		long later = fixture().queue()
-			.enqueue(Job.of("work", 1).concurrencyKey("later").delay(java.time.Duration.ofMillis(500)));
+			.enqueue(Job.of("work", 1).concurrencyKey("later").delay(java.time.Duration.ofSeconds(1)));
 		fixture().queue().enqueue(Job.of("work", 2).concurrencyKey("now"));
+		long fullLook = System.nanoTime();
 		assertThat(claimKeys(5)).as("only one job is due").containsExactly("now");
-		sleepPastTheLookForKeys();
+		awaitPastTheLookForKeys(System.nanoTime());
 		assertThat(claimKeys(5)).as("still only one job was due").isEmpty();
-		Thread.sleep(500);
+		String due = "id = " + later + " AND run_at <= " + isolatedDatabase().dialect().now();
+		await().atMost(WAIT).pollInterval(Duration.ofMillis(10)).until(() -> fixture().count(due) == 1);
 		assertThat(claimKeys(5)).containsExactly("later");
+		assertThat(Duration.ofNanos(System.nanoTime() - fullLook))
+			.as("found before the periodic look at every key could have found it")
+			.isLessThan(FlowClaim.FAIR_FULL_SCAN_INTERVAL);
 		assertThat(fixture().status(later)).isEqualTo(JobStatus.RUNNING);
 	}
 
@@ -390,7 +396,7 @@ interface FairTurnsConformance extends ConformanceSupport {
 	 * does not declare the turns and must not end them while the newer instance lives.
 	 */
 	@Test
-	default void anOlderInstanceStartedAfterANewerOneLeavesTheNewerOnesFairTurns() throws Exception {
+	default void anOlderInstanceStartedAfterANewerOneLeavesTheNewerOnesFairTurns() {
 		try (HikariDataSource pool = isolatedDatabase().newDataSource(4)) {
 			java.util.Set<String> served = java.util.Set.of("default");
 			Fairness turns = Fairness.roundRobin().withWeight("vip", 2);
@@ -399,11 +405,7 @@ interface FairTurnsConformance extends ConformanceSupport {
 			newer.declareFairness(LimitSource.ANNOTATION, Map.of("default", turns), served);
 			older.declareFairness(LimitSource.ANNOTATION, Map.of(), served);
 			assertThat(older.limits("default").fairness()).isEqualTo(turns);
-			for (int refresh = 0; refresh < 5; refresh++) {
-				Thread.sleep(20);
-				older.keepDeclarations();
-				newer.keepDeclarations();
-			}
+			keepBothPastTheOlderOnesLapse(older, newer, Duration.ofMillis(20));
 			assertThat(older.limits("default").fairness()).isEqualTo(turns);
 		}
 	}
