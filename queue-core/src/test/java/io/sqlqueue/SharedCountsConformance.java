@@ -38,6 +38,18 @@ interface SharedCountsConformance extends ConformanceSupport {
 		return new QueueStats(fixture().store(), new SimpleAsyncTaskScheduler(), interval, null, instance);
 	}
 
+	/**
+	 * Waits until the count turn's {@code column} ({@code taken_at}, {@code counted_at}) is
+	 * older than {@code age} by the database's clock, compared as the store compares it when
+	 * it gives the turn or judges shared counts.
+	 */
+	private void awaitTurnOlderThan(String column, Duration age) {
+		String older = "SELECT COUNT(*) FROM " + table("queue_count_turn") + " WHERE id = 1 AND " + column + " < "
+				+ isolatedDatabase().dialect().nowPlusMillis();
+		await().atMost(WAIT).pollInterval(Duration.ofMillis(10))
+			.until(() -> fixture().jdbc().queryForObject(older, Integer.class, -age.toMillis()) == 1);
+	}
+
 	private void enqueue(int jobs) {
 		for (int i = 0; i < jobs; i++) {
 			fixture().queue().enqueue(Job.of("counted.job", i).queue("counted"));
@@ -70,7 +82,8 @@ interface SharedCountsConformance extends ConformanceSupport {
 		enqueue(2);
 		assertThat(first.refreshInTurn().countedBy()).isEqualTo("instance-a");
 		enqueue(1);
-		sleepQuietly(400);
+		// Past the interval (the gap is 0.9 of it) since the first took its turn.
+		awaitTurnOlderThan("taken_at", Duration.ofMillis(300));
 		QueueStats.Snapshot counted = second.refreshInTurn();
 		assertThat(counted.countedBy()).isEqualTo("instance-b");
 		assertThat(counted.jobs("counted", JobStatus.QUEUED)).isEqualTo(3);
@@ -104,8 +117,9 @@ interface SharedCountsConformance extends ConformanceSupport {
 		enqueue(1);
 		// Within its gap (1.8 s): the second reads the counts, and how long they took.
 		assertThat(second.refreshInTurn().countedBy()).isEqualTo("instance-a");
-		// Past both unpaced gaps, not past nine tenths of ten times the 800 ms the count took.
-		sleepQuietly(2_000);
+		// Past both unpaced gaps (0.9 of the 2 s interval, from the turn's take), not past nine
+		// tenths of ten times the 800 ms the count took.
+		awaitTurnOlderThan("taken_at", Duration.ofSeconds(2));
 		QueueStats.Snapshot read = second.refreshInTurn();
 		assertThat(read.countedBy()).isEqualTo("instance-a");
 		assertThat(read.jobs("counted", JobStatus.QUEUED)).as("counted again by the instance that read").isEqualTo(2);
@@ -119,7 +133,7 @@ interface SharedCountsConformance extends ConformanceSupport {
 		OptionalLong stalled = cluster.takeCountTurn("stalled", Duration.ofMillis(100));
 		assertThat(stalled).isPresent();
 		// Past three gaps: an unshared turn passes on.
-		sleepQuietly(400);
+		awaitTurnOlderThan("taken_at", Duration.ofMillis(300));
 		OptionalLong next = cluster.takeCountTurn("next", Duration.ofMillis(100));
 		assertThat(next).isPresent();
 		assertThat(next.getAsLong()).isGreaterThan(stalled.getAsLong());
@@ -177,14 +191,14 @@ interface SharedCountsConformance extends ConformanceSupport {
 		Duration gap = Duration.ofMillis(500);
 		OptionalLong slow = cluster.takeCountTurn("slow", gap);
 		assertThat(slow).isPresent();
-		sleepQuietly(600);
+		awaitTurnOlderThan("taken_at", gap);
 		assertThat(cluster.takeCountTurn("eager", gap)).as("a turn taken past one gap, its counts not shared").isEmpty();
 		assertThat(cluster.shareCounts("slow", slow.getAsLong(), List.of(), Map.of())).isTrue();
-		sleepQuietly(600);
+		awaitTurnOlderThan("taken_at", gap);
 		OptionalLong next = cluster.takeCountTurn("next", gap);
 		assertThat(next).as("a turn taken past one gap, its counts shared").isPresent();
 		// Its counter stops before it shares: after three gaps the turn passes on.
-		sleepQuietly(1600);
+		awaitTurnOlderThan("taken_at", gap.multipliedBy(3));
 		assertThat(cluster.takeCountTurn("after-a-crash", gap)).isPresent();
 	}
 
@@ -199,9 +213,10 @@ interface SharedCountsConformance extends ConformanceSupport {
 		assertThat(cluster.shareCounts("old", old.getAsLong(),
 				List.of(new QueueCount("counted", JobStatus.QUEUED, 99, Duration.ZERO)), Map.of())).isTrue();
 		enqueue(2);
-		sleepQuietly(600);
+		// Interval 100 ms: the shared counts are more than four intervals old (not used past that),
+		// the turn not free for three gaps.
+		awaitTurnOlderThan("counted_at", Duration.ofMillis(400));
 		assertThat(cluster.takeCountTurn("stopped", Duration.ZERO)).isPresent();
-		// Interval 100 ms: the shared counts are six intervals old, the turn not free for three gaps.
 		QueueStats.Snapshot read = stats("reader", Duration.ofMillis(100)).refreshInTurn();
 		assertThat(read.jobs("counted", JobStatus.QUEUED)).isEqualTo(2);
 	}
