@@ -38,6 +38,17 @@ interface DurableStepsConformance extends ConformanceSupport {
 				QueueFixture.fastSettings().build(), fixture().listener(), JobObservations.NONE);
 	}
 
+	/**
+	 * Waits until the job's wait (for a signal, or a sleep) is past its {@code wake_at} by the
+	 * database's clock, the clock its next claim's time, which decides that the wait is up, is read by.
+	 */
+	private void awaitPastItsWait(long id) {
+		String up = "SELECT COUNT(*) FROM " + table("queue_job_step") + " WHERE job_id = ? AND wake_at <= "
+				+ isolatedDatabase().dialect().now();
+		await().atMost(WAIT).pollInterval(Duration.ofMillis(10))
+			.until(() -> fixture().jdbc().queryForObject(up, Integer.class, id) > 0);
+	}
+
 	private JobRunner.Ran runOnce(long id) {
 		return runner().run(id).orElseThrow(() -> new AssertionError("job " + id + " is not queued"));
 	}
@@ -348,7 +359,7 @@ interface DurableStepsConformance extends ConformanceSupport {
 		});
 		assertThat(fixture().queue().signals(id)).isEmpty();
 		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.PARKED);
-		sleepQuietly(100);
+		awaitPastItsWait(id);
 		assertThat(runOnce(id).outcome()).as("timed out, then failed").isEqualTo(JobOutcome.RETRIED);
 		fixture().queue().signal(id, "paid", 2);
 		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.SUCCEEDED);
@@ -380,7 +391,7 @@ interface DurableStepsConformance extends ConformanceSupport {
 		});
 		long id = fixture().queue().enqueue("order", null);
 		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.PARKED);
-		sleepQuietly(100);
+		awaitPastItsWait(id);
 		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.RETRIED);
 		fixture().queue().signal(id, "paid", 2);
 		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.SUCCEEDED);
@@ -404,7 +415,7 @@ interface DurableStepsConformance extends ConformanceSupport {
 		}, "order"));
 		long id = fixture().queue().enqueue("order", null);
 		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.PARKED);
-		sleepQuietly(100);
+		awaitPastItsWait(id);
 		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.FAILED);
 		assertThat(fixture().job(id).lastError()).contains("no payment callback in time");
 		fixture().queue().signal(id, "paid", 5);
@@ -1284,7 +1295,10 @@ interface DurableStepsConformance extends ConformanceSupport {
 		fixture().queue().signal(id, "paid", 1);
 		assertThat(runOnce(id).outcome()).isEqualTo(JobOutcome.SUCCEEDED);
 		assertThat(fixture().queue().steps(id)).hasSize(1);
-		sleepQuietly(20);
+		// Finished before now by the database's clock: pruned at an age of zero.
+		String now = isolatedDatabase().dialect().now();
+		await().atMost(WAIT).pollInterval(Duration.ofMillis(5))
+			.until(() -> fixture().count("id = " + id + " AND finished_at < " + now) == 1);
 		assertThat(fixture().store().pruneFinished(JobStatus.SUCCEEDED, Duration.ZERO, 100)).isOne();
 		assertThat(fixture().queue().steps(id)).isEmpty();
 		assertThat(fixture().queue().signals(id)).isEmpty();
