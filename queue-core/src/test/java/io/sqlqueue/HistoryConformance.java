@@ -165,7 +165,9 @@ interface HistoryConformance extends ConformanceSupport {
 			List<JobRecord> claimed = worker
 				.claim(new ClaimRequest("racer", "default", List.of("history.race"), jobs, 200));
 			assertThat(claimed).hasSize(jobs);
-			Thread.sleep(250);
+			// Every lease (200 ms) expired by the database's clock, as the reaper compares it.
+			String expired = "status = 'RUNNING' AND lease_expires_at < " + isolatedDatabase().dialect().now();
+			await().atMost(WAIT).pollInterval(Duration.ofMillis(10)).until(() -> fixture().count(expired) == jobs);
 			CountDownLatch go = new CountDownLatch(1);
 			CompletableFuture<Set<Lease>> flush = CompletableFuture.supplyAsync(() -> {
 				awaitLatch(go);
