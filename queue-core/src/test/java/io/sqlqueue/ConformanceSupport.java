@@ -99,6 +99,12 @@ interface ConformanceSupport {
 				(rs, row) -> dialect.getTimestamp(rs, "db_now"));
 	}
 
+	/** Waits until the database's clock is past {@code instant}. */
+	default void awaitDatabaseClockPast(Instant instant) {
+		await().atMost(WAIT).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(2))
+			.until(() -> databaseNow().isAfter(instant));
+	}
+
 	/**
 	 * Keeps the declarations of two instances of flow control, {@code older} refreshing every
 	 * {@code olderRefresh}, until a declaration that {@code older} alone had kept from now on would
