@@ -36,6 +36,7 @@ interface BadInputConformance extends ConformanceSupport {
 		long unknown = fixture().queue().enqueue("nobody.handles.this", Map.of("x", 1));
 		long known = fixture().queue().enqueue("known", null);
 		awaitStatus(known, JobStatus.SUCCEEDED);
+		// Time must pass: a touch of the unknown job would come with no event to wait for.
 		await().pollDelay(Duration.ofMillis(200)).atMost(WAIT).until(() -> true);
 		JobRecord job = fixture().job(unknown);
 		assertThat(job.status()).isEqualTo(JobStatus.QUEUED);

@@ -297,7 +297,8 @@ interface CallerLockConformance extends ConformanceSupport {
 		long held = fixture().queue().enqueue(Job.of("hangs.longer", "held"));
 		await().atMost(WAIT).until(() -> fixture().status(held) == JobStatus.RUNNING);
 		try (OpenTransaction<Long> caller = enqueueAfter(held)) {
-			// Past its timeout the sweep writes its failure, which waits for the caller's row.
+			// Past its timeout the sweep writes its failure, which waits for the caller's row. Time
+			// must pass: the sweep's write, waiting, shows nothing to wait for (its interrupt follows it).
 			Thread.sleep(2_500);
 			assertThat(fixture().status(held)).isEqualTo(JobStatus.RUNNING);
 			long other = fixture().queue().enqueue(Job.of("hangs", "other"));

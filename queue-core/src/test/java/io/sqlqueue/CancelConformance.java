@@ -101,6 +101,7 @@ interface CancelConformance extends ConformanceSupport {
 			assertThat(result.status()).isEqualTo(JobStatus.CANCELLED);
 			assertThat(result.result(String.class)).isNull();
 			int stepsAtCancel = steps.get();
+			// Time must pass: a step after the cancel would come with no event to wait for.
 			sleepQuietly(100);
 			assertThat(steps.get()).isEqualTo(stepsAtCancel);
 			assertThat(fixture().job(id).attempts()).isEqualTo(1);

@@ -117,6 +117,7 @@ interface ManagerLoopsConformance extends ConformanceSupport {
 	default void aReaperPassThatTookLongIsFollowedAfterTenTimesAsLong() {
 		// Held 400 ms at 200 ms: the next pass 2 s later (ten times 400 ms, capped at ten intervals).
 		afterAReaperPassHeld(Duration.ofMillis(200), 400, (passes) -> {
+			// Time must pass: an unpaced pass would come with no event to wait for.
 			sleepQuietly(1_000);
 			assertThat(passes.get()).isEqualTo(1);
 		});

@@ -61,6 +61,7 @@ interface PauseConformance extends ConformanceSupport {
 			for (int i = 0; i < 5; i++) {
 				ids.add(fixture().queue().enqueue("pause.work", i));
 			}
+			// Time must pass: a claim of a paused queue would come with no event to wait for.
 			sleepQuietly(POLL.multipliedBy(2).toMillis());
 			for (long id : ids) {
 				JobRecord job = fixture().job(id);
@@ -102,6 +103,7 @@ interface PauseConformance extends ConformanceSupport {
 		long queued = fixture().queue().enqueue("pause.slow", 2);
 		release.countDown();
 		awaitStatus(running, JobStatus.SUCCEEDED);
+		// Time must pass: a claim of a paused queue would come with no event to wait for.
 		sleepQuietly(POLL.multipliedBy(2).toMillis());
 		assertThat(fixture().status(queued)).isEqualTo(JobStatus.QUEUED);
 		assertThat(admin(manager).resumeQueue("pausable").done()).isTrue();
@@ -153,6 +155,7 @@ interface PauseConformance extends ConformanceSupport {
 		}
 		worker.release().countDown();
 		awaitStatus(worker.held(), JobStatus.SUCCEEDED);
+		// Time must pass: a claim of a paused queue would come with no event to wait for.
 		sleepQuietly(POLL.multipliedBy(2).toMillis());
 		for (long id : worker.claimedAhead()) {
 			assertThat(fixture().status(id)).isEqualTo(JobStatus.QUEUED);
@@ -203,6 +206,7 @@ interface PauseConformance extends ConformanceSupport {
 		assertThat(admin.pauseQueue("pausable").done()).isTrue();
 		Manager manager = fixture().startManager(fixture().store(),
 				QueueFixture.fastSettings().pollInterval(POLL).build(), 8);
+		// Time must pass: a claim of a paused queue would come with no event to wait for.
 		sleepQuietly(POLL.multipliedBy(2).toMillis());
 		assertThat(fixture().status(id)).isEqualTo(JobStatus.QUEUED);
 		assertThat(admin(manager).resumeQueue("pausable").done()).isTrue();

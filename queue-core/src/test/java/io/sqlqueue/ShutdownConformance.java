@@ -213,6 +213,7 @@ interface ShutdownConformance extends ConformanceSupport {
 		manager.stop();
 		long id = fixture().queue().enqueue("work", null);
 		manager.wakeUp(Set.of("default"));
+		// Time must pass: a claim by the stopped Manager would come with no event to wait for.
 		await().pollDelay(Duration.ofMillis(300)).atMost(WAIT).until(() -> true);
 		assertThat(fixture().status(id)).isEqualTo(JobStatus.QUEUED);
 	}
