@@ -41,6 +41,25 @@ interface PauseConformance extends ConformanceSupport {
 		return new DefaultQueueAdmin(fixture().queue(), fixture().store(), manager, null, null);
 	}
 
+	/**
+	 * A queue beside the paused one, registered before a Manager starts: the Manager claims it
+	 * at each poll (with nothing due), which {@link #awaitAWholePollPassedOver} counts.
+	 */
+	private void besideQueue() {
+		fixture().register(HandlerDefinition.of("pause.beside", "beside", (payload, context) -> null));
+	}
+
+	/**
+	 * Waits until the one Manager has made a whole poll begun after now, in which it passed
+	 * over the paused queue: a poll claims each queue in turn, so of three claims of the queue
+	 * beside it from now on, the third's poll began after the second's had ended.
+	 */
+	private void awaitAWholePollPassedOver() {
+		int before = fixture().listener().claims("beside");
+		await().atMost(WAIT).pollInterval(Duration.ofMillis(10))
+			.until(() -> fixture().listener().claims("beside") >= before + 3);
+	}
+
 	private void pausableHandler(String name, io.sqlqueue.handler.JobInvoker invoker) {
 		fixture().register(HandlerDefinition.of(name, "pausable", invoker));
 	}
@@ -61,7 +80,8 @@ interface PauseConformance extends ConformanceSupport {
 			for (int i = 0; i < 5; i++) {
 				ids.add(fixture().queue().enqueue("pause.work", i));
 			}
-			// Time must pass: a claim of a paused queue would come with no event to wait for.
+			// Time must pass: two instances tell one listener of their claims, so a poll of each
+			// cannot be told apart there, and a claim of a paused queue comes with no event.
 			sleepQuietly(POLL.multipliedBy(2).toMillis());
 			for (long id : ids) {
 				JobRecord job = fixture().job(id);
@@ -95,6 +115,7 @@ interface PauseConformance extends ConformanceSupport {
 			release.await(30, TimeUnit.SECONDS);
 			return "done";
 		});
+		besideQueue();
 		Manager manager = fixture().startManager(fixture().store(),
 				QueueFixture.fastSettings().pollInterval(POLL).build(), 8);
 		long running = fixture().queue().enqueue("pause.slow", 1);
@@ -103,8 +124,7 @@ interface PauseConformance extends ConformanceSupport {
 		long queued = fixture().queue().enqueue("pause.slow", 2);
 		release.countDown();
 		awaitStatus(running, JobStatus.SUCCEEDED);
-		// Time must pass: a claim of a paused queue would come with no event to wait for.
-		sleepQuietly(POLL.multipliedBy(2).toMillis());
+		awaitAWholePollPassedOver();
 		assertThat(fixture().status(queued)).isEqualTo(JobStatus.QUEUED);
 		assertThat(admin(manager).resumeQueue("pausable").done()).isTrue();
 		awaitStatus(queued, JobStatus.SUCCEEDED);
@@ -124,6 +144,7 @@ interface PauseConformance extends ConformanceSupport {
 			}
 			return "done";
 		});
+		besideQueue();
 		// One worker with room to claim ahead of it: fast jobs first, so the lane learns that
 		// jobs are quick and claims the later ones while its one worker is held.
 		Manager manager = fixture().startManager(fixture().store(),
@@ -155,8 +176,7 @@ interface PauseConformance extends ConformanceSupport {
 		}
 		worker.release().countDown();
 		awaitStatus(worker.held(), JobStatus.SUCCEEDED);
-		// Time must pass: a claim of a paused queue would come with no event to wait for.
-		sleepQuietly(POLL.multipliedBy(2).toMillis());
+		awaitAWholePollPassedOver();
 		for (long id : worker.claimedAhead()) {
 			assertThat(fixture().status(id)).isEqualTo(JobStatus.QUEUED);
 		}
@@ -204,10 +224,10 @@ interface PauseConformance extends ConformanceSupport {
 		long id = fixture().queue().enqueue("pause.later", 1);
 		// Known by its queued job: no instance runs yet.
 		assertThat(admin.pauseQueue("pausable").done()).isTrue();
+		besideQueue();
 		Manager manager = fixture().startManager(fixture().store(),
 				QueueFixture.fastSettings().pollInterval(POLL).build(), 8);
-		// Time must pass: a claim of a paused queue would come with no event to wait for.
-		sleepQuietly(POLL.multipliedBy(2).toMillis());
+		awaitAWholePollPassedOver();
 		assertThat(fixture().status(id)).isEqualTo(JobStatus.QUEUED);
 		assertThat(admin(manager).resumeQueue("pausable").done()).isTrue();
 		awaitStatus(id, JobStatus.SUCCEEDED);
