@@ -92,6 +92,7 @@ class GaleraFaultIT {
 		this.fixture.register(HandlerDefinition.of("work", "default", (payload, context) -> {
 			starts.add(System.nanoTime());
 			runs.computeIfAbsent(Integer.parseInt(payload.trim()), (id) -> new AtomicInteger()).incrementAndGet();
+			// The job's work (2 ms), so that the kill finds jobs in hand; no wait of the test's.
 			Thread.sleep(2);
 			return null;
 		}));
